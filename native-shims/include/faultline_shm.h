@@ -1,0 +1,212 @@
+/*
+ * faultline_shm.h: the shared memory between the native agent (producer, inside the target)
+ * and the recorder (consumer, Java). The Java side mirrors every constant here with the same
+ * name in io.faultline.format.ShmLayout, ChunkDescriptor and EventDescriptor; change both
+ * together and bump FL_SHM_VERSION. All integers are native byte order (little-endian x86-64).
+ *
+ * The recorder creates a file (normally under /dev/shm), writes the control block, and starts
+ * the target with FAULTLINE_SHM=<path> and LD_PRELOAD=libfaultline.so. Every process that loads
+ * the agent maps the file MAP_SHARED, claims one slot (CAS state FREE -> ACTIVE) and produces
+ * into that slot's ring. The recorder drains every claimed slot.
+ *
+ * File layout:
+ *
+ *   0                      control block (FL_CTL_SIZE bytes)
+ *   FL_SLOTS_OFFSET        slot_count slot descriptors, FL_SLOT_SIZE bytes each
+ *   ring_offset            slot 0 ring: ring_capacity bytes of records + FL_RING_TRAILER_LENGTH
+ *   ring_offset + stride   slot 1 ring ...           (stride = ring_stride, page aligned)
+ *
+ * Control block:
+ *
+ *   0   u64 magic            FL_SHM_MAGIC
+ *   8   u32 version          FL_SHM_VERSION
+ *   12  u32 page_size
+ *   16  u32 slot_count
+ *   20  u32 ring_capacity    bytes of record space per ring, a power of two
+ *   24  u64 ring_offset      file offset of slot 0's ring
+ *   32  u64 ring_stride      distance between consecutive rings
+ *   40  u32 evms_pages       size of the evicted virtual mapping set (enabled pages)
+ *   44  u32 scope            FL_SCOPE_*
+ *   48  u32 policy           FL_POLICY_*
+ *   52  u32 flags            FL_FLAG_*
+ *   56  u32 recorder_pid     the agent polls a pidfd of this process: if it dies, tracing stops
+ *   60  u32 chunk_records    most records in one chunk
+ *   64  u64 clock            global logical clock: one tick per trapped reference, all processes
+ *   72  u32 stop             the recorder sets 1: every agent restores its pages and stops
+ *   76  u32 reserved
+ *   80  u64 start_mono_ns    CLOCK_MONOTONIC at recording start; record times are relative to it
+ *
+ * Slot descriptor (FL_SLOT_SIZE bytes, one writer: the agent that claimed it):
+ *
+ *   0   u32 state            FL_SLOT_*
+ *   4   u32 pid
+ *   8   u32 ppid
+ *   12  u32 stop_reason      FL_STOP_* once state is STOPPED
+ *   16  u64 records          records published into the ring
+ *   24  u64 ring_waits       times the agent found the ring full and had to wait
+ *   32  u64 faults           userfaultfd fault messages handled
+ *   40  u64 chunks           chunks published
+ *   48  u64 evictions        pages disabled by the EVMS policy
+ *   56  u64 wait_ns          time spent waiting on a full ring
+ *   64  u64 races            EEXIST / EAGAIN outcomes that were resolved by wake or retry
+ *   72  u32 error            errno of the failure that stopped tracing, 0 if none
+ *   76  u32 reserved
+ *   80  u64 registered_pages pages currently registered for tracing
+ *   88  ... reserved up to FL_SLOT_SIZE
+ *
+ * Ring: Agrona OneToOneRingBuffer layout (see ../shared/DESIGN.md). Message types:
+ *
+ *   FL_MSG_CHUNK  a chunk of consecutive trapped references of one thread:
+ *     0   u32 pid
+ *     4   u32 tid
+ *     8   u64 chunk_id      per process, from 0
+ *     16  u32 count         number of records that follow
+ *     20  u32 flags         0
+ *     24  records[count], FL_RECORD_SIZE bytes each:
+ *           0   u64 seq       value of the global clock taken for this reference
+ *           8   u64 time_ns   CLOCK_MONOTONIC - start_mono_ns
+ *           16  u64 address   exact faulting address
+ *           24  u32 flags     FL_REC_WRITE | FL_REC_FIRST_TOUCH
+ *           28  u32 reserved  0
+ *
+ *   FL_MSG_EVENT  something that happened to a process, thread or mapping:
+ *     0   u32 type          FL_EV_*
+ *     4   u32 pid
+ *     8   u32 tid
+ *     12  u32 text_length   bytes of UTF-8 text after the fixed part (no NUL)
+ *     16  u64 seq           global clock when it happened (records with seq < this came before)
+ *     24  u64 time_ns       CLOCK_MONOTONIC - start_mono_ns
+ *     32  u64 a             meaning per type, see FL_EV_*
+ *     40  u64 b
+ *     48  u64 c
+ *     56  u64 d
+ *     64  text
+ */
+#ifndef FAULTLINE_SHM_H
+#define FAULTLINE_SHM_H
+
+#include <stdint.h>
+
+#define FL_SHM_MAGIC   0x314d48534c544c46ULL /* "FLTLSHM1" read as little-endian bytes */
+#define FL_SHM_VERSION 1
+
+#define FL_ENV_SHM "FAULTLINE_SHM"
+
+/* control block */
+#define FL_CTL_MAGIC            0
+#define FL_CTL_VERSION          8
+#define FL_CTL_PAGE_SIZE        12
+#define FL_CTL_SLOT_COUNT       16
+#define FL_CTL_RING_CAPACITY    20
+#define FL_CTL_RING_OFFSET      24
+#define FL_CTL_RING_STRIDE      32
+#define FL_CTL_EVMS_PAGES       40
+#define FL_CTL_SCOPE            44
+#define FL_CTL_POLICY           48
+#define FL_CTL_FLAGS            52
+#define FL_CTL_RECORDER_PID     56
+#define FL_CTL_CHUNK_RECORDS    60
+#define FL_CTL_CLOCK            64
+#define FL_CTL_STOP             72
+#define FL_CTL_START_MONO_NS    80
+#define FL_CTL_SIZE             256
+
+#define FL_SCOPE_ALL 0
+#define FL_SCOPE_API 1
+
+#define FL_POLICY_FIFO  0
+#define FL_POLICY_CLOCK 1
+
+#define FL_FLAG_FOLLOW_FORKS 1u /* trace children (issue 3); without it only the first process */
+
+/* slots */
+#define FL_SLOTS_OFFSET         FL_CTL_SIZE
+#define FL_SLOT_SIZE            128
+#define FL_SLOT_STATE           0
+#define FL_SLOT_PID             4
+#define FL_SLOT_PPID            8
+#define FL_SLOT_STOP_REASON     12
+#define FL_SLOT_RECORDS         16
+#define FL_SLOT_RING_WAITS      24
+#define FL_SLOT_FAULTS          32
+#define FL_SLOT_CHUNKS          40
+#define FL_SLOT_EVICTIONS       48
+#define FL_SLOT_WAIT_NS         56
+#define FL_SLOT_RACES           64
+#define FL_SLOT_ERROR           72
+#define FL_SLOT_REGISTERED_PAGES 80
+
+#define FL_SLOT_FREE    0
+#define FL_SLOT_ACTIVE  1 /* claimed; the agent is tracing */
+#define FL_SLOT_STOPPED 2 /* the agent stopped tracing (stop_reason says why); the process may still run */
+
+#define FL_STOP_RECORDER_GONE 1
+#define FL_STOP_REQUESTED     2
+#define FL_STOP_ERROR         3
+#define FL_STOP_EXEC          4
+
+/* Agrona ring trailer, relative to the end of the record space (capacity) */
+#define FL_RING_TAIL_POSITION_OFFSET   128
+#define FL_RING_HEAD_CACHE_OFFSET      256
+#define FL_RING_HEAD_POSITION_OFFSET   384
+#define FL_RING_CORRELATION_OFFSET     512
+#define FL_RING_HEARTBEAT_OFFSET       640
+#define FL_RING_TRAILER_LENGTH         768
+#define FL_RING_HEADER_LENGTH          8
+#define FL_RING_ALIGNMENT              8
+#define FL_RING_PADDING_MSG_TYPE       (-1)
+
+/* message types */
+#define FL_MSG_CHUNK 1
+#define FL_MSG_EVENT 2
+
+#define FL_CHUNK_PID      0
+#define FL_CHUNK_TID      4
+#define FL_CHUNK_ID       8
+#define FL_CHUNK_COUNT    16
+#define FL_CHUNK_FLAGS    20
+#define FL_CHUNK_HEADER_SIZE 24
+
+#define FL_RECORD_SEQ      0
+#define FL_RECORD_TIME_NS  8
+#define FL_RECORD_ADDRESS  16
+#define FL_RECORD_FLAGS    24
+#define FL_RECORD_SIZE     32
+
+#define FL_REC_WRITE       1u /* the trapped access was a write (also a kernel write, e.g. read(2) into the page) */
+#define FL_REC_FIRST_TOUCH 2u /* the page had never been populated: resolved with a zero page */
+
+#define FL_EVENT_TYPE        0
+#define FL_EVENT_PID         4
+#define FL_EVENT_TID         8
+#define FL_EVENT_TEXT_LENGTH 12
+#define FL_EVENT_SEQ         16
+#define FL_EVENT_TIME_NS     24
+#define FL_EVENT_A           32
+#define FL_EVENT_B           40
+#define FL_EVENT_C           48
+#define FL_EVENT_D           56
+#define FL_EVENT_HEADER_SIZE 64
+
+/* event types; a, b, c, d as listed (unlisted = 0) */
+#define FL_EV_PROCESS_START 1  /* a = ppid, b = slot; text = executable path */
+#define FL_EV_PROCESS_EXIT  2  /* a = wait status (written by the recorder) */
+#define FL_EV_THREAD_START  3  /* tid = the new thread; a = creating tid */
+#define FL_EV_THREAD_EXIT   4
+#define FL_EV_THREAD_NAME   5  /* text = comm */
+#define FL_EV_TRACE_RANGE   6  /* a = start, b = length, c = FL_RANGE_* source */
+#define FL_EV_MMAP          7  /* a = start, b = length, c = prot, d = flags */
+#define FL_EV_MUNMAP        8  /* a = start, b = length */
+#define FL_EV_MREMAP        9  /* a = old start, b = old length, c = new start, d = new length */
+#define FL_EV_MADVISE       10 /* a = start, b = length, c = advice */
+#define FL_EV_BRK           11 /* a = old break, b = new break */
+#define FL_EV_FORK          12 /* a = child pid */
+#define FL_EV_EXEC          13 /* text = path */
+#define FL_EV_TRACE_STOP    14 /* a = FL_STOP_* reason, b = errno */
+#define FL_EV_UNTRACE_RANGE 15 /* a = start, b = length: pages no longer traced (mapping gone) */
+
+#define FL_RANGE_SCAN 0 /* found in /proc/self/maps (scope all) */
+#define FL_RANGE_API  1 /* registered with faultline_trace_range */
+#define FL_RANGE_MMAP 2 /* a new mapping seen through an interposed call */
+
+#endif

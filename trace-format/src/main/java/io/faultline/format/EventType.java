@@ -1,0 +1,65 @@
+package io.faultline.format;
+
+/** Event types, with the codes of {@code FL_EV_*} in faultline_shm.h and what a, b, c, d hold. */
+public enum EventType
+{
+    PROCESS_START(1, "process-start", "a=ppid b=slot text=executable"),
+    PROCESS_EXIT(2, "process-exit", "a=exit status as faultline record reports it (128+N for signal N)"),
+    THREAD_START(3, "thread-start", "a=creating tid"),
+    THREAD_EXIT(4, "thread-exit", ""),
+    THREAD_NAME(5, "thread-name", "text=comm"),
+    TRACE_RANGE(6, "trace-range", "a=start b=length c=source (0 maps scan, 1 api, 2 new mapping)"),
+    MMAP(7, "mmap", "a=start b=length c=prot d=flags"),
+    MUNMAP(8, "munmap", "a=start b=length"),
+    MREMAP(9, "mremap", "a=old start b=old length c=new start d=new length"),
+    MADVISE(10, "madvise", "a=start b=length c=advice"),
+    BRK(11, "brk", "a=old break b=new break"),
+    FORK(12, "fork", "a=child pid"),
+    EXEC(13, "exec", "text=path"),
+    TRACE_STOP(14, "trace-stop", "a=reason (1 recorder gone, 2 stop requested, 3 error, 4 exec) b=errno"),
+    UNTRACE_RANGE(15, "untrace-range", "a=start b=length");
+
+    private static final EventType[] BY_CODE = new EventType[16];
+
+    static
+    {
+        for (final EventType type : values())
+        {
+            BY_CODE[type.code] = type;
+        }
+    }
+
+    private final int code;
+    private final String label;
+    private final String fields;
+
+    EventType(final int code, final String label, final String fields)
+    {
+        this.code = code;
+        this.label = label;
+        this.fields = fields;
+    }
+
+    public int code()
+    {
+        return code;
+    }
+
+    /** The word used by {@code faultline dump}. */
+    public String label()
+    {
+        return label;
+    }
+
+    /** What the numeric fields hold, for documentation and dumps. */
+    public String fields()
+    {
+        return fields;
+    }
+
+    /** @return the type, or null for a code this version does not know */
+    public static EventType of(final int code)
+    {
+        return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+    }
+}

@@ -1,0 +1,105 @@
+package io.faultline.format;
+
+/**
+ * Byte layout of the shared memory between the native agent and the recorder: the Java mirror
+ * of {@code native-shims/include/faultline_shm.h}, with the same names. That header holds the
+ * full diagram; change both together and bump {@link #VERSION}.
+ *
+ * <pre>
+ *   0                control block ({@link #CTL_SIZE} bytes: magic, version, configuration,
+ *                    global clock, stop flag, start time)
+ *   SLOTS_OFFSET     slot descriptors, {@link #SLOT_SIZE} bytes each: state, pid, counters
+ *   ring_offset      one Agrona one-to-one ring per slot, ring_stride apart
+ * </pre>
+ */
+public final class ShmLayout
+{
+    public static final long MAGIC = 0x314d48534c544c46L; // "FLTLSHM1" as little-endian bytes
+    public static final int VERSION = 1;
+    public static final String ENV_SHM = "FAULTLINE_SHM";
+
+    public static final int CTL_MAGIC = 0;
+    public static final int CTL_VERSION = 8;
+    public static final int CTL_PAGE_SIZE = 12;
+    public static final int CTL_SLOT_COUNT = 16;
+    public static final int CTL_RING_CAPACITY = 20;
+    public static final int CTL_RING_OFFSET = 24;
+    public static final int CTL_RING_STRIDE = 32;
+    public static final int CTL_EVMS_PAGES = 40;
+    public static final int CTL_SCOPE = 44;
+    public static final int CTL_POLICY = 48;
+    public static final int CTL_FLAGS = 52;
+    public static final int CTL_RECORDER_PID = 56;
+    public static final int CTL_CHUNK_RECORDS = 60;
+    public static final int CTL_CLOCK = 64;
+    public static final int CTL_STOP = 72;
+    public static final int CTL_START_MONO_NS = 80;
+    public static final int CTL_SIZE = 256;
+
+    public static final int SCOPE_ALL = 0;
+    public static final int SCOPE_API = 1;
+    public static final int POLICY_FIFO = 0;
+    public static final int POLICY_CLOCK = 1;
+    public static final int FLAG_FOLLOW_FORKS = 1;
+
+    public static final int SLOTS_OFFSET = CTL_SIZE;
+    public static final int SLOT_SIZE = 128;
+    public static final int SLOT_STATE = 0;
+    public static final int SLOT_PID = 4;
+    public static final int SLOT_PPID = 8;
+    public static final int SLOT_STOP_REASON = 12;
+    public static final int SLOT_RECORDS = 16;
+    public static final int SLOT_RING_WAITS = 24;
+    public static final int SLOT_FAULTS = 32;
+    public static final int SLOT_CHUNKS = 40;
+    public static final int SLOT_EVICTIONS = 48;
+    public static final int SLOT_WAIT_NS = 56;
+    public static final int SLOT_RACES = 64;
+    public static final int SLOT_ERROR = 72;
+    public static final int SLOT_REGISTERED_PAGES = 80;
+
+    public static final int SLOT_FREE = 0;
+    public static final int SLOT_ACTIVE = 1;
+    public static final int SLOT_STOPPED = 2;
+
+    public static final int STOP_RECORDER_GONE = 1;
+    public static final int STOP_REQUESTED = 2;
+    public static final int STOP_ERROR = 3;
+    public static final int STOP_EXEC = 4;
+
+    /** Agrona's ring trailer (tail, head cache, head, correlation, heartbeat). */
+    public static final int RING_TRAILER_LENGTH = 768;
+
+    public static final int MSG_CHUNK = 1;
+    public static final int MSG_EVENT = 2;
+
+    private ShmLayout()
+    {
+    }
+
+    public static long slotOffset(final int slot)
+    {
+        return SLOTS_OFFSET + (long)slot * SLOT_SIZE;
+    }
+
+    public static long align(final long value, final long alignment)
+    {
+        return (value + alignment - 1) & -alignment;
+    }
+
+    /** Bytes from one ring to the next: records, Agrona trailer, rounded up to a page. */
+    public static long ringStride(final int ringCapacity, final int pageSize)
+    {
+        return align((long)ringCapacity + RING_TRAILER_LENGTH, pageSize);
+    }
+
+    public static long ringOffset(final int slotCount, final int pageSize)
+    {
+        return align(SLOTS_OFFSET + (long)slotCount * SLOT_SIZE, pageSize);
+    }
+
+    public static long fileSize(final int slotCount, final int ringCapacity, final int pageSize)
+    {
+        return ringOffset(slotCount, pageSize) + slotCount * ringStride(ringCapacity, pageSize);
+    }
+}

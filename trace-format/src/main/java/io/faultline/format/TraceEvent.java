@@ -1,0 +1,12 @@
+package io.faultline.format;
+
+/**
+ * One decoded event excerpt; see {@link EventDescriptor} for the bytes and {@link EventType}
+ * for what a, b, c and d hold.
+ *
+ * @param type null when the code is unknown to this version (then {@code code} tells it)
+ */
+public record TraceEvent(int code, EventType type, int pid, int tid, long seq, long timeNs,
+    long a, long b, long c, long d, String text)
+{
+}

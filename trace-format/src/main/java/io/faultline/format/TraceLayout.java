@@ -1,0 +1,29 @@
+package io.faultline.format;
+
+/**
+ * Layout of a trace directory (see trace-format/FORMAT.md):
+ *
+ * <pre>
+ *   DIR/header.properties   key=value header: state, format version, configuration, totals
+ *   DIR/queue/              Chronicle Queue; every excerpt is raw bytes:
+ *                             0  u32 kind   EXCERPT_CHUNK or EXCERPT_EVENT
+ *                             4  payload    the chunk or event exactly as the agent wrote it
+ * </pre>
+ */
+public final class TraceLayout
+{
+    public static final int FORMAT_VERSION = 1;
+    public static final String HEADER_FILE = "header.properties";
+    public static final String QUEUE_DIR = "queue";
+
+    public static final int EXCERPT_CHUNK = 1;
+    public static final int EXCERPT_EVENT = 2;
+    public static final int EXCERPT_KIND_SIZE = 4;
+
+    public static final String STATE_RECORDING = "recording";
+    public static final String STATE_COMPLETE = "complete";
+
+    private TraceLayout()
+    {
+    }
+}

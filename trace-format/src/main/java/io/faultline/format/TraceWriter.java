@@ -1,0 +1,140 @@
+package io.faultline.format;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.queue.ChronicleQueue;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.wire.DocumentContext;
+import org.agrona.DirectBuffer;
+
+/**
+ * Writes a trace directory: the header (state=recording at once, state=complete at
+ * {@link #finish}) and one Chronicle Queue excerpt per chunk or event, copied unchanged from the
+ * agent's ring. Single writer: the recorder's logger thread.
+ */
+public final class TraceWriter implements AutoCloseable
+{
+    private final Path dir;
+    private final ChronicleQueue queue;
+    private final ExcerptAppender appender;
+    private byte[] scratch = new byte[64 * 1024];
+    private boolean finished;
+
+    private TraceWriter(final Path dir, final ChronicleQueue queue)
+    {
+        this.dir = dir;
+        this.queue = queue;
+        this.appender = queue.createAppender();
+    }
+
+    /**
+     * Creates the trace directory (which may exist only if empty) and writes the starting header.
+     *
+     * @throws TraceFormatException if the directory holds anything or cannot be written
+     */
+    public static TraceWriter create(final Path dir, final TraceHeader start) throws IOException
+    {
+        checkUsable(dir);
+        Files.createDirectories(dir);
+        start.put(TraceHeader.STATE, TraceLayout.STATE_RECORDING);
+        start.write(dir.resolve(TraceLayout.HEADER_FILE));
+        final ChronicleQueue queue = SingleChronicleQueueBuilder.binary(dir.resolve(TraceLayout.QUEUE_DIR).toFile())
+            .build();
+        return new TraceWriter(dir, queue);
+    }
+
+    /** Fails with a one-line reason if {@code dir} cannot receive a new trace. */
+    public static void checkUsable(final Path dir) throws IOException
+    {
+        if (Files.exists(dir))
+        {
+            if (!Files.isDirectory(dir))
+            {
+                throw new TraceFormatException("output " + dir + " exists and is not a directory; choose another -o");
+            }
+            if (Files.exists(dir.resolve(TraceLayout.HEADER_FILE)) || Files.exists(dir.resolve(TraceLayout.QUEUE_DIR)))
+            {
+                throw new TraceFormatException("output " + dir + " already holds a trace; choose another -o or delete it");
+            }
+            try (Stream<Path> entries = Files.list(dir))
+            {
+                if (entries.findAny().isPresent())
+                {
+                    throw new TraceFormatException("output directory " + dir + " is not empty; choose a new or empty directory");
+                }
+            }
+            if (!Files.isWritable(dir))
+            {
+                throw new TraceFormatException("cannot write to output directory " + dir + "; choose a writable -o");
+            }
+        }
+        else
+        {
+            Path parent = dir.toAbsolutePath().getParent();
+            while (parent != null && !Files.exists(parent))
+            {
+                parent = parent.getParent();
+            }
+            if (parent != null && !Files.isDirectory(parent))
+            {
+                throw new TraceFormatException("cannot create output directory " + dir + ": " + parent
+                    + " is not a directory; choose another -o");
+            }
+            if (parent == null || !Files.isWritable(parent))
+            {
+                throw new TraceFormatException("cannot create output directory " + dir + ": " + parent
+                    + " is not writable; choose a writable -o");
+            }
+        }
+    }
+
+    public Path dir()
+    {
+        return dir;
+    }
+
+    /** Appends one excerpt of {@code kind} holding {@code length} bytes of {@code buffer} at {@code offset}. */
+    public void write(final int kind, final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (scratch.length < length)
+        {
+            scratch = new byte[Math.max(length, scratch.length * 2)];
+        }
+        buffer.getBytes(offset, scratch, 0, length);
+        try (DocumentContext dc = appender.writingDocument())
+        {
+            final Bytes<?> bytes = dc.wire().bytes();
+            bytes.writeInt(kind);
+            bytes.write(scratch, 0, length);
+        }
+    }
+
+    /** Writes the final header (state=complete) after every excerpt, then closes the queue. */
+    public void finish(final TraceHeader end) throws IOException
+    {
+        close();
+        end.put(TraceHeader.STATE, TraceLayout.STATE_COMPLETE);
+        end.write(dir.resolve(TraceLayout.HEADER_FILE));
+        finished = true;
+    }
+
+    public boolean isFinished()
+    {
+        return finished;
+    }
+
+    @Override
+    public void close()
+    {
+        if (!queue.isClosed())
+        {
+            appender.close();
+            queue.close();
+        }
+    }
+}

@@ -1,0 +1,332 @@
+package io.faultline.tracer;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import io.faultline.format.EventDescriptor;
+import io.faultline.format.EventType;
+import io.faultline.format.ShmLayout;
+import io.faultline.format.TraceFormatException;
+import io.faultline.format.TraceHeader;
+import io.faultline.format.TraceLayout;
+import io.faultline.format.TraceWriter;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
+import sun.misc.Signal;
+
+/**
+ * {@code faultline record}: checks the program and the kernel, creates the shared memory, starts
+ * the program with the agent preloaded, runs the {@link Logger} until the program exits, then
+ * completes the trace header. Exits with the program's status (128+N for signal N).
+ */
+public final class Recorder
+{
+    public static final String VERSION = "0.1.0";
+
+    private final RecordOptions options;
+    private final PrintStream err;
+
+    public Recorder(final RecordOptions options, final PrintStream err)
+    {
+        this.options = options;
+        this.err = err;
+    }
+
+    public int record() throws Exception
+    {
+        final Path program = Preflight.resolveProgram(options.command.get(0));
+        Preflight.checkLoadsAgent(program);
+        Preflight.checkUserfaultfd();
+        try
+        {
+            TraceWriter.checkUsable(options.output);
+        }
+        catch (final TraceFormatException ex)
+        {
+            throw new RecordException(ex.getMessage());
+        }
+        final Path agent = AgentLibrary.locate();
+        final int pageSize = Libc.INSTANCE.getpagesize();
+        final boolean outputExisted = Files.exists(options.output);
+
+        final long startMonoNs = System.nanoTime(); // CLOCK_MONOTONIC on Linux, like the agent's clock
+        final Instant startTime = Instant.now();
+        final TraceHeader header = startHeader(pageSize, startTime);
+        boolean kept = false;
+        try (SharedMemory shm = SharedMemory.create(options, pageSize, startMonoNs))
+        {
+            final TraceWriter writer = TraceWriter.create(options.output, header);
+            try
+            {
+                final TraceStats stats = new TraceStats(pageSize);
+                final Logger logger = new Logger(shm, writer, stats);
+                final Process process = start(agent, shm);
+                forwardSignals(process);
+                final AgentRunner runner = new AgentRunner(
+                    new BackoffIdleStrategy(100, 10, 1_000, 1_000_000), this::loggerFailed, null, logger);
+                AgentRunner.startOnThread(runner);
+                final int exitStatus = process.waitFor();
+                final long endMonoNs = System.nanoTime();
+                // Agents in processes that outlive the program restore their pages and stop.
+                shm.requestStop();
+                runner.close();
+                logger.drain();
+                writeExitEvent(writer, (int)process.pid(), exitStatus, shm.clock(), endMonoNs - startMonoNs);
+                stats.events++;
+
+                final String failure = agentFailure(shm, logger.slotsInUse(), program);
+                if (failure != null)
+                {
+                    writer.close();
+                    err.println("faultline record: " + failure);
+                    return exitStatus != 0 ? exitStatus : 1;
+                }
+                finish(writer, header, stats, shm, logger.slotsInUse(), exitStatus, endMonoNs - startMonoNs);
+                kept = true;
+                if (!options.quiet)
+                {
+                    summary(stats, shm, logger.slotsInUse(), endMonoNs - startMonoNs, exitStatus);
+                }
+                return exitStatus;
+            }
+            finally
+            {
+                writer.close();
+                if (!kept)
+                {
+                    deleteTrace(options.output, outputExisted);
+                }
+            }
+        }
+    }
+
+    private TraceHeader startHeader(final int pageSize, final Instant startTime)
+    {
+        return TraceHeader.create()
+            .put(TraceHeader.STATE, TraceLayout.STATE_RECORDING)
+            .put(TraceHeader.FORMAT_VERSION, TraceLayout.FORMAT_VERSION)
+            .put(TraceHeader.FAULTLINE_VERSION, VERSION)
+            .put(TraceHeader.PAGE_SIZE, pageSize)
+            .put(TraceHeader.HOST, readProc("/proc/sys/kernel/hostname"))
+            .put(TraceHeader.KERNEL, System.getProperty("os.name") + " " + readProc("/proc/sys/kernel/osrelease")
+                + " " + System.getProperty("os.arch"))
+            .put(TraceHeader.COMMAND, shellQuote(options.command))
+            .put(TraceHeader.EVMS_PAGES, options.evmsPages)
+            .put(TraceHeader.POLICY, options.policyName())
+            .put(TraceHeader.SCOPE, options.scopeName())
+            .put(TraceHeader.FOLLOW_FORKS, options.follow)
+            .put(TraceHeader.RING_CAPACITY, options.ringCapacity)
+            .put(TraceHeader.CHUNK_RECORDS, options.chunkRecords)
+            .put(TraceHeader.START_TIME, startTime);
+    }
+
+    private Process start(final Path agent, final SharedMemory shm)
+    {
+        final ProcessBuilder builder = new ProcessBuilder(options.command).inheritIO();
+        final Map<String, String> env = builder.environment();
+        final String preload = env.get("LD_PRELOAD");
+        env.put("LD_PRELOAD", preload == null || preload.isBlank() ? agent.toString() : agent + " " + preload);
+        env.put(ShmLayout.ENV_SHM, shm.file().toString());
+        try
+        {
+            return builder.start();
+        }
+        catch (final IOException ex)
+        {
+            throw new RecordException("cannot start " + options.command.get(0) + ": " + ex.getMessage());
+        }
+    }
+
+    /** SIGINT and SIGTERM go to the program; the recording completes when it exits. */
+    private static void forwardSignals(final Process process)
+    {
+        for (final String name : List.of("INT", "TERM"))
+        {
+            final Signal signal = new Signal(name);
+            Signal.handle(signal, s -> Libc.INSTANCE.kill((int)process.pid(), s.getNumber()));
+        }
+    }
+
+    private void loggerFailed(final Throwable throwable)
+    {
+        err.println("faultline record: logger failed: " + throwable);
+    }
+
+    private static void writeExitEvent(final TraceWriter writer, final int pid, final int exitStatus, final long seq,
+        final long timeNs)
+    {
+        final UnsafeBuffer event = new UnsafeBuffer(new byte[EventDescriptor.HEADER_SIZE]);
+        event.putInt(EventDescriptor.TYPE, EventType.PROCESS_EXIT.code());
+        event.putInt(EventDescriptor.PID, pid);
+        event.putInt(EventDescriptor.TID, pid);
+        event.putLong(EventDescriptor.SEQ, seq);
+        event.putLong(EventDescriptor.TIME_NS, timeNs);
+        event.putLong(EventDescriptor.A, exitStatus);
+        writer.write(TraceLayout.EXCERPT_EVENT, event, 0, EventDescriptor.HEADER_SIZE);
+    }
+
+    /** @return why the trace must not be kept, or null if every agent traced to the end */
+    private String agentFailure(final SharedMemory shm, final int slots, final Path program)
+    {
+        if (slots == 0)
+        {
+            return program + " never loaded the agent (is it statically linked, setuid, or does it clear "
+                + "LD_PRELOAD?); nothing was traced and no trace was kept";
+        }
+        for (int slot = 0; slot < slots; slot++)
+        {
+            if (shm.slotState(slot) == ShmLayout.SLOT_STOPPED
+                && shm.slotInt(slot, ShmLayout.SLOT_STOP_REASON) == ShmLayout.STOP_ERROR)
+            {
+                final int errno = shm.slotInt(slot, ShmLayout.SLOT_ERROR);
+                return "the agent in pid " + shm.slotInt(slot, ShmLayout.SLOT_PID) + " stopped tracing: "
+                    + Libc.INSTANCE.strerror(errno) + " (errno " + errno + ")" + hint(errno)
+                    + "; the trace would be incomplete, so it was not kept";
+            }
+        }
+        return null;
+    }
+
+    private static String hint(final int errno)
+    {
+        return errno == 1 || errno == 13
+            ? "; give this user read-write access to /dev/userfaultfd or run sysctl vm.unprivileged_userfaultfd=1"
+            : "";
+    }
+
+    private void finish(final TraceWriter writer, final TraceHeader header, final TraceStats stats,
+        final SharedMemory shm, final int slots, final int exitStatus, final long durationNs) throws IOException
+    {
+        long agentRecords = 0;
+        long ringWaits = 0;
+        long ringWaitNs = 0;
+        long evictions = 0;
+        long races = 0;
+        for (int slot = 0; slot < slots; slot++)
+        {
+            agentRecords += shm.slotLong(slot, ShmLayout.SLOT_RECORDS);
+            ringWaits += shm.slotLong(slot, ShmLayout.SLOT_RING_WAITS);
+            ringWaitNs += shm.slotLong(slot, ShmLayout.SLOT_WAIT_NS);
+            evictions += shm.slotLong(slot, ShmLayout.SLOT_EVICTIONS);
+            races += shm.slotLong(slot, ShmLayout.SLOT_RACES);
+            final TraceStats.ProcessStats process = stats.process(shm.slotInt(slot, ShmLayout.SLOT_PID));
+            if (process.ppid == 0)
+            {
+                process.ppid = shm.slotInt(slot, ShmLayout.SLOT_PPID);
+            }
+        }
+        header.put(TraceHeader.END_TIME, Instant.now())
+            .put(TraceHeader.DURATION_NS, durationNs)
+            .put(TraceHeader.EXIT_STATUS, exitStatus)
+            .put(TraceHeader.REFERENCES, stats.references)
+            .put(TraceHeader.READS, stats.reads)
+            .put(TraceHeader.WRITES, stats.writes)
+            .put(TraceHeader.DISTINCT_PAGES, stats.distinctPages())
+            .put(TraceHeader.PROCESSES, stats.processes().size())
+            .put(TraceHeader.THREADS, stats.threads().size())
+            .put(TraceHeader.CHUNKS, stats.chunks)
+            .put(TraceHeader.EVENTS, stats.events)
+            .put(TraceHeader.AGENT_RECORDS, agentRecords)
+            .put(TraceHeader.RING_WAITS, ringWaits)
+            .put(TraceHeader.RING_WAIT_NS, ringWaitNs)
+            .put(TraceHeader.EVICTIONS, evictions)
+            .put(TraceHeader.RACES, races);
+        for (final TraceStats.ProcessStats p : stats.processes().values())
+        {
+            header.put(TraceHeader.PROCESS_PREFIX + p.pid, "ppid=" + p.ppid + " references=" + p.references
+                + " exe=" + p.executable);
+        }
+        for (final TraceStats.ThreadStats t : stats.threads().values())
+        {
+            header.put(TraceHeader.THREAD_PREFIX + t.tid, "pid=" + t.pid + " references=" + t.references
+                + " reads=" + t.reads + " writes=" + t.writes + " name=" + t.name);
+        }
+        if (agentRecords != stats.references)
+        {
+            err.println("faultline record: warning: the agents published " + agentRecords
+                + " records but the trace holds " + stats.references);
+        }
+        writer.finish(header);
+    }
+
+    private void summary(final TraceStats stats, final SharedMemory shm, final int slots, final long durationNs,
+        final int exitStatus)
+    {
+        long ringWaits = 0;
+        for (int slot = 0; slot < slots; slot++)
+        {
+            ringWaits += shm.slotLong(slot, ShmLayout.SLOT_RING_WAITS);
+        }
+        err.printf("faultline: %,d references (%,d reads, %,d writes) to %,d pages from %d process(es), %d thread(s) "
+                + "in %.2f s into %s; ring waits %d; exit status %d%n",
+            stats.references, stats.reads, stats.writes, stats.distinctPages(), stats.processes().size(),
+            stats.threads().size(), durationNs / 1e9, options.output, ringWaits, exitStatus);
+    }
+
+    private static void deleteTrace(final Path dir, final boolean dirExisted)
+    {
+        if (!Files.exists(dir))
+        {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(dir))
+        {
+            final List<Path> all = new ArrayList<>(files.sorted(Comparator.reverseOrder()).toList());
+            if (dirExisted)
+            {
+                all.remove(dir);
+            }
+            for (final Path p : all)
+            {
+                Files.deleteIfExists(p);
+            }
+        }
+        catch (final IOException ignored)
+        {
+            // best effort: the header still says state=recording, so no reader takes it for a trace
+        }
+    }
+
+    private static String readProc(final String file)
+    {
+        try
+        {
+            return Files.readString(Path.of(file), StandardCharsets.UTF_8).trim();
+        }
+        catch (final IOException ex)
+        {
+            return "unknown";
+        }
+    }
+
+    static String shellQuote(final List<String> words)
+    {
+        final StringBuilder out = new StringBuilder();
+        for (final String word : words)
+        {
+            if (out.length() > 0)
+            {
+                out.append(' ');
+            }
+            if (!word.isEmpty() && word.matches("[A-Za-z0-9_@%+=:,./-]+"))
+            {
+                out.append(word);
+            }
+            else
+            {
+                out.append('\'').append(word.replace("'", "'\\''")).append('\'');
+            }
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,194 @@
+package io.faultline.tracer;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Stream;
+
+import io.faultline.format.ShmLayout;
+import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
+
+/**
+ * The recorder's side of the shared memory (layout in {@link ShmLayout}): a sparse file under
+ * /dev/shm holding the control block, the slot table and one ring per traced process. Only the
+ * pages the agents touch take memory.
+ */
+public final class SharedMemory implements AutoCloseable
+{
+    private static final Path SHM_DIR = Path.of("/dev/shm");
+    private static final String PREFIX = "faultline-";
+
+    private final Path file;
+    private final MappedByteBuffer mapped;
+    private final UnsafeBuffer buffer;
+    private final int slotCount;
+    private final int ringCapacity;
+    private final long ringOffset;
+    private final long ringStride;
+    private final OneToOneRingBuffer[] rings;
+
+    private SharedMemory(final Path file, final MappedByteBuffer mapped, final int slotCount, final int ringCapacity,
+        final int pageSize)
+    {
+        this.file = file;
+        this.mapped = mapped;
+        this.buffer = new UnsafeBuffer(mapped);
+        this.slotCount = slotCount;
+        this.ringCapacity = ringCapacity;
+        this.ringOffset = ShmLayout.ringOffset(slotCount, pageSize);
+        this.ringStride = ShmLayout.ringStride(ringCapacity, pageSize);
+        this.rings = new OneToOneRingBuffer[slotCount];
+    }
+
+    public static SharedMemory create(final RecordOptions options, final int pageSize, final long startMonoNs)
+        throws IOException
+    {
+        removeStale();
+        final Path dir = Files.isDirectory(SHM_DIR) ? SHM_DIR : Path.of(System.getProperty("java.io.tmpdir"));
+        final Path file = dir.resolve(PREFIX + ProcessHandle.current().pid() + "-"
+            + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        final long size = ShmLayout.fileSize(options.slots, options.ringCapacity, pageSize);
+        if (size > Integer.MAX_VALUE)
+        {
+            throw new RecordException("shared memory of " + size + " bytes is too large; lower --ring-size");
+        }
+        final MappedByteBuffer mapped;
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"))
+        {
+            raf.setLength(size); // sparse: zero pages cost nothing until touched
+            mapped = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, size);
+        }
+        final SharedMemory shm = new SharedMemory(file, mapped, options.slots, options.ringCapacity, pageSize);
+        shm.writeControlBlock(options, pageSize, startMonoNs);
+        return shm;
+    }
+
+    private void writeControlBlock(final RecordOptions options, final int pageSize, final long startMonoNs)
+    {
+        buffer.putInt(ShmLayout.CTL_VERSION, ShmLayout.VERSION);
+        buffer.putInt(ShmLayout.CTL_PAGE_SIZE, pageSize);
+        buffer.putInt(ShmLayout.CTL_SLOT_COUNT, slotCount);
+        buffer.putInt(ShmLayout.CTL_RING_CAPACITY, ringCapacity);
+        buffer.putLong(ShmLayout.CTL_RING_OFFSET, ringOffset);
+        buffer.putLong(ShmLayout.CTL_RING_STRIDE, ringStride);
+        buffer.putInt(ShmLayout.CTL_EVMS_PAGES, options.evmsPages);
+        buffer.putInt(ShmLayout.CTL_SCOPE, options.scope);
+        buffer.putInt(ShmLayout.CTL_POLICY, options.policy);
+        buffer.putInt(ShmLayout.CTL_FLAGS, options.follow ? ShmLayout.FLAG_FOLLOW_FORKS : 0);
+        buffer.putInt(ShmLayout.CTL_RECORDER_PID, (int)ProcessHandle.current().pid());
+        buffer.putInt(ShmLayout.CTL_CHUNK_RECORDS, options.chunkRecords);
+        buffer.putLong(ShmLayout.CTL_CLOCK, 0);
+        buffer.putInt(ShmLayout.CTL_STOP, 0);
+        buffer.putLong(ShmLayout.CTL_START_MONO_NS, startMonoNs);
+        // The magic goes last, with release semantics: an agent that sees it sees the rest.
+        buffer.putLongOrdered(ShmLayout.CTL_MAGIC, ShmLayout.MAGIC);
+    }
+
+    /** Deletes shared-memory files left by recorders that were killed. */
+    private static void removeStale()
+    {
+        if (!Files.isDirectory(SHM_DIR))
+        {
+            return;
+        }
+        try (Stream<Path> files = Files.list(SHM_DIR))
+        {
+            files.filter(p -> p.getFileName().toString().startsWith(PREFIX)).forEach(p ->
+            {
+                final String name = p.getFileName().toString();
+                final int dash = name.indexOf('-', PREFIX.length());
+                try
+                {
+                    final long pid = Long.parseLong(name.substring(PREFIX.length(), dash));
+                    if (ProcessHandle.of(pid).isEmpty())
+                    {
+                        Files.deleteIfExists(p);
+                    }
+                }
+                catch (final RuntimeException | IOException ignored)
+                {
+                    // not ours or already gone
+                }
+            });
+        }
+        catch (final IOException ignored)
+        {
+            // nothing to clean
+        }
+    }
+
+    public Path file()
+    {
+        return file;
+    }
+
+    public int slotCount()
+    {
+        return slotCount;
+    }
+
+    public UnsafeBuffer buffer()
+    {
+        return buffer;
+    }
+
+    public int slotInt(final int slot, final int field)
+    {
+        return buffer.getIntVolatile((int)(ShmLayout.slotOffset(slot) + field));
+    }
+
+    public long slotLong(final int slot, final int field)
+    {
+        return buffer.getLongVolatile((int)(ShmLayout.slotOffset(slot) + field));
+    }
+
+    public int slotState(final int slot)
+    {
+        return slotInt(slot, ShmLayout.SLOT_STATE);
+    }
+
+    /** The consumer side of a slot's ring, created when the slot is first claimed. */
+    public OneToOneRingBuffer ring(final int slot)
+    {
+        OneToOneRingBuffer ring = rings[slot];
+        if (ring == null)
+        {
+            final long offset = ringOffset + slot * ringStride;
+            ring = new OneToOneRingBuffer(new UnsafeBuffer(buffer.addressOffset() + offset,
+                ringCapacity + ShmLayout.RING_TRAILER_LENGTH));
+            rings[slot] = ring;
+        }
+        return ring;
+    }
+
+    /** Asks every agent to restore its pages and stop tracing. */
+    public void requestStop()
+    {
+        buffer.putIntVolatile(ShmLayout.CTL_STOP, 1);
+    }
+
+    public long clock()
+    {
+        return buffer.getLongVolatile(ShmLayout.CTL_CLOCK);
+    }
+
+    @Override
+    public void close()
+    {
+        IoUtil.unmap(mapped);
+        try
+        {
+            Files.deleteIfExists(file);
+        }
+        catch (final IOException ignored)
+        {
+            // a stale file is removed by the next recording
+        }
+    }
+}

@@ -1,0 +1,154 @@
+package io.faultline.tracer;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+import io.faultline.format.ChunkDescriptor;
+import io.faultline.format.EventDescriptor;
+import io.faultline.format.EventType;
+import org.agrona.DirectBuffer;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.LongHashSet;
+
+/** Totals the recorder computes while it writes the trace, for the header and the summary line. */
+public final class TraceStats
+{
+    /** Per-thread counts. */
+    public static final class ThreadStats
+    {
+        public final int tid;
+        public int pid;
+        public long references;
+        public long reads;
+        public long writes;
+        public String name = "";
+
+        ThreadStats(final int tid)
+        {
+            this.tid = tid;
+        }
+    }
+
+    /** Per-process counts and what the agent said about it. */
+    public static final class ProcessStats
+    {
+        public final int pid;
+        public int ppid;
+        public long references;
+        public String executable = "";
+
+        ProcessStats(final int pid)
+        {
+            this.pid = pid;
+        }
+    }
+
+    public long references;
+    public long reads;
+    public long writes;
+    public long chunks;
+    public long events;
+    private final LongHashSet pages = new LongHashSet();
+    private final Int2ObjectHashMap<ThreadStats> threads = new Int2ObjectHashMap<>();
+    private final Int2ObjectHashMap<ProcessStats> processes = new Int2ObjectHashMap<>();
+    private final int pageShift;
+
+    public TraceStats(final int pageSize)
+    {
+        this.pageShift = Integer.numberOfTrailingZeros(pageSize);
+    }
+
+    public void onChunk(final DirectBuffer buffer, final int offset)
+    {
+        final int pid = buffer.getInt(offset + ChunkDescriptor.PID);
+        final int tid = buffer.getInt(offset + ChunkDescriptor.TID);
+        final int count = buffer.getInt(offset + ChunkDescriptor.COUNT);
+        final ThreadStats thread = thread(tid, pid);
+        final ProcessStats process = process(pid);
+        long writesHere = 0;
+        for (int i = 0; i < count; i++)
+        {
+            final int r = offset + ChunkDescriptor.recordOffset(i);
+            if ((buffer.getInt(r + ChunkDescriptor.RECORD_FLAGS) & ChunkDescriptor.REC_WRITE) != 0)
+            {
+                writesHere++;
+            }
+            // Distinct pages count per process: the same address in two processes is two pages.
+            pages.add((buffer.getLong(r + ChunkDescriptor.RECORD_ADDRESS) >>> pageShift) | ((long)pid << 42));
+        }
+        chunks++;
+        references += count;
+        writes += writesHere;
+        reads += count - writesHere;
+        thread.references += count;
+        thread.writes += writesHere;
+        thread.reads += count - writesHere;
+        process.references += count;
+    }
+
+    public void onEvent(final DirectBuffer buffer, final int offset)
+    {
+        events++;
+        final EventType type = EventType.of(buffer.getInt(offset + EventDescriptor.TYPE));
+        final int pid = buffer.getInt(offset + EventDescriptor.PID);
+        final int tid = buffer.getInt(offset + EventDescriptor.TID);
+        if (type == EventType.PROCESS_START)
+        {
+            final ProcessStats process = process(pid);
+            process.ppid = (int)buffer.getLong(offset + EventDescriptor.A);
+            process.executable = text(buffer, offset);
+        }
+        else if (type == EventType.THREAD_NAME)
+        {
+            thread(tid, pid).name = text(buffer, offset);
+        }
+        else if (type == EventType.THREAD_START)
+        {
+            thread(tid, pid);
+        }
+    }
+
+    private static String text(final DirectBuffer buffer, final int offset)
+    {
+        final int length = buffer.getInt(offset + EventDescriptor.TEXT_LENGTH);
+        return buffer.getStringWithoutLengthUtf8(offset + EventDescriptor.HEADER_SIZE, length);
+    }
+
+    private ThreadStats thread(final int tid, final int pid)
+    {
+        ThreadStats thread = threads.get(tid);
+        if (thread == null)
+        {
+            thread = new ThreadStats(tid);
+            thread.pid = pid;
+            threads.put(tid, thread);
+        }
+        return thread;
+    }
+
+    public ProcessStats process(final int pid)
+    {
+        ProcessStats process = processes.get(pid);
+        if (process == null)
+        {
+            process = new ProcessStats(pid);
+            processes.put(pid, process);
+        }
+        return process;
+    }
+
+    public long distinctPages()
+    {
+        return pages.size();
+    }
+
+    public Map<Integer, ThreadStats> threads()
+    {
+        return new TreeMap<>(threads);
+    }
+
+    public Map<Integer, ProcessStats> processes()
+    {
+        return new TreeMap<>(processes);
+    }
+}
