@@ -1,0 +1,114 @@
+package io.faultline.sim;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Replays a key sequence through policies. Each (policy, capacity) pair is independent, so a
+ * sweep runs them in parallel: each task owns its policy instance and only reads the shared
+ * trace array.
+ */
+public final class Simulator
+{
+    private Simulator()
+    {
+    }
+
+    /** Replays {@code trace} through a fresh {@code spec} policy of {@code capacity} objects. */
+    public static SimulationResult run(final PolicySpec spec, final int capacity, final long[] trace)
+    {
+        final Policy policy = Policies.create(spec, capacity, trace);
+        long misses = 0;
+        for (final long key : trace)
+        {
+            if (!policy.record(key))
+            {
+                misses++;
+            }
+        }
+        policy.finished();
+        return new SimulationResult(spec.label(), capacity, trace.length, misses);
+    }
+
+    /** {@link #sweep(List, int[], long[], int)} on every core. */
+    public static List<SimulationResult> sweep(final List<PolicySpec> specs, final int[] capacities, final long[] trace)
+    {
+        return sweep(specs, capacities, trace, Runtime.getRuntime().availableProcessors());
+    }
+
+    /**
+     * Runs every (policy, capacity) pair on a fixed pool of {@code threads} threads.
+     *
+     * @return one result per pair, policy-major in input order: all capacities of
+     *         {@code specs[0]} in the order given, then those of {@code specs[1]}, ...
+     */
+    public static List<SimulationResult> sweep(
+        final List<PolicySpec> specs, final int[] capacities, final long[] trace, final int threads)
+    {
+        if (threads < 1)
+        {
+            throw new IllegalArgumentException("threads must be >= 1: threads=" + threads);
+        }
+        for (final int capacity : capacities)
+        {
+            Policies.checkCapacity(capacity);
+        }
+        final int tasks = specs.size() * capacities.length;
+        final List<SimulationResult> results = new ArrayList<>(tasks);
+        if (tasks == 0)
+        {
+            return results;
+        }
+
+        final AtomicInteger threadIds = new AtomicInteger();
+        final ExecutorService pool = Executors.newFixedThreadPool(Math.min(threads, tasks), (runnable) ->
+        {
+            final Thread thread = new Thread(runnable, "faultline-sim-" + threadIds.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+        try
+        {
+            final List<Future<SimulationResult>> futures = new ArrayList<>(tasks);
+            for (final PolicySpec spec : specs)
+            {
+                for (final int capacity : capacities)
+                {
+                    futures.add(pool.submit(() -> run(spec, capacity, trace)));
+                }
+            }
+            for (final Future<SimulationResult> future : futures)
+            {
+                results.add(future.get());
+            }
+            return results;
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("simulation sweep interrupted", ex);
+        }
+        catch (final ExecutionException ex)
+        {
+            final Throwable cause = ex.getCause();
+            if (cause instanceof RuntimeException)
+            {
+                throw (RuntimeException)cause;
+            }
+            if (cause instanceof Error)
+            {
+                throw (Error)cause;
+            }
+            throw new IllegalStateException(cause);
+        }
+        finally
+        {
+            pool.shutdownNow();
+        }
+    }
+}

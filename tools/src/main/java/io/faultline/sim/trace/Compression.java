@@ -1,0 +1,91 @@
+package io.faultline.sim.trace;
+
+import io.airlift.compress.zstd.ZstdInputStream;
+import org.tukaani.xz.XZInputStream;
+
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * Opens a trace file, decompressing it if its first bytes are the magic number of gzip, xz or
+ * zstd, whatever its name. Done here once so that no reader knows about compression.
+ */
+public enum Compression
+{
+    NONE(new byte[0]),
+    /** RFC 1952: 1f 8b. */
+    GZIP(new byte[] {0x1f, (byte)0x8b}),
+    /** xz file format 1.0.4, stream header magic: fd '7zXZ' 00. */
+    XZ(new byte[] {(byte)0xfd, '7', 'z', 'X', 'Z', 0x00}),
+    /** RFC 8878 frame magic 0xFD2FB528, little-endian. */
+    ZSTD(new byte[] {0x28, (byte)0xb5, 0x2f, (byte)0xfd});
+
+    private static final int BUFFER_SIZE = 1 << 16;
+    private static final int LONGEST_MAGIC = 6;
+
+    private final byte[] magic;
+
+    Compression(final byte[] magic)
+    {
+        this.magic = magic;
+    }
+
+    /** The decompressed content of {@code file}. */
+    public static InputStream open(final Path file) throws IOException
+    {
+        final BufferedInputStream raw = new BufferedInputStream(Files.newInputStream(file), BUFFER_SIZE);
+        try
+        {
+            final Compression compression = detect(raw);
+            return switch (compression)
+            {
+                case NONE -> raw;
+                case GZIP -> new BufferedInputStream(new GZIPInputStream(raw, BUFFER_SIZE), BUFFER_SIZE);
+                case XZ -> new BufferedInputStream(new XZInputStream(raw), BUFFER_SIZE);
+                case ZSTD -> new BufferedInputStream(new ZstdInputStream(raw), BUFFER_SIZE);
+            };
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            raw.close();
+            throw ex;
+        }
+    }
+
+    /** Peeks at the first bytes of {@code in}, which must support mark, and leaves it unread. */
+    public static Compression detect(final InputStream in) throws IOException
+    {
+        final byte[] head = new byte[LONGEST_MAGIC];
+        in.mark(LONGEST_MAGIC);
+        final int n = in.readNBytes(head, 0, head.length);
+        in.reset();
+        for (final Compression compression : values())
+        {
+            if (compression != NONE && compression.matches(head, n))
+            {
+                return compression;
+            }
+        }
+        return NONE;
+    }
+
+    private boolean matches(final byte[] head, final int length)
+    {
+        if (length < magic.length)
+        {
+            return false;
+        }
+        for (int i = 0; i < magic.length; i++)
+        {
+            if (head[i] != magic[i])
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+}

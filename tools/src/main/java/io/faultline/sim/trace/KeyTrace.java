@@ -1,0 +1,118 @@
+package io.faultline.sim.trace;
+
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The keys (pages or objects) of a trace in reference order, held in a growable primitive
+ * array, each optionally tagged with the thread that made the reference so that one trace can
+ * be split into one trace per thread.
+ */
+public final class KeyTrace
+{
+    private static final int INITIAL_CAPACITY = 1 << 12;
+
+    private long[] keys = new long[INITIAL_CAPACITY];
+    private int[] tags;
+    private int size;
+    private int pageSize = TraceOptions.DEFAULT_PAGE_SIZE;
+
+    /** Appends an untagged reference. */
+    public void add(final long key)
+    {
+        ensureCapacity();
+        keys[size++] = key;
+    }
+
+    /** Appends a reference made by thread {@code tag}. */
+    public void add(final long key, final int tag)
+    {
+        ensureCapacity();
+        if (tags == null)
+        {
+            tags = new int[keys.length];
+        }
+        keys[size] = key;
+        tags[size] = tag;
+        size++;
+    }
+
+    /** Bytes per page of the keys: the trace's own for faultline traces, else the option's. */
+    public int pageSize()
+    {
+        return pageSize;
+    }
+
+    public void pageSize(final int bytes)
+    {
+        if (bytes <= 0)
+        {
+            throw new IllegalArgumentException("page size must be positive: pageSize=" + bytes);
+        }
+        pageSize = bytes;
+    }
+
+    public int size()
+    {
+        return size;
+    }
+
+    public boolean isEmpty()
+    {
+        return size == 0;
+    }
+
+    public long key(final int index)
+    {
+        if (index >= size)
+        {
+            throw new IndexOutOfBoundsException("index=" + index + " size=" + size);
+        }
+        return keys[index];
+    }
+
+    /** A copy of the keys, exactly {@link #size()} long. */
+    public long[] toArray()
+    {
+        return Arrays.copyOf(keys, size);
+    }
+
+    /**
+     * The keys split by tag, tags in order of first appearance. Untagged references (added
+     * with {@link #add(long)}) fall under tag 0.
+     */
+    public Map<Integer, long[]> byTag()
+    {
+        final Map<Integer, KeyTrace> split = new LinkedHashMap<>();
+        for (int i = 0; i < size; i++)
+        {
+            final int tag = tags == null ? 0 : tags[i];
+            split.computeIfAbsent(tag, t -> new KeyTrace()).add(keys[i]);
+        }
+        final Map<Integer, long[]> result = new LinkedHashMap<>();
+        split.forEach((tag, trace) -> result.put(tag, trace.toArray()));
+        return result;
+    }
+
+    private void ensureCapacity()
+    {
+        if (size == keys.length)
+        {
+            if (size == Integer.MAX_VALUE - 8)
+            {
+                throw new IllegalStateException("trace too long for one array: size=" + size);
+            }
+            final int newCapacity = (int)Math.min(Integer.MAX_VALUE - 8L, (long)size * 2);
+            keys = Arrays.copyOf(keys, newCapacity);
+            if (tags != null)
+            {
+                tags = Arrays.copyOf(tags, newCapacity);
+            }
+        }
+        else if (tags != null && tags.length < keys.length)
+        {
+            tags = Arrays.copyOf(tags, keys.length);
+        }
+    }
+}

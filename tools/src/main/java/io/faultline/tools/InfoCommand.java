@@ -1,0 +1,159 @@
+package io.faultline.tools;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.faultline.format.TraceFormatException;
+import io.faultline.format.TraceHeader;
+import io.faultline.format.TraceReader;
+
+/**
+ * {@code faultline info DIR}: what was traced, how, and the totals; reads the whole trace once
+ * so a truncated or corrupt one is reported instead of described.
+ */
+public final class InfoCommand implements Command
+{
+    private static final String USAGE = "usage: faultline info TRACE_DIR";
+
+    @Override
+    public String name()
+    {
+        return "info";
+    }
+
+    @Override
+    public String summary()
+    {
+        return "describe a trace: configuration, duration, processes, threads, totals";
+    }
+
+    @Override
+    public int run(final List<String> args, final PrintStream out, final PrintStream err)
+    {
+        final List<String> operands = new ArrayList<>();
+        for (final String arg : args)
+        {
+            if (arg.equals("-h") || arg.equals("--help"))
+            {
+                out.println(USAGE);
+                return 0;
+            }
+            if (arg.startsWith("-"))
+            {
+                throw new CliException("unknown option " + arg + "; " + USAGE);
+            }
+            operands.add(arg);
+        }
+        final String path = TraceArguments.single(operands, USAGE);
+        try (TraceReader reader = TraceArguments.open(path))
+        {
+            final long[] counted = new long[1];
+            try
+            {
+                reader.forEachReference((seq, t, pid, tid, address, write) -> counted[0]++);
+            }
+            catch (final TraceFormatException ex)
+            {
+                throw new CliException(ex.getMessage(), 1);
+            }
+            print(out, path, reader.header());
+        }
+        return 0;
+    }
+
+    private static void print(final PrintStream out, final String path, final TraceHeader h)
+    {
+        final long pageSize = h.pageSize();
+        row(out, "trace", path);
+        row(out, "command", h.get(TraceHeader.COMMAND));
+        row(out, "recorded", h.get(TraceHeader.START_TIME) + " on " + h.get(TraceHeader.HOST) + " ("
+            + h.get(TraceHeader.KERNEL) + "), faultline " + h.get(TraceHeader.FAULTLINE_VERSION) + ", format "
+            + h.get(TraceHeader.FORMAT_VERSION));
+        final long evms = h.longValue(TraceHeader.EVMS_PAGES);
+        row(out, "configuration", "evms " + evms + " pages (" + bytes(evms * pageSize) + "), policy "
+            + h.get(TraceHeader.POLICY) + ", scope " + h.get(TraceHeader.SCOPE) + ", page size " + pageSize
+            + ", " + ("true".equals(h.get(TraceHeader.FOLLOW_FORKS)) ? "follows forks" : "first process only")
+            + ", ring " + bytes(h.longValue(TraceHeader.RING_CAPACITY)) + ", chunks of up to "
+            + h.get(TraceHeader.CHUNK_RECORDS) + " records");
+        row(out, "duration", String.format("%.3f s", h.longValue(TraceHeader.DURATION_NS) / 1e9)
+            + ", exit status " + h.get(TraceHeader.EXIT_STATUS));
+        row(out, "processes", h.get(TraceHeader.PROCESSES));
+        row(out, "threads", h.get(TraceHeader.THREADS));
+        row(out, "references", String.format("%,d (reads %,d, writes %,d)", h.longValue(TraceHeader.REFERENCES),
+            h.longValue(TraceHeader.READS), h.longValue(TraceHeader.WRITES)));
+        final long pages = h.longValue(TraceHeader.DISTINCT_PAGES);
+        row(out, "distinct pages", String.format("%,d (%s)", pages, bytes(pages * pageSize)));
+        row(out, "ring waits", String.format("%,d (%.3f s waiting)", h.longValue(TraceHeader.RING_WAITS),
+            h.longValue(TraceHeader.RING_WAIT_NS) / 1e9));
+        row(out, "evictions", String.format("%,d", h.longValue(TraceHeader.EVICTIONS)));
+        row(out, "races", String.format("%,d (resolved by wake or retry)", h.longValue(TraceHeader.RACES)));
+        row(out, "chunks", String.format("%,d, events %,d", h.longValue(TraceHeader.CHUNKS), h.longValue(TraceHeader.EVENTS)));
+        out.println();
+        out.printf("%-10s %-10s %12s %12s %12s  %s%n", "pid", "ppid", "references", "", "", "executable");
+        for (final Map.Entry<String, String> e : h.values().entrySet())
+        {
+            if (e.getKey().startsWith(TraceHeader.PROCESS_PREFIX))
+            {
+                final Map<String, String> f = fields(e.getValue(), "exe");
+                out.printf("%-10s %-10s %12s %12s %12s  %s%n", e.getKey().substring(TraceHeader.PROCESS_PREFIX.length()),
+                    f.get("ppid"), f.get("references"), "", "", f.getOrDefault("exe", ""));
+            }
+        }
+        out.println();
+        out.printf("%-10s %-10s %12s %12s %12s  %s%n", "tid", "pid", "references", "reads", "writes", "name");
+        for (final Map.Entry<String, String> e : h.values().entrySet())
+        {
+            if (e.getKey().startsWith(TraceHeader.THREAD_PREFIX))
+            {
+                final Map<String, String> f = fields(e.getValue(), "name");
+                out.printf("%-10s %-10s %12s %12s %12s  %s%n", e.getKey().substring(TraceHeader.THREAD_PREFIX.length()),
+                    f.get("pid"), f.get("references"), f.get("reads"), f.get("writes"), f.getOrDefault("name", ""));
+            }
+        }
+    }
+
+    /** Parses "k=v k=v last=rest of line": the field named {@code last} takes the remainder, spaces and all. */
+    private static Map<String, String> fields(final String value, final String last)
+    {
+        final Map<String, String> fields = new java.util.HashMap<>();
+        final int tail = value.indexOf(" " + last + "=");
+        final String head = tail >= 0 ? value.substring(0, tail) : value;
+        if (tail >= 0)
+        {
+            fields.put(last, value.substring(tail + last.length() + 2));
+        }
+        for (final String part : head.trim().split(" +"))
+        {
+            final int eq = part.indexOf('=');
+            if (eq > 0)
+            {
+                fields.put(part.substring(0, eq), part.substring(eq + 1));
+            }
+        }
+        return fields;
+    }
+
+    private static void row(final PrintStream out, final String name, final String value)
+    {
+        out.printf("%-15s %s%n", name, value);
+    }
+
+    static String bytes(final long bytes)
+    {
+        if (bytes >= 1L << 30)
+        {
+            return String.format("%.1f GiB", bytes / (double)(1L << 30));
+        }
+        if (bytes >= 1L << 20)
+        {
+            return String.format("%.1f MiB", bytes / (double)(1L << 20));
+        }
+        if (bytes >= 1L << 10)
+        {
+            return String.format("%.1f KiB", bytes / 1024.0);
+        }
+        return bytes + " B";
+    }
+}

@@ -1,0 +1,52 @@
+package io.faultline.tools;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import io.faultline.format.TraceFormatException;
+import io.faultline.format.TraceReader;
+
+/** Opening a trace named on the command line, with the reader's errors as one-line CLI errors. */
+final class TraceArguments
+{
+    private TraceArguments()
+    {
+    }
+
+    static TraceReader open(final String path)
+    {
+        try
+        {
+            return TraceReader.open(Path.of(path));
+        }
+        catch (final TraceFormatException ex)
+        {
+            throw new CliException(ex.getMessage(), 1);
+        }
+    }
+
+    static String single(final List<String> operands, final String usage)
+    {
+        if (operands.isEmpty())
+        {
+            throw new CliException("missing trace directory; " + usage);
+        }
+        if (operands.size() > 1)
+        {
+            throw new CliException("expected one trace directory, got " + operands.size() + ": " + operands + "; " + usage);
+        }
+        return operands.get(0);
+    }
+
+    static int intValue(final String option, final String text)
+    {
+        try
+        {
+            return Integer.parseInt(text);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new CliException(option + " needs a whole number: " + text);
+        }
+    }
+}
