@@ -23,6 +23,8 @@ public final class TraceReader implements AutoCloseable
     private final Path dir;
     private final TraceHeader header;
     private final ChronicleQueue queue;
+    /** True while a visitor runs: its exceptions are its own, not signs of a corrupt trace. */
+    private boolean inVisitor;
 
     private TraceReader(final Path dir, final TraceHeader header, final ChronicleQueue queue)
     {
@@ -145,7 +147,10 @@ public final class TraceReader implements AutoCloseable
                     }
                     else if (kind == TraceLayout.EXCERPT_EVENT)
                     {
-                        visitor.onEvent(readEvent(bytes, base, length - TraceLayout.EXCERPT_KIND_SIZE, excerpt));
+                        final TraceEvent event = readEvent(bytes, base, length - TraceLayout.EXCERPT_KIND_SIZE, excerpt);
+                        inVisitor = true;
+                        visitor.onEvent(event);
+                        inVisitor = false;
                     }
                     else
                     {
@@ -159,8 +164,14 @@ public final class TraceReader implements AutoCloseable
         {
             throw ex;
         }
-        catch (final RuntimeException ex)
+        catch (final RuntimeException | InternalError ex)
         {
+            // InternalError: Chronicle maps the queue files; a truncated file faults (SIGBUS) on read.
+            if (inVisitor)
+            {
+                inVisitor = false;
+                throw ex;
+            }
             throw new TraceFormatException("corrupt trace " + dir + " at excerpt " + excerpt + ": " + ex, ex);
         }
         if (references != expected)
@@ -188,13 +199,12 @@ public final class TraceReader implements AutoCloseable
         {
             final long r = base + ChunkDescriptor.recordOffset(i);
             final int flags = bytes.readInt(r + ChunkDescriptor.RECORD_FLAGS);
-            visitor.onReference(
-                bytes.readLong(r + ChunkDescriptor.RECORD_SEQ),
-                bytes.readLong(r + ChunkDescriptor.RECORD_TIME_NS),
-                pid,
-                tid,
-                bytes.readLong(r + ChunkDescriptor.RECORD_ADDRESS),
-                (flags & ChunkDescriptor.REC_WRITE) != 0);
+            final long seq = bytes.readLong(r + ChunkDescriptor.RECORD_SEQ);
+            final long timeNs = bytes.readLong(r + ChunkDescriptor.RECORD_TIME_NS);
+            final long address = bytes.readLong(r + ChunkDescriptor.RECORD_ADDRESS);
+            inVisitor = true;
+            visitor.onReference(seq, timeNs, pid, tid, address, (flags & ChunkDescriptor.REC_WRITE) != 0);
+            inVisitor = false;
         }
         return count;
     }

@@ -1,0 +1,234 @@
+/*
+ * agent.c: lifecycle. The constructor maps the recorder's shared memory, claims a slot,
+ * creates the userfaultfd, allocates every agent table (mmap, never malloc), starts the
+ * handler thread, and in scope "all" waits until the handler has registered and disabled the
+ * existing anonymous memory. Without FAULTLINE_SHM the library is inert.
+ *
+ * Stdio and strerror are used only here, on the constructor's thread, before tracing starts.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fl_internal.h"
+
+struct fl_agent fl_agent = { .uffd = -1, .recorder_pidfd = -1 };
+
+static char exe_path[4096];
+
+const char *fl_exe_path(void)
+{
+	return exe_path;
+}
+
+int fl_interpose_alloc(void);
+
+static void stop_with_error(uint32_t reason, int err)
+{
+	if (!fl_agent.slot)
+		return;
+	__atomic_store_n(fl_slot32(FL_SLOT_ERROR), (uint32_t)err, __ATOMIC_RELEASE);
+	__atomic_store_n(fl_slot32(FL_SLOT_STOP_REASON), reason, __ATOMIC_RELEASE);
+	__atomic_store_n(fl_slot32(FL_SLOT_STATE), FL_SLOT_STOPPED, __ATOMIC_RELEASE);
+}
+
+static int map_shm(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		fl_log("cannot open ", path, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || st.st_size < (off_t)FL_CTL_SIZE) {
+		fl_log("shared memory file too small: ", path, NULL);
+		close(fd);
+		return -1;
+	}
+	uint8_t *m = fl_sys_mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED) {
+		fl_log("cannot map ", path, strerror(errno));
+		return -1;
+	}
+	uint64_t magic;
+	uint32_t version;
+	memcpy(&magic, m + FL_CTL_MAGIC, 8);
+	memcpy(&version, m + FL_CTL_VERSION, 4);
+	if (magic != FL_SHM_MAGIC || version != FL_SHM_VERSION) {
+		char v[24];
+		v[fl_fmt_u64(v, version)] = 0;
+		fl_log(magic != FL_SHM_MAGIC ? "bad magic in " : "unsupported shared memory version ",
+		       magic != FL_SHM_MAGIC ? path : v, magic != FL_SHM_MAGIC ? NULL : " (agent speaks version 1)");
+		fl_sys_munmap(m, (size_t)st.st_size);
+		return -1;
+	}
+	fl_agent.shm = m;
+	fl_agent.shm_len = (size_t)st.st_size;
+	uint32_t slots = *fl_ctl32(FL_CTL_SLOT_COUNT), cap = *fl_ctl32(FL_CTL_RING_CAPACITY);
+	uint64_t ring_off = *fl_ctl64(FL_CTL_RING_OFFSET), stride = *fl_ctl64(FL_CTL_RING_STRIDE);
+	if (slots == 0 || cap < 1024 || (cap & (cap - 1)) || FL_SLOTS_OFFSET + (uint64_t)slots * FL_SLOT_SIZE > ring_off ||
+	    stride < (uint64_t)cap + FL_RING_TRAILER_LENGTH || ring_off + stride * slots > fl_agent.shm_len) {
+		fl_log("inconsistent control block in ", path, NULL);
+		fl_sys_munmap(m, (size_t)st.st_size);
+		fl_agent.shm = NULL;
+		return -1;
+	}
+	fl_mem_add((uintptr_t)m, (uintptr_t)m + FL_PAGE_UP(fl_agent.shm_len));
+	return 0;
+}
+
+/*
+ * Without FL_FLAG_FOLLOW_FORKS only the first process is traced: a process may claim a slot
+ * if no slot was ever claimed, or if it is the same pid as a claimed slot (the first process
+ * after exec; its old image can no longer write, so we end that slot with FL_STOP_EXEC).
+ */
+static int claim_slot(void)
+{
+	uint32_t slots = *fl_ctl32(FL_CTL_SLOT_COUNT);
+	uint32_t flags = *fl_ctl32(FL_CTL_FLAGS);
+	pid_t pid = getpid();
+	int any_claimed = 0, mine = -1;
+	for (uint32_t i = 0; i < slots; i++) {
+		uint8_t *s = fl_agent.shm + FL_SLOTS_OFFSET + (size_t)i * FL_SLOT_SIZE;
+		uint32_t state = __atomic_load_n((uint32_t *)(s + FL_SLOT_STATE), __ATOMIC_ACQUIRE);
+		if (state != FL_SLOT_FREE) {
+			any_claimed = 1;
+			if (*(uint32_t *)(s + FL_SLOT_PID) == (uint32_t)pid)
+				mine = (int)i;
+		}
+	}
+	if (!(flags & FL_FLAG_FOLLOW_FORKS) && any_claimed && mine < 0)
+		return -1; /* a child of the traced process: stay inert */
+	if (mine >= 0) {
+		uint8_t *s = fl_agent.shm + FL_SLOTS_OFFSET + (size_t)mine * FL_SLOT_SIZE;
+		if (__atomic_load_n((uint32_t *)(s + FL_SLOT_STATE), __ATOMIC_ACQUIRE) == FL_SLOT_ACTIVE) {
+			__atomic_store_n((uint32_t *)(s + FL_SLOT_STOP_REASON), FL_STOP_EXEC, __ATOMIC_RELEASE);
+			__atomic_store_n((uint32_t *)(s + FL_SLOT_STATE), FL_SLOT_STOPPED, __ATOMIC_RELEASE);
+		}
+	}
+	for (uint32_t i = 0; i < slots; i++) {
+		uint8_t *s = fl_agent.shm + FL_SLOTS_OFFSET + (size_t)i * FL_SLOT_SIZE;
+		uint32_t expect = FL_SLOT_FREE;
+		if (__atomic_compare_exchange_n((uint32_t *)(s + FL_SLOT_STATE), &expect, FL_SLOT_ACTIVE, 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			fl_agent.slot = s;
+			fl_agent.slot_index = i;
+			__atomic_store_n(fl_slot32(FL_SLOT_PID), (uint32_t)pid, __ATOMIC_RELEASE);
+			__atomic_store_n(fl_slot32(FL_SLOT_PPID), (uint32_t)getppid(), __ATOMIC_RELEASE);
+			return 0;
+		}
+	}
+	fl_log("no free slot in the shared memory file; running untraced", NULL, NULL);
+	return -1;
+}
+
+/* remember libc's, ld.so's and our own file (dev, inode): their .bss tails stay untraced */
+struct lib_find {
+	uintptr_t addr[3];
+};
+
+static int find_libs(const struct fl_map_line *m, void *ctx)
+{
+	struct lib_find *f = ctx;
+	for (int i = 0; i < 3; i++)
+		if (f->addr[i] >= m->start && f->addr[i] < m->end && m->inode) {
+			fl_agent.lib_inodes[i] = m->inode;
+			fl_agent.lib_devs[i] = ((uint64_t)m->dev_major << 32) | m->dev_minor;
+		}
+	return 0;
+}
+
+extern void *__tls_get_addr(void *);
+
+__attribute__((constructor)) static void fl_init(void)
+{
+	const char *path = getenv(FL_ENV_SHM);
+	if (!path || !*path)
+		return;
+	fl_interpose_init();
+	fl_debug = getenv("FAULTLINE_DEBUG") != NULL;
+	if (map_shm(path) < 0)
+		return;
+	if (claim_slot() < 0)
+		return;
+	fl_agent.pid = getpid();
+	fl_agent.ppid = getppid();
+	fl_agent.scope = *fl_ctl32(FL_CTL_SCOPE);
+	fl_agent.evms_pages = *fl_ctl32(FL_CTL_EVMS_PAGES);
+	fl_agent.chunk_records = *fl_ctl32(FL_CTL_CHUNK_RECORDS);
+	fl_agent.flags = *fl_ctl32(FL_CTL_FLAGS);
+	fl_agent.start_mono_ns = *fl_ctl64(FL_CTL_START_MONO_NS);
+	if (fl_agent.evms_pages == 0)
+		fl_agent.evms_pages = 512;
+	uint32_t cap = *fl_ctl32(FL_CTL_RING_CAPACITY);
+	fl_ring_init(&fl_agent.ring,
+		     fl_agent.shm + *fl_ctl64(FL_CTL_RING_OFFSET) + (uint64_t)fl_agent.slot_index * *fl_ctl64(FL_CTL_RING_STRIDE),
+		     cap);
+
+	/* moves must act on 4 KiB pages, not 2 MiB folios */
+	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+
+	int fd = fl_uffd_open();
+	if (fd < 0) {
+		stop_with_error(FL_STOP_ERROR, -fd);
+		fl_log("cannot create userfaultfd: ", strerror(-fd),
+		       "; grant access to /dev/userfaultfd or set sysctl vm.unprivileged_userfaultfd=1");
+		return;
+	}
+	uint64_t want = UFFD_FEATURE_THREAD_ID | UFFD_FEATURE_EXACT_ADDRESS | UFFD_FEATURE_MOVE |
+			UFFD_FEATURE_EVENT_UNMAP | UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_REMAP;
+	int err = fl_uffd_api(fd, want, NULL);
+	if (err) {
+		close(fd);
+		stop_with_error(FL_STOP_ERROR, -err);
+		fl_log("userfaultfd lacks a needed feature (UFFDIO_MOVE needs Linux 6.8): ", strerror(-err), NULL);
+		return;
+	}
+	fl_agent.uffd = fd;
+
+	uint32_t rpid = *fl_ctl32(FL_CTL_RECORDER_PID);
+	if (rpid) {
+		fl_agent.recorder_pidfd = (int)syscall(SYS_pidfd_open, (pid_t)rpid, 0);
+		if (fl_agent.recorder_pidfd < 0) {
+			close(fd);
+			stop_with_error(FL_STOP_RECORDER_GONE, errno);
+			fl_log("recorder process is gone: ", strerror(errno), NULL);
+			return;
+		}
+	}
+
+	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
+	exe_path[n > 0 ? n : 0] = 0;
+
+	if ((err = fl_maps_init()) || (err = fl_ranges_init(65536)) || (err = fl_evms_init(fl_agent.evms_pages)) ||
+	    (err = fl_pins_init(16384)) || (err = fl_req_init()) || (err = fl_park_init()) ||
+	    (err = fl_interpose_alloc()) || (err = fl_scope_init())) {
+		close(fd);
+		stop_with_error(FL_STOP_ERROR, -err);
+		fl_log("cannot allocate agent memory: ", strerror(-err), NULL);
+		return;
+	}
+	struct lib_find libs = { { (uintptr_t)&poll, (uintptr_t)&__tls_get_addr, (uintptr_t)&fl_init } };
+	fl_maps_each(find_libs, &libs);
+
+	/* active only once the handler exists: pthread_create itself calls calloc (our wrapper) */
+	if ((err = fl_handler_start()) != 0) {
+		close(fd);
+		stop_with_error(FL_STOP_ERROR, -err);
+		fl_log("cannot start the handler thread: ", strerror(-err), NULL);
+		return;
+	}
+	int expect = 0; /* 0 -> 1 unless the handler already stopped (2) */
+	__atomic_compare_exchange_n(&fl_agent.active, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	/* scope all: register and disable what exists now, before main() runs */
+	fl_req_call(FL_REQ_INIT, (uintptr_t)pthread_self(), 0, 0, 0);
+}

@@ -1,0 +1,267 @@
+/*
+ * fl_internal.h: declarations shared by the agent's files. Nothing here is exported: the
+ * library is built with -fvisibility=hidden and only FL_EXPORT symbols are visible.
+ *
+ * Threads and state (single writer):
+ *   - the handler thread (handler.c) is the only writer of the range table, the EVMS, the
+ *     pinned-page set, the ring, and the slot counters. It never touches traced memory.
+ *   - program threads only read the range table (seqlock, maps.c) and post requests
+ *     (request.c) that the handler executes.
+ */
+#ifndef FL_INTERNAL_H
+#define FL_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <sys/types.h>
+#include <linux/userfaultfd.h>
+
+#include "faultline_shm.h"
+
+#define FL_EXPORT __attribute__((visibility("default")))
+
+#define FL_PAGE 4096UL
+#define FL_PAGE_DOWN(x) ((uintptr_t)(x) & ~(FL_PAGE - 1))
+#define FL_PAGE_UP(x) (((uintptr_t)(x) + FL_PAGE - 1) & ~(FL_PAGE - 1))
+
+/*
+ * The machine's /usr/include/linux/userfaultfd.h may predate UFFDIO_MOVE (Linux 6.8). These are
+ * the kernel uapi values (include/uapi/linux/userfaultfd.h); the kernel's UFFDIO_API answer says
+ * whether the feature really exists.
+ */
+#ifndef UFFD_FEATURE_MOVE
+#define UFFD_FEATURE_MOVE (1 << 16)
+#endif
+#ifndef _UFFDIO_MOVE
+#define _UFFDIO_MOVE (0x05)
+struct uffdio_move {
+	__u64 dst;
+	__u64 src;
+	__u64 len;
+#define UFFDIO_MOVE_MODE_DONTWAKE ((__u64)1 << 0)
+#define UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES ((__u64)1 << 1)
+	__u64 mode;
+	__s64 move;
+};
+#define UFFDIO_MOVE _IOWR(UFFDIO, _UFFDIO_MOVE, struct uffdio_move)
+#endif
+#ifndef USERFAULTFD_IOC_NEW
+#define USERFAULTFD_IOC 0xAA
+#define USERFAULTFD_IOC_NEW _IO(USERFAULTFD_IOC, 0x00)
+#endif
+
+/* ---- sys.c: raw system calls that must not go through our own interposed symbols ---- */
+void *fl_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+int fl_sys_munmap(void *addr, size_t len);
+int fl_sys_madvise(void *addr, size_t len, int advice);
+pid_t fl_gettid(void);
+uint64_t fl_now_ns(void);
+void fl_log(const char *a, const char *b, const char *c); /* one line to stderr via write(2) */
+size_t fl_fmt_u64(char *buf, uint64_t v);
+extern int fl_debug;
+void fl_debug_op(const char *what, uintptr_t a, uintptr_t b, long r);
+#define FL_DEBUG(what, a, b, r) do { if (fl_debug) fl_debug_op(what, (uintptr_t)(a), (uintptr_t)(b), (long)(r)); } while (0)
+int fl_futex_wait(uint32_t *word, uint32_t expected, long timeout_ns);
+void fl_futex_wake(uint32_t *word);
+
+/* ---- mem.c: agent-owned memory, always from mmap, remembered so scope all skips it ---- */
+void *fl_mem_map(size_t len); /* zeroed, MAP_NORESERVE; NULL on failure */
+void fl_mem_unmap(void *p, size_t len);
+int fl_mem_is_agent(uintptr_t start, uintptr_t end); /* overlaps any agent range */
+/* subtract agent ranges from [s,e): calls fn for each remaining piece */
+void fl_mem_subtract(uintptr_t s, uintptr_t e, void (*fn)(uintptr_t, uintptr_t, void *), void *ctx);
+void fl_mem_add(uintptr_t start, uintptr_t end); /* a range the agent owns but did not map itself */
+void fl_mem_release(uintptr_t start, uintptr_t end); /* part of an agent mapping was unmapped */
+
+/* ---- uffd.c: the address-space primitives (all return 0 or -errno) ---- */
+int fl_uffd_open(void);                         /* fd or -errno */
+int fl_uffd_api(int fd, uint64_t want, uint64_t *got);
+int fl_uffd_register(int fd, uintptr_t start, size_t len);
+int fl_uffd_unregister(int fd, uintptr_t start, size_t len);
+int fl_uffd_move(int fd, uintptr_t dst, uintptr_t src, size_t len, uint64_t mode, int64_t *moved);
+int fl_uffd_zeropage(int fd, uintptr_t dst, size_t len);
+int fl_uffd_copy(int fd, uintptr_t dst, uintptr_t src, size_t len);
+int fl_uffd_wake(int fd, uintptr_t start, size_t len);
+
+/* ---- maps.c: /proc/self/maps and the range table ---- */
+struct fl_range {
+	uintptr_t start, end; /* traced pages [start, end), page aligned */
+	uintptr_t park;       /* parking address of start: page p parks at park + (p - start) */
+	uint64_t *bits;       /* "populated" bitmap: bit (bit0 + (p - start) / page) */
+	uint64_t bit0;
+	uint32_t source;      /* FL_RANGE_* */
+	uint32_t bits_pages;  /* size of the bitmap allocation at bits (shared by split pieces) */
+};
+
+struct fl_map_line {
+	uintptr_t start, end;
+	char perms[5];
+	uint64_t inode;
+	unsigned dev_major, dev_minor;
+	const char *path; /* NUL-terminated inside the maps buffer; "" if anonymous */
+};
+
+int fl_maps_init(void);
+/* Read /proc/self/maps into the agent's buffer and call fn per line; 0 or -errno. */
+int fl_maps_each(int (*fn)(const struct fl_map_line *, void *), void *ctx);
+
+int fl_ranges_init(uint32_t capacity);
+struct fl_range *fl_range_find(uintptr_t addr);   /* handler only */
+int64_t fl_range_index_from(uintptr_t addr);      /* first range with end > addr, or -1 */
+struct fl_range *fl_range_at(uint32_t i);         /* handler only */
+uint32_t fl_range_count(void);
+int fl_range_insert(const struct fl_range *r);    /* handler only; 0 or -ENOSPC */
+void fl_range_remove_at(uint32_t i);              /* handler only */
+void fl_range_write_begin(void);                  /* seqlock around table changes */
+void fl_range_write_end(void);
+int fl_ranges_cover(uintptr_t start, uintptr_t end); /* any thread: [start,end) fully traced? */
+
+static inline int fl_range_bit(const struct fl_range *r, uintptr_t page)
+{
+	uint64_t b = r->bit0 + (page - r->start) / FL_PAGE;
+	return (int)((r->bits[b >> 6] >> (b & 63)) & 1);
+}
+static inline void fl_range_set_bit(struct fl_range *r, uintptr_t page, int v)
+{
+	uint64_t b = r->bit0 + (page - r->start) / FL_PAGE;
+	if (v)
+		r->bits[b >> 6] |= 1ULL << (b & 63);
+	else
+		r->bits[b >> 6] &= ~(1ULL << (b & 63));
+}
+
+/* ---- evms.c: FIFO evicted virtual mapping set (handler only) ---- */
+int fl_evms_init(uint32_t capacity);
+uint32_t fl_evms_count(void);
+uint32_t fl_evms_capacity(void);
+void fl_evms_push(uintptr_t page);
+uintptr_t fl_evms_pop(void);                           /* oldest; 0 if empty */
+void fl_evms_forget(uintptr_t start, uintptr_t end);   /* drop entries in [start,end) */
+void fl_evms_relocate(uintptr_t from, uintptr_t to, size_t len);
+void fl_evms_clear(void);
+
+/* pinned pages (thread descriptors): enabled, never in the EVMS (see handler.c) */
+int fl_pins_init(uint32_t capacity);
+int fl_pins_has(uintptr_t page);
+uint32_t fl_pins_collect(uintptr_t start, uintptr_t end, uintptr_t *out, uint32_t max);
+void fl_pins_add(uintptr_t page);
+void fl_pins_forget(uintptr_t start, uintptr_t end);
+
+/* ---- ring.c: Agrona one-to-one ring producer (handler only) ---- */
+struct fl_ring {
+	uint8_t *buf;
+	uint32_t capacity;
+	uint32_t max_msg;
+	volatile int64_t *tail, *head_cache, *head;
+};
+void fl_ring_init(struct fl_ring *r, uint8_t *base, uint32_t capacity);
+/* 0 on success, -EAGAIN when the ring has no room now */
+int fl_ring_try_write(struct fl_ring *r, int32_t type, const void *msg, uint32_t len);
+
+/* ---- request.c: program thread -> handler requests ---- */
+enum fl_req_type {
+	FL_REQ_RESCAN = 1,    /* scope all: register whatever is new in /proc/self/maps */
+	FL_REQ_INIT,          /* constructor: a = pthread_self of the main thread */
+	FL_REQ_MMAP,          /* a = start, b = len, c = prot, d = flags */
+	FL_REQ_BRK,           /* a = old break, b = new break */
+	FL_REQ_TRACE_RANGE,   /* a = addr, b = len */
+	FL_REQ_THREAD_START,  /* a = creating tid, b = pthread_self of the new thread */
+	FL_REQ_THREAD_EXIT,
+	FL_REQ_FORK_PREPARE,  /* restore every page, stop evicting */
+	FL_REQ_FORK_PARENT,   /* a = child pid (or -errno): disable again */
+	FL_REQ_MREMAP,        /* a = old, b = old len, c = new, d = new len */
+};
+struct fl_req {
+	uint32_t state; /* futex word: FL_RS_* */
+	uint32_t type;
+	int32_t tid;
+	int32_t result; /* 0 or -errno, written by the handler */
+	uint64_t a, b, c, d;
+};
+#define FL_RS_FREE 0
+#define FL_RS_FILLING 1
+#define FL_RS_POSTED 2
+#define FL_RS_TAKEN 3
+#define FL_RS_DONE 4
+#define FL_REQ_SLOTS 64
+
+int fl_req_init(void);
+int fl_req_eventfd(void);
+/* Post and wait for the handler; returns the handler's result or -ENOSYS if it is gone. */
+int fl_req_call(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d);
+/* Handler: run fn on every posted request; fn returns the result. */
+int fl_req_serve(int (*fn)(struct fl_req *));
+void fl_req_cancel_all(void);
+int fl_req_pending(void);
+
+/* ---- park.c: disabling and enabling traced pages (handler only) ---- */
+struct fl_counters {
+	uint64_t records, ring_waits, faults, chunks, evictions, wait_ns, races, registered_pages;
+	uint64_t lost; /* pages that could not be disabled (EBUSY: shared after fork, pinned) */
+};
+extern struct fl_counters fl_cnt;
+extern int fl_fork_depth; /* > 0 between FORK_PREPARE and FORK_PARENT: no disabling */
+int fl_park_init(void);
+int fl_park_trace_new(uintptr_t s, uintptr_t e, uint32_t source, int emit);
+void fl_park_disable(uintptr_t s, uintptr_t e);    /* every traced page in [s,e) */
+void fl_park_restore(uintptr_t s, uintptr_t e);    /* every parked page in [s,e) home */
+void fl_park_discard(uintptr_t s, uintptr_t e);    /* parked copies in [s,e) dropped (MADV_DONTNEED) */
+void fl_park_untrace(uintptr_t s, uintptr_t e, int unmapped); /* forget [s,e): restore first unless unmapped */
+void fl_park_relocate(uintptr_t from, uintptr_t to, size_t len);
+/* resolve a fault at page; returns 1 if the page was enabled by us, 0 if resolved otherwise */
+int fl_park_enable(uintptr_t page, int write);
+void fl_park_evict_to(uint32_t count); /* evict the oldest pages until count remain */
+void fl_park_pin(uintptr_t addr);
+int fl_park_untrace_all(void);
+
+/* ---- scope.c: what scope "all" registers, and what faultline_trace_range accepts ---- */
+int fl_scope_init(void);
+int fl_scope_rescan(void);                                   /* handler */
+int fl_scope_register_exact(uintptr_t s, uintptr_t e, uint32_t source); /* handler */
+int fl_scope_check_api_range(uintptr_t s, uintptr_t e);      /* handler: 0 or -EINVAL */
+
+/* ---- handler.c ---- */
+int fl_handler_start(void);
+int fl_handler_is_handler_thread(void);
+void fl_emit_event(uint32_t type, uint32_t tid, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
+		   const char *text, uint32_t text_len);
+void fl_publish_counters(void);
+
+/* ---- interpose.c ---- */
+void fl_interpose_init(void);
+int fl_real_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
+
+/* ---- agent.c: process-wide state ---- */
+const char *fl_exe_path(void);
+struct fl_agent {
+	/* written once by the constructor, then read-only */
+	uint8_t *shm;
+	size_t shm_len;
+	uint8_t *slot;
+	uint32_t slot_index;
+	uint32_t scope, evms_pages, chunk_records, flags;
+	uint64_t start_mono_ns;
+	int uffd;
+	int recorder_pidfd;
+	pid_t pid, ppid;
+	struct fl_ring ring;
+	uint64_t lib_inodes[3]; /* libc, ld.so, libfaultline: their anonymous .bss tails stay untraced */
+	uint64_t lib_devs[3];
+	/* changes at run time */
+	int active;            /* 0 starting, 1 tracing, 2 stopped; interposers pass through unless 1 */
+	volatile int in_child; /* this process is a fork child: never trace, never touch the shm */
+};
+extern struct fl_agent fl_agent;
+
+static inline uint32_t *fl_ctl32(size_t off) { return (uint32_t *)(fl_agent.shm + off); }
+static inline uint64_t *fl_ctl64(size_t off) { return (uint64_t *)(fl_agent.shm + off); }
+static inline uint32_t *fl_slot32(size_t off) { return (uint32_t *)(fl_agent.slot + off); }
+static inline uint64_t *fl_slot64(size_t off) { return (uint64_t *)(fl_agent.slot + off); }
+
+static inline int fl_tracing(void)
+{
+	return __atomic_load_n(&fl_agent.active, __ATOMIC_ACQUIRE) == 1 && !fl_agent.in_child;
+}
+
+#endif

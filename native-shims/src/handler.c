@@ -1,0 +1,519 @@
+/*
+ * handler.c: the fault loop. One native thread, created by the constructor, not attached to
+ * any runtime, with all signals blocked and a stack mmap'd by the agent. It is the single
+ * writer of the range table, the EVMS, the ring and the slot counters, and it never touches
+ * traced memory (it would fault on itself and wait forever).
+ *
+ * Per batch of userfaultfd messages (read several per read(2)):
+ *   1. label each fault (write? first touch?) and take its seq from the global clock;
+ *   2. publish the records to the ring, grouped into chunks of consecutive same-thread faults;
+ *   3. only then resolve the faults: evict the oldest EVMS page first, then move the faulting
+ *      page back (or zero-fill it), which wakes the thread. A thread woken by step 3 may call
+ *      exit_group at once; its record is already in shared memory, so the recorder cannot
+ *      lose it. Evicting before waking keeps the trace independent of timing: the woken
+ *      thread never sees an EVMS larger than the model's.
+ * Non-cooperative events (UNMAP, REMOVE, REMAP) split the batch: the faults before an event
+ * are published and resolved first, then the event is applied, so the table is what the
+ * kernel saw at that point. The thread that caused the event waits in the kernel until we
+ * have read it, which is why the handler itself must never munmap/madvise/mremap a registered
+ * range (it would wait for itself).
+ *
+ * Program threads reach the handler through request.c; the loop serves requests between
+ * batches.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fl_internal.h"
+
+#define MSG_BATCH 64
+#define HANDLER_STACK (512UL << 10)
+#define EVENT_TEXT_MAX 1024
+
+struct staged {
+	uint64_t address;
+	uint32_t tid;
+	uint32_t flags;
+};
+
+static pthread_t handler_thread;
+static int handler_started;
+static struct uffd_msg *msgs;
+static struct staged *staged;
+static uint8_t *chunk_buf;
+static uint8_t *event_buf;
+static uint32_t chunk_records;
+static uint64_t chunk_id;
+static int quiet;        /* tearing down: events are written only if the ring has room */
+static int recorder_dead;
+static int spin_us;      /* FAULTLINE_SPIN_US: poll the uffd this long before sleeping */
+
+int fl_handler_is_handler_thread(void)
+{
+	return handler_started && pthread_equal(pthread_self(), handler_thread);
+}
+
+void fl_publish_counters(void)
+{
+	__atomic_store_n(fl_slot64(FL_SLOT_RECORDS), fl_cnt.records, __ATOMIC_RELEASE);
+	__atomic_store_n(fl_slot64(FL_SLOT_RING_WAITS), fl_cnt.ring_waits, __ATOMIC_RELEASE);
+	__atomic_store_n(fl_slot64(FL_SLOT_FAULTS), fl_cnt.faults, __ATOMIC_RELEASE);
+	__atomic_store_n(fl_slot64(FL_SLOT_CHUNKS), fl_cnt.chunks, __ATOMIC_RELEASE);
+	__atomic_store_n(fl_slot64(FL_SLOT_EVICTIONS), fl_cnt.evictions, __ATOMIC_RELEASE);
+	__atomic_store_n(fl_slot64(FL_SLOT_WAIT_NS), fl_cnt.wait_ns, __ATOMIC_RELEASE);
+	__atomic_store_n(fl_slot64(FL_SLOT_RACES), fl_cnt.races, __ATOMIC_RELEASE);
+	__atomic_store_n(fl_slot64(FL_SLOT_REGISTERED_PAGES), fl_cnt.registered_pages, __ATOMIC_RELEASE);
+}
+
+static int recorder_alive(void)
+{
+	if (recorder_dead)
+		return 0;
+	if (fl_agent.recorder_pidfd < 0)
+		return 1;
+	struct pollfd p = { .fd = fl_agent.recorder_pidfd, .events = POLLIN };
+	if (poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR)))
+		recorder_dead = 1;
+	return !recorder_dead;
+}
+
+static int stop_requested(void)
+{
+	return __atomic_load_n(fl_ctl32(FL_CTL_STOP), __ATOMIC_ACQUIRE) != 0;
+}
+
+/*
+ * Write one message; a full ring makes us wait (spin briefly, then sleep 50 us), never drop.
+ * Gives up only when the recorder is dead, or in quiet mode (teardown). -EPIPE then.
+ */
+static int ring_put(int32_t type, const void *msg, uint32_t len)
+{
+	if (fl_ring_try_write(&fl_agent.ring, type, msg, len) == 0)
+		return 0;
+	if (quiet || recorder_dead)
+		return -EPIPE;
+	uint64_t t0 = fl_now_ns();
+	fl_cnt.ring_waits++;
+	int rc = 0;
+	for (uint64_t i = 1;; i++) {
+		if (i < 200) {
+			__builtin_ia32_pause();
+		} else {
+			struct timespec ts = { 0, 50000 };
+			nanosleep(&ts, NULL);
+		}
+		if (fl_ring_try_write(&fl_agent.ring, type, msg, len) == 0)
+			break;
+		if ((i & 255) == 0 && !recorder_alive()) {
+			rc = -EPIPE;
+			break;
+		}
+	}
+	fl_cnt.wait_ns += fl_now_ns() - t0;
+	__atomic_store_n(fl_slot64(FL_SLOT_RING_WAITS), fl_cnt.ring_waits, __ATOMIC_RELEASE);
+	__atomic_store_n(fl_slot64(FL_SLOT_WAIT_NS), fl_cnt.wait_ns, __ATOMIC_RELEASE);
+	return rc;
+}
+
+static inline void put32(uint8_t *p, size_t off, uint32_t v) { memcpy(p + off, &v, 4); }
+static inline void put64(uint8_t *p, size_t off, uint64_t v) { memcpy(p + off, &v, 8); }
+
+void fl_emit_event(uint32_t type, uint32_t tid, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
+		   const char *text, uint32_t text_len)
+{
+	if (text_len > EVENT_TEXT_MAX)
+		text_len = EVENT_TEXT_MAX;
+	uint8_t *e = event_buf;
+	put32(e, FL_EVENT_TYPE, type);
+	put32(e, FL_EVENT_PID, (uint32_t)fl_agent.pid);
+	put32(e, FL_EVENT_TID, tid);
+	put32(e, FL_EVENT_TEXT_LENGTH, text_len);
+	put64(e, FL_EVENT_SEQ, __atomic_load_n(fl_ctl64(FL_CTL_CLOCK), __ATOMIC_ACQUIRE));
+	put64(e, FL_EVENT_TIME_NS, fl_now_ns() - fl_agent.start_mono_ns);
+	put64(e, FL_EVENT_A, a);
+	put64(e, FL_EVENT_B, b);
+	put64(e, FL_EVENT_C, c);
+	put64(e, FL_EVENT_D, d);
+	if (text_len)
+		memcpy(e + FL_EVENT_HEADER_SIZE, text, text_len);
+	ring_put(FL_MSG_EVENT, e, FL_EVENT_HEADER_SIZE + text_len);
+}
+
+/* publish staged[0..n) as chunks of consecutive same-thread records */
+static void publish(uint32_t n)
+{
+	uint64_t seq = __atomic_fetch_add(fl_ctl64(FL_CTL_CLOCK), n, __ATOMIC_ACQ_REL);
+	uint64_t t = fl_now_ns() - fl_agent.start_mono_ns;
+	uint32_t i = 0;
+	while (i < n) {
+		uint32_t tid = staged[i].tid, count = 0;
+		uint8_t *c = chunk_buf;
+		while (i < n && staged[i].tid == tid && count < chunk_records) {
+			uint8_t *rec = c + FL_CHUNK_HEADER_SIZE + (size_t)count * FL_RECORD_SIZE;
+			put64(rec, FL_RECORD_SEQ, seq++);
+			put64(rec, FL_RECORD_TIME_NS, t);
+			put64(rec, FL_RECORD_ADDRESS, staged[i].address);
+			put32(rec, FL_RECORD_FLAGS, staged[i].flags);
+			put32(rec, 28, 0);
+			count++;
+			i++;
+		}
+		put32(c, FL_CHUNK_PID, (uint32_t)fl_agent.pid);
+		put32(c, FL_CHUNK_TID, tid);
+		put64(c, FL_CHUNK_ID, chunk_id);
+		put32(c, FL_CHUNK_COUNT, count);
+		put32(c, FL_CHUNK_FLAGS, 0);
+		if (ring_put(FL_MSG_CHUNK, c, FL_CHUNK_HEADER_SIZE + count * FL_RECORD_SIZE) == 0) {
+			chunk_id++;
+			fl_cnt.chunks++;
+			fl_cnt.records += count;
+		}
+	}
+	/* before resolution too: a woken thread may end the process right away */
+	__atomic_store_n(fl_slot64(FL_SLOT_RECORDS), fl_cnt.records, __ATOMIC_RELEASE);
+	__atomic_store_n(fl_slot64(FL_SLOT_CHUNKS), fl_cnt.chunks, __ATOMIC_RELEASE);
+}
+
+static void flush_faults(uint32_t n)
+{
+	if (!n)
+		return;
+	int rescanned = 0;
+	fl_cnt.faults += n;
+	for (uint32_t i = 0; i < n; i++) {
+		uintptr_t page = FL_PAGE_DOWN(staged[i].address);
+		struct fl_range *r = fl_range_find(page);
+		if (!r && !rescanned && fl_agent.scope == FL_SCOPE_ALL) {
+			/* a registered vma we do not know yet (grown in place): learn it first */
+			fl_scope_rescan();
+			rescanned = 1;
+			r = fl_range_find(page);
+		}
+		if (!r) {
+			staged[i].flags |= FL_REC_FIRST_TOUCH;
+		} else if (!fl_range_bit(r, page)) {
+			/* later faults on the same page in this batch are not first touches */
+			staged[i].flags |= FL_REC_FIRST_TOUCH;
+			fl_range_set_bit(r, page, 1);
+		}
+	}
+	publish(n);
+	for (uint32_t i = 0; i < n; i++) {
+		uintptr_t page = FL_PAGE_DOWN(staged[i].address);
+		int pinned = fl_pins_has(page);
+		/*
+		 * Evict before enabling: enabling wakes the faulting thread, and a thread that ran
+		 * ahead of a later eviction would reference the oldest page while it is still
+		 * enabled, so the trace would depend on timing instead of on the FIFO model.
+		 */
+		if (!pinned)
+			fl_park_evict_to(fl_evms_capacity() - 1);
+		if (fl_park_enable(page, staged[i].flags & FL_REC_WRITE) && !pinned)
+			fl_evms_push(page);
+	}
+	fl_publish_counters();
+}
+
+static void handle_event(const struct uffd_msg *m)
+{
+	switch (m->event) {
+	case UFFD_EVENT_UNMAP: {
+		uintptr_t s = m->arg.remove.start, e = m->arg.remove.end;
+		fl_park_untrace(s, e, 1);
+		fl_emit_event(FL_EV_MUNMAP, 0, s, e - s, 0, 0, NULL, 0);
+		break;
+	}
+	case UFFD_EVENT_REMOVE: {
+		/*
+		 * madvise(DONTNEED/FREE/REMOVE) is about to zap [s, e): parked copies must go too,
+		 * or a later fault would bring back stale data; enabled pages leave the EVMS (they
+		 * will be empty). userfaultfd does not say which advice it was.
+		 */
+		uintptr_t s = m->arg.remove.start, e = m->arg.remove.end;
+		fl_evms_forget(s, e);
+		fl_park_discard(s, e);
+		fl_emit_event(FL_EV_MADVISE, 0, s, e - s, MADV_DONTNEED, 0, NULL, 0);
+		break;
+	}
+	case UFFD_EVENT_REMAP: {
+		uintptr_t from = m->arg.remap.from, to = m->arg.remap.to, len = m->arg.remap.len;
+		fl_park_relocate(from, to, len);
+		fl_emit_event(FL_EV_MREMAP, 0, from, len, to, len, NULL, 0);
+		break;
+	}
+	default:
+		break;
+	}
+	fl_publish_counters();
+}
+
+static void handle_batch(uint32_t n)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct uffd_msg *m = &msgs[i];
+		if (m->event == UFFD_EVENT_PAGEFAULT) {
+			staged[k].address = m->arg.pagefault.address;
+			staged[k].tid = m->arg.pagefault.feat.ptid;
+			staged[k].flags = (m->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WRITE) ? FL_REC_WRITE : 0;
+			k++;
+		} else {
+			flush_faults(k);
+			k = 0;
+			handle_event(m);
+		}
+	}
+	flush_faults(k);
+}
+
+/* drain the uffd without blocking; returns messages handled, or -errno */
+static int drain_uffd(void)
+{
+	ssize_t r = read(fl_agent.uffd, msgs, MSG_BATCH * sizeof(*msgs));
+	if (r < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	uint32_t n = (uint32_t)((size_t)r / sizeof(*msgs));
+	handle_batch(n);
+	return (int)n;
+}
+
+static int serve(struct fl_req *q)
+{
+	int all = fl_agent.scope == FL_SCOPE_ALL;
+	/* events queued before the request (an munmap that preceded this mmap) come first */
+	while (drain_uffd() > 0)
+		;
+	switch (q->type) {
+	case FL_REQ_RESCAN:
+		return all ? fl_scope_rescan() : 0;
+	case FL_REQ_INIT: {
+		int err = all ? fl_scope_rescan() : 0;
+		fl_park_pin(q->a);
+		fl_park_pin(q->a + 2303);
+		fl_publish_counters();
+		return err;
+	}
+	case FL_REQ_MMAP:
+		fl_emit_event(FL_EV_MMAP, (uint32_t)q->tid, q->a, q->b, q->c, q->d, NULL, 0);
+		return all ? fl_scope_register_exact(q->a, FL_PAGE_UP(q->a + q->b), FL_RANGE_MMAP) : 0;
+	case FL_REQ_BRK:
+		fl_emit_event(FL_EV_BRK, (uint32_t)q->tid, q->a, q->b, 0, 0, NULL, 0);
+		if (all && q->b > q->a)
+			return fl_scope_register_exact(FL_PAGE_DOWN(q->a), FL_PAGE_UP(q->b), FL_RANGE_MMAP);
+		return 0;
+	case FL_REQ_TRACE_RANGE: {
+		if (q->b == 0 || q->a + q->b < q->a)
+			return -EINVAL;
+		uintptr_t s = FL_PAGE_DOWN(q->a), e = FL_PAGE_UP(q->a + q->b);
+		int err = fl_scope_check_api_range(s, e);
+		if (err)
+			return err;
+		/* traced parts: disable every page; untraced gaps: register with their own parking */
+		uintptr_t cur = s;
+		while (cur < e) {
+			int64_t i = fl_range_index_from(cur);
+			struct fl_range *r = i >= 0 ? fl_range_at((uint32_t)i) : NULL;
+			if (r && r->start <= cur) {
+				uintptr_t b = r->end < e ? r->end : e;
+				fl_park_disable(cur, b);
+				cur = b;
+			} else {
+				uintptr_t b = r && r->start < e ? r->start : e;
+				if ((err = fl_park_trace_new(cur, b, FL_RANGE_API, 0)) != 0)
+					return err;
+				cur = b;
+			}
+		}
+		fl_emit_event(FL_EV_TRACE_RANGE, (uint32_t)q->tid, s, e - s, FL_RANGE_API, 0, NULL, 0);
+		fl_publish_counters();
+		return 0;
+	}
+	case FL_REQ_THREAD_START:
+		fl_emit_event(FL_EV_THREAD_START, (uint32_t)q->tid, q->a, 0, 0, 0, NULL, 0);
+		if (all)
+			fl_scope_rescan();
+		/* struct pthread spans ~2.3 KiB from pthread_self(): keep its pages enabled */
+		fl_park_pin(q->b);
+		fl_park_pin(q->b + 2303);
+		return 0;
+	case FL_REQ_THREAD_EXIT:
+		fl_emit_event(FL_EV_THREAD_EXIT, (uint32_t)q->tid, 0, 0, 0, 0, NULL, 0);
+		return 0;
+	case FL_REQ_FORK_PREPARE:
+		/*
+		 * The child gets a copy of memory but not our registrations or parking contents:
+		 * bring every parked page home first, and stop disabling until FORK_PARENT.
+		 */
+		if (fl_fork_depth++ == 0) {
+			for (uint32_t i = 0; i < fl_range_count(); i++)
+				fl_park_restore(fl_range_at(i)->start, fl_range_at(i)->end);
+			fl_evms_clear();
+		}
+		return 0;
+	case FL_REQ_FORK_PARENT:
+		if (fl_fork_depth > 0 && --fl_fork_depth == 0) {
+			/*
+			 * Pages still shared with the child (copy on write) cannot be moved (EBUSY)
+			 * and stay enabled and untraced until tracing stops (counted as lost).
+			 */
+			for (uint32_t i = 0; i < fl_range_count(); i++)
+				fl_park_disable(fl_range_at(i)->start, fl_range_at(i)->end);
+			fl_evms_clear();
+		}
+		if ((int64_t)q->a > 0)
+			fl_emit_event(FL_EV_FORK, (uint32_t)q->tid, q->a, 0, 0, 0, NULL, 0);
+		fl_publish_counters();
+		return 0;
+	case FL_REQ_MREMAP:
+		return all ? fl_scope_rescan() : 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/*
+ * Stop tracing: the program must never hang and never lose data because of us. Clear
+ * `active` first so interposers pass through and posters cancel their own requests, then
+ * bring every parked page home and unregister (UFFDIO_UNREGISTER wakes threads still waiting
+ * in a fault; they retry and find their page present or fault normally), close the uffd.
+ */
+static void teardown(uint32_t reason, int err)
+{
+	__atomic_store_n(&fl_agent.active, 2, __ATOMIC_RELEASE); /* 2: stopped for good */
+	fl_req_cancel_all();
+	quiet = 1;
+	/* faults already queued: record what we can without waiting, resolve them all */
+	while (drain_uffd() > 0)
+		;
+	fl_park_untrace_all();
+	close(fl_agent.uffd);
+	fl_agent.uffd = -1;
+	fl_publish_counters();
+	__atomic_store_n(fl_slot32(FL_SLOT_ERROR), (uint32_t)err, __ATOMIC_RELEASE);
+	__atomic_store_n(fl_slot32(FL_SLOT_STOP_REASON), reason, __ATOMIC_RELEASE);
+	__atomic_store_n(fl_slot32(FL_SLOT_STATE), FL_SLOT_STOPPED, __ATOMIC_RELEASE);
+	fl_emit_event(FL_EV_TRACE_STOP, 0, reason, (uint64_t)err, 0, 0, NULL, 0);
+	fl_req_cancel_all();
+}
+
+static void *handler_main(void *arg)
+{
+	(void)arg;
+	const char *exe = fl_exe_path();
+	fl_emit_event(FL_EV_PROCESS_START, (uint32_t)fl_agent.pid, (uint64_t)fl_agent.ppid, fl_agent.slot_index, 0, 0,
+		      exe, (uint32_t)strlen(exe));
+	struct pollfd fds[3];
+	int nfds = 0;
+	fds[nfds++] = (struct pollfd){ .fd = fl_agent.uffd, .events = POLLIN };
+	fds[nfds++] = (struct pollfd){ .fd = fl_req_eventfd(), .events = POLLIN };
+	if (fl_agent.recorder_pidfd >= 0)
+		fds[nfds++] = (struct pollfd){ .fd = fl_agent.recorder_pidfd, .events = POLLIN };
+	uint64_t last_check = fl_now_ns();
+	for (;;) {
+		int n = drain_uffd();
+		if (n < 0) {
+			teardown(FL_STOP_ERROR, -n);
+			return NULL;
+		}
+		if (recorder_dead) {
+			teardown(FL_STOP_RECORDER_GONE, 0);
+			return NULL;
+		}
+		if (fl_req_pending())
+			fl_req_serve(serve);
+		if (n > 0) {
+			/* busy: check stop and the recorder at most every 100 ms */
+			uint64_t now = fl_now_ns();
+			if (now - last_check < 100000000ULL)
+				continue;
+			last_check = now;
+		}
+		if (stop_requested()) {
+			teardown(FL_STOP_REQUESTED, 0);
+			return NULL;
+		}
+		if (!recorder_alive()) {
+			teardown(FL_STOP_RECORDER_GONE, 0);
+			return NULL;
+		}
+		if (n > 0)
+			continue;
+		if (spin_us > 0) {
+			/* keep the CPU a little: a fault arriving now costs no wake-up of this thread */
+			uint64_t until = fl_now_ns() + (uint64_t)spin_us * 1000;
+			struct pollfd p = { .fd = fl_agent.uffd, .events = POLLIN };
+			int got = 0;
+			while (!got && fl_now_ns() < until && !fl_req_pending())
+				got = poll(&p, 1, 0) > 0;
+			if (got || fl_req_pending())
+				continue;
+		}
+		int r = poll(fds, (nfds_t)nfds, 100);
+		if (r < 0 && errno != EINTR) {
+			teardown(FL_STOP_ERROR, errno);
+			return NULL;
+		}
+		if (nfds > 2 && (fds[2].revents & (POLLIN | POLLHUP | POLLERR)))
+			recorder_dead = 1;
+		if (fds[1].revents & POLLIN)
+			fl_req_serve(serve);
+		last_check = fl_now_ns();
+	}
+}
+
+int fl_handler_start(void)
+{
+	chunk_records = fl_agent.chunk_records;
+	uint32_t max_records = (fl_agent.ring.max_msg - FL_CHUNK_HEADER_SIZE) / FL_RECORD_SIZE;
+	if (chunk_records == 0 || chunk_records > max_records)
+		chunk_records = max_records;
+	if (chunk_records > MSG_BATCH)
+		chunk_records = MSG_BATCH; /* a chunk never spans batches: a batch has <= MSG_BATCH faults */
+	msgs = fl_mem_map(MSG_BATCH * sizeof(*msgs));
+	staged = fl_mem_map(MSG_BATCH * sizeof(*staged));
+	chunk_buf = fl_mem_map(FL_CHUNK_HEADER_SIZE + (size_t)MSG_BATCH * FL_RECORD_SIZE);
+	event_buf = fl_mem_map(FL_EVENT_HEADER_SIZE + EVENT_TEXT_MAX);
+	if (!msgs || !staged || !chunk_buf || !event_buf)
+		return -ENOMEM;
+	const char *spin = getenv("FAULTLINE_SPIN_US");
+	if (spin)
+		spin_us = atoi(spin);
+
+	/* the stack is agent memory; glibc puts the thread's TLS and descriptor at its top */
+	void *stack = fl_mem_map(HANDLER_STACK + FL_PAGE);
+	if (!stack)
+		return -ENOMEM;
+	mprotect(stack, FL_PAGE, PROT_NONE); /* guard page */
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstack(&attr, (char *)stack + FL_PAGE, HANDLER_STACK);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	/* the new thread inherits this mask: no signal handler of the program ever runs on it */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int err = fl_real_pthread_create(&handler_thread, &attr, handler_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (err)
+		return -err;
+	/* FAULTLINE_HANDLER_CPU=n pins the handler (same-CPU handoff is the cheap one, DESIGN.md) */
+	const char *cpu = getenv("FAULTLINE_HANDLER_CPU");
+	if (cpu && *cpu) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(atoi(cpu), &set);
+		pthread_setaffinity_np(handler_thread, sizeof(set), &set);
+	}
+	handler_started = 1;
+	return 0;
+}

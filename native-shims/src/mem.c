@@ -1,0 +1,149 @@
+/*
+ * mem.c: agent-owned memory. Every byte the agent uses at run time (range table, EVMS, staging
+ * buffers, handler stack, parking areas, bitmaps) comes from mmap here, never from malloc, so it
+ * never lies in the program's heap. Each mapping is remembered so that scope "all" subtracts it
+ * from what it registers: the handler must never fault on memory it depends on.
+ *
+ * The table itself lives in libfaultline's own .bss, which the maps scan never traces.
+ * MAP_NORESERVE also keeps the kernel from merging an agent mapping with a neighbouring program
+ * mapping (different vm flags), though the subtraction would cope with a merge anyway.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "fl_internal.h"
+
+#define FL_MEM_MAX 4096
+
+static struct {
+	uintptr_t start, end;
+} mem_ranges[FL_MEM_MAX];
+static uint32_t mem_count;
+static int mem_lock;
+
+static void lock(void)
+{
+	while (__atomic_exchange_n(&mem_lock, 1, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
+}
+
+static void unlock(void)
+{
+	__atomic_store_n(&mem_lock, 0, __ATOMIC_RELEASE);
+}
+
+void fl_mem_add(uintptr_t start, uintptr_t end)
+{
+	lock();
+	/* sorted insert; overlap-free because the kernel hands out disjoint mappings */
+	uint32_t i = mem_count;
+	if (mem_count < FL_MEM_MAX) {
+		while (i > 0 && mem_ranges[i - 1].start > start) {
+			mem_ranges[i] = mem_ranges[i - 1];
+			i--;
+		}
+		mem_ranges[i].start = start;
+		mem_ranges[i].end = end;
+		mem_count++;
+	}
+	unlock();
+}
+
+static void mem_remove(uintptr_t start, uintptr_t end)
+{
+	lock();
+	for (uint32_t i = 0; i < mem_count; i++) {
+		if (mem_ranges[i].start == start && mem_ranges[i].end == end) {
+			memmove(&mem_ranges[i], &mem_ranges[i + 1], (mem_count - i - 1) * sizeof(mem_ranges[0]));
+			mem_count--;
+			break;
+		}
+	}
+	unlock();
+}
+
+void *fl_mem_map(size_t len)
+{
+	len = FL_PAGE_UP(len);
+	void *p = fl_sys_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	fl_mem_add((uintptr_t)p, (uintptr_t)p + len);
+	return p;
+}
+
+void fl_mem_unmap(void *p, size_t len)
+{
+	len = FL_PAGE_UP(len);
+	fl_sys_munmap(p, len);
+	mem_remove((uintptr_t)p, (uintptr_t)p + len);
+}
+
+int fl_mem_is_agent(uintptr_t start, uintptr_t end)
+{
+	int hit = 0;
+	lock();
+	for (uint32_t i = 0; i < mem_count && mem_ranges[i].start < end; i++)
+		if (mem_ranges[i].end > start) {
+			hit = 1;
+			break;
+		}
+	unlock();
+	return hit;
+}
+
+void fl_mem_subtract(uintptr_t s, uintptr_t e, void (*fn)(uintptr_t, uintptr_t, void *), void *ctx)
+{
+	/*
+	 * fn may map more agent memory (a parking area), which never overlaps [s, e) because
+	 * [s, e) is already mapped; so walk with a cursor and drop the lock around fn.
+	 */
+	uintptr_t cur = s;
+	while (cur < e) {
+		uintptr_t cut_s = e, cut_e = e;
+		lock();
+		for (uint32_t i = 0; i < mem_count && mem_ranges[i].start < e; i++)
+			if (mem_ranges[i].end > cur) {
+				cut_s = mem_ranges[i].start > cur ? mem_ranges[i].start : cur;
+				cut_e = mem_ranges[i].end < e ? mem_ranges[i].end : e;
+				break;
+			}
+		unlock();
+		if (cut_s > cur)
+			fn(cur, cut_s, ctx);
+		cur = cut_e;
+	}
+}
+
+/* forget [start, end) of agent ranges (part of a parking area was unmapped), splitting entries */
+void fl_mem_release(uintptr_t start, uintptr_t end)
+{
+	lock();
+	for (uint32_t i = 0; i < mem_count; i++) {
+		uintptr_t s = mem_ranges[i].start, e = mem_ranges[i].end;
+		if (e <= start || s >= end)
+			continue;
+		if (s < start && e > end) {
+			if (mem_count < FL_MEM_MAX) {
+				memmove(&mem_ranges[i + 2], &mem_ranges[i + 1], (mem_count - i - 1) * sizeof(mem_ranges[0]));
+				mem_ranges[i].end = start;
+				mem_ranges[i + 1].start = end;
+				mem_ranges[i + 1].end = e;
+				mem_count++;
+			}
+			break;
+		}
+		if (s < start) {
+			mem_ranges[i].end = start;
+		} else if (e > end) {
+			mem_ranges[i].start = end;
+		} else {
+			memmove(&mem_ranges[i], &mem_ranges[i + 1], (mem_count - i - 1) * sizeof(mem_ranges[0]));
+			mem_count--;
+			i--;
+		}
+	}
+	unlock();
+}

@@ -1,0 +1,492 @@
+/*
+ * park.c: disabling and enabling traced pages. Handler thread only.
+ *
+ * Every traced range [start, end) has a parking range of the same size, registered with the
+ * same userfaultfd (UFFDIO_MOVE needs its destination registered with the ctx it is issued on,
+ * and needs source and destination anonymous, private, with equal protection). Page p parks at
+ * park + (p - start). Disabling moves a page out (contents kept, PTE now empty: the next access
+ * is a MISSING fault); enabling moves it back, which also wakes the faulting threads.
+ *
+ * Invariants:
+ *   - a traced page is in one of three states: enabled (present, maybe in the EVMS), parked
+ *     (content at its parking slot), or empty (never populated, or discarded by madvise);
+ *   - a parking slot holds a page only while its traced page is not present, except for a
+ *     stale copy left behind by the UFFDIO_COPY fallback (protection changed): a later move
+ *     into that slot gets EEXIST, and we discard the stale copy then;
+ *   - resolving a fault always tries the move back first and zero-fills only on ENOENT, so a
+ *     wrong "populated" bit can only mislabel FL_REC_FIRST_TOUCH, never lose data.
+ *
+ * The "populated" bitmap (one bit per traced page: it has content, present or parked) exists
+ * only to set FL_REC_FIRST_TOUCH before the fault is resolved: records are published before
+ * resolution (see handler.c), so the resolution's outcome cannot be used. When a range is
+ * disabled in bulk the bits come from /proc/self/pagemap read just before the move; a page
+ * populated by another thread in between is labelled a first touch although it was not.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fl_internal.h"
+
+#define PM_ENTRIES 8192
+/*
+ * EAGAIN means "the page tables changed under the move, try again"; in practice it is
+ * transient, but some pages keep answering EAGAIN (seen in libjvm's .bss under a JVM): after
+ * this many tries the page takes the error path (copy instead of move, or stays enabled).
+ */
+#define EAGAIN_RETRIES 16
+#define PM_PRESENT (1ULL << 63)
+#define PM_SWAPPED (1ULL << 62)
+
+struct fl_counters fl_cnt;
+int fl_fork_depth;
+
+static int pagemap_fd = -1;
+static uint64_t *pm_buf;
+static uintptr_t zero_src; /* a zeroed agent page: UFFDIO_COPY source for first-touch writes */
+
+int fl_park_init(void)
+{
+	pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (pagemap_fd < 0)
+		return -errno;
+	pm_buf = fl_mem_map(PM_ENTRIES * sizeof(uint64_t));
+	zero_src = (uintptr_t)fl_mem_map(FL_PAGE);
+	if (!pm_buf || !zero_src)
+		return -ENOMEM;
+	/* populate it now (a plain fault, the page is not registered) so COPY never faults on it */
+	*(volatile char *)zero_src = 0;
+	return 0;
+}
+
+static inline uintptr_t park_of(const struct fl_range *r, uintptr_t page)
+{
+	return r->park + (page - r->start);
+}
+
+static struct fl_range sub_range(const struct fl_range *r, uintptr_t a, uintptr_t b)
+{
+	struct fl_range s = *r;
+	s.start = a;
+	s.end = b;
+	s.park = r->park + (a - r->start);
+	s.bit0 = r->bit0 + (a - r->start) / FL_PAGE;
+	return s;
+}
+
+/* 1 if the page at addr is present (or swapped) according to /proc/self/pagemap */
+static int page_has_content(uintptr_t addr)
+{
+	uint64_t e = 0;
+	if (pread(pagemap_fd, &e, sizeof(e), (off_t)(addr / FL_PAGE * 8)) != sizeof(e))
+		return 0;
+	return (e & (PM_PRESENT | PM_SWAPPED)) != 0;
+}
+
+static void populate_bits(struct fl_range *r, uintptr_t s, uintptr_t e)
+{
+	for (uintptr_t cur = s; cur < e;) {
+		size_t n = (e - cur) / FL_PAGE;
+		if (n > PM_ENTRIES)
+			n = PM_ENTRIES;
+		ssize_t got = pread(pagemap_fd, pm_buf, n * 8, (off_t)(cur / FL_PAGE * 8));
+		if (got <= 0)
+			return;
+		n = (size_t)got / 8;
+		for (size_t i = 0; i < n; i++)
+			if (pm_buf[i] & (PM_PRESENT | PM_SWAPPED))
+				fl_range_set_bit(r, cur + i * FL_PAGE, 1);
+		cur += n * FL_PAGE;
+	}
+}
+
+/*
+ * Drop whatever the parking area holds for [a, b) of r. MADV_DONTNEED on a registered range
+ * would raise UFFD_EVENT_REMOVE, and the kernel would make us (the only reader of the uffd)
+ * wait for ourselves; so unregister the parking part, drop the pages, register it again.
+ */
+static void discard_parking(const struct fl_range *r, uintptr_t a, uintptr_t b)
+{
+	int fd = fl_agent.uffd;
+	uintptr_t p = park_of(r, a);
+	size_t len = b - a;
+	if (fl_uffd_unregister(fd, p, len) == 0) {
+		fl_sys_madvise((void *)p, len, MADV_DONTNEED);
+		fl_uffd_register(fd, p, len);
+	}
+}
+
+typedef int (*move_fail_fn)(const struct fl_range *r, uintptr_t page, int err);
+
+/*
+ * Bulk move of [a, b) of r in one ioctl with ALLOW_SRC_HOLES (to_park: traced -> parking, else
+ * parking -> traced). The kernel stops at the first page it cannot move: a partial move
+ * returns EAGAIN with the bytes done in .move; a failure at the first page returns its errno.
+ * fail() decides per page: 1 = retry the page, 0 = skip it.
+ */
+static void bulk_move(const struct fl_range *r, uintptr_t a, uintptr_t b, int to_park, move_fail_fn fail)
+{
+	int fd = fl_agent.uffd;
+	uintptr_t cur = a;
+	int retries = 0;
+	while (cur < b) {
+		int64_t moved = 0;
+		uintptr_t dst = to_park ? park_of(r, cur) : cur, src = to_park ? cur : park_of(r, cur);
+		uint64_t mode = UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES | (to_park ? UFFDIO_MOVE_MODE_DONTWAKE : 0);
+		int err = fl_uffd_move(fd, dst, src, b - cur, mode, &moved);
+		if (!err)
+			return;
+		if (moved > 0) {
+			cur += (uintptr_t)moved;
+			retries = 0;
+			continue;
+		}
+		if (err == -EAGAIN && retries++ < EAGAIN_RETRIES) {
+			fl_cnt.races++;
+			continue;
+		}
+		/* persistent EAGAIN is handed to fail() like any other error */
+		if (fail(r, cur, err) && retries++ < 2 * EAGAIN_RETRIES)
+			continue;
+		retries = 0;
+		cur += FL_PAGE;
+	}
+}
+
+static int disable_fail(const struct fl_range *r, uintptr_t page, int err)
+{
+	if (err == -EEXIST) { /* a stale copy sits in the parking slot */
+		discard_parking(r, page, page + FL_PAGE);
+		return 1;
+	}
+	/* EBUSY: shared with a fork child or pinned; EINVAL: protection changed. Stays enabled. */
+	fl_cnt.lost++;
+	return 0;
+}
+
+static int restore_fail(const struct fl_range *r, uintptr_t page, int err)
+{
+	if (err == -EEXIST) /* the traced page is present: it is the current copy */
+		return 0;
+	fl_cnt.races++;
+	/*
+	 * The move itself is refused (e.g. the traced page's protection no longer matches the
+	 * parking area's): copy the contents instead. Only from a present parking page: COPY
+	 * reads its source with faults enabled, and a missing parking page would make the handler
+	 * wait on its own userfaultfd.
+	 */
+	uintptr_t p = park_of(r, page);
+	if (page_has_content(p))
+		fl_uffd_copy(fl_agent.uffd, page, p, FL_PAGE);
+	return 0;
+}
+
+static void reenable_pins(uintptr_t s, uintptr_t e)
+{
+	uintptr_t pins[64];
+	uint32_t n = fl_pins_collect(s, e, pins, 64);
+	for (uint32_t i = 0; i < n; i++) {
+		struct fl_range *r = fl_range_find(pins[i]);
+		if (r)
+			fl_uffd_move(fl_agent.uffd, pins[i], park_of(r, pins[i]), FL_PAGE, 0, NULL);
+	}
+}
+
+void fl_park_disable(uintptr_t s, uintptr_t e)
+{
+	fl_evms_forget(s, e);
+	if (fl_fork_depth) /* a fork child is about to copy this memory: it must be complete */
+		return;
+	for (int64_t i = fl_range_index_from(s); i >= 0 && (uint32_t)i < fl_range_count(); i++) {
+		struct fl_range *r = fl_range_at((uint32_t)i);
+		if (r->start >= e)
+			break;
+		uintptr_t a = r->start > s ? r->start : s, b = r->end < e ? r->end : e;
+		populate_bits(r, a, b);
+		bulk_move(r, a, b, 1, disable_fail);
+	}
+	reenable_pins(s, e);
+}
+
+void fl_park_restore(uintptr_t s, uintptr_t e)
+{
+	for (int64_t i = fl_range_index_from(s); i >= 0 && (uint32_t)i < fl_range_count(); i++) {
+		struct fl_range *r = fl_range_at((uint32_t)i);
+		if (r->start >= e)
+			break;
+		uintptr_t a = r->start > s ? r->start : s, b = r->end < e ? r->end : e;
+		bulk_move(r, a, b, 0, restore_fail);
+	}
+}
+
+void fl_park_discard(uintptr_t s, uintptr_t e)
+{
+	for (int64_t i = fl_range_index_from(s); i >= 0 && (uint32_t)i < fl_range_count(); i++) {
+		struct fl_range *r = fl_range_at((uint32_t)i);
+		if (r->start >= e)
+			break;
+		uintptr_t a = r->start > s ? r->start : s, b = r->end < e ? r->end : e;
+		discard_parking(r, a, b);
+		for (uintptr_t p = a; p < b; p += FL_PAGE)
+			fl_range_set_bit(r, p, 0);
+	}
+}
+
+int fl_park_trace_new(uintptr_t s, uintptr_t e, uint32_t source, int emit)
+{
+	int fd = fl_agent.uffd;
+	size_t len = e - s, npages = len / FL_PAGE;
+	size_t bits_len = FL_PAGE_UP((npages + 63) / 64 * 8);
+	uintptr_t park = (uintptr_t)fl_mem_map(len);
+	uint64_t *bits = fl_mem_map(bits_len);
+	int err = -ENOMEM;
+	if (!park || !bits)
+		goto fail;
+	if ((err = fl_uffd_register(fd, park, len)) != 0)
+		goto fail;
+	if ((err = fl_uffd_register(fd, s, len)) != 0) {
+		fl_uffd_unregister(fd, park, len);
+		goto fail;
+	}
+	struct fl_range r = { .start = s, .end = e, .park = park, .bits = bits, .bit0 = 0,
+			      .source = source, .bits_pages = (uint32_t)(bits_len / FL_PAGE) };
+	if ((err = fl_range_insert(&r)) != 0) {
+		fl_uffd_unregister(fd, s, len);
+		fl_uffd_unregister(fd, park, len);
+		goto fail;
+	}
+	fl_cnt.registered_pages += npages;
+	fl_park_disable(s, e);
+	if (emit)
+		fl_emit_event(FL_EV_TRACE_RANGE, (uint32_t)fl_gettid(), s, len, source, 0, NULL, 0);
+	return 0;
+fail:
+	if (park)
+		fl_mem_unmap((void *)park, len);
+	if (bits)
+		fl_mem_unmap(bits, bits_len);
+	return err;
+}
+
+static void free_bits_if_unused(const struct fl_range *piece)
+{
+	for (uint32_t i = 0; i < fl_range_count(); i++)
+		if (fl_range_at(i)->bits == piece->bits)
+			return;
+	fl_mem_unmap(piece->bits, (size_t)piece->bits_pages * FL_PAGE);
+}
+
+/*
+ * Stop tracing [s, e). unmapped: the program's mapping is already gone (UFFD_EVENT_UNMAP), so
+ * there is nothing to restore or unregister on the traced side; otherwise parked pages come
+ * home first and the traced part is unregistered.
+ */
+void fl_park_untrace(uintptr_t s, uintptr_t e, int unmapped)
+{
+	int fd = fl_agent.uffd;
+	fl_evms_forget(s, e);
+	fl_pins_forget(s, e);
+	for (;;) {
+		int64_t i = fl_range_index_from(s);
+		if (i < 0)
+			break;
+		struct fl_range r = *fl_range_at((uint32_t)i);
+		if (r.start >= e)
+			break;
+		uintptr_t a = r.start > s ? r.start : s, b = r.end < e ? r.end : e;
+		struct fl_range piece = sub_range(&r, a, b);
+		if (!unmapped) {
+			fl_park_restore(a, b);
+			fl_uffd_unregister(fd, a, b - a);
+		}
+		fl_range_remove_at((uint32_t)i);
+		if (r.start < a) {
+			struct fl_range left = sub_range(&r, r.start, a);
+			fl_range_insert(&left);
+		}
+		if (b < r.end) {
+			struct fl_range right = sub_range(&r, b, r.end);
+			fl_range_insert(&right);
+		}
+		fl_uffd_unregister(fd, piece.park, b - a);
+		fl_sys_munmap((void *)piece.park, b - a);
+		fl_mem_release(piece.park, piece.park + (b - a));
+		fl_cnt.registered_pages -= (b - a) / FL_PAGE;
+		free_bits_if_unused(&piece);
+		fl_emit_event(FL_EV_UNTRACE_RANGE, 0, a, b - a, 0, 0, NULL, 0);
+		s = b;
+	}
+}
+
+/*
+ * mremap moved [from, from + len) to [to, to + len) (UFFD_EVENT_REMAP): the PTEs moved with
+ * the mapping, the parking slots did not, so the range keeps its parking and bitmap and only
+ * its traced address changes. The new place never overlaps the old one.
+ */
+void fl_park_relocate(uintptr_t from, uintptr_t to, size_t len)
+{
+	uintptr_t s = from, e = from + len;
+	fl_evms_relocate(from, to, len);
+	fl_pins_forget(from, e);
+	for (;;) {
+		int64_t i = fl_range_index_from(s);
+		if (i < 0)
+			break;
+		struct fl_range r = *fl_range_at((uint32_t)i);
+		if (r.start >= e)
+			break;
+		uintptr_t a = r.start > s ? r.start : s, b = r.end < e ? r.end : e;
+		struct fl_range moved = sub_range(&r, a, b);
+		moved.start = a - from + to;
+		moved.end = b - from + to;
+		fl_range_remove_at((uint32_t)i);
+		if (r.start < a) {
+			struct fl_range left = sub_range(&r, r.start, a);
+			fl_range_insert(&left);
+		}
+		if (b < r.end) {
+			struct fl_range right = sub_range(&r, b, r.end);
+			fl_range_insert(&right);
+		}
+		fl_range_insert(&moved);
+		s = b;
+	}
+}
+
+static int fill_zero(uintptr_t page, int write)
+{
+	/* a write would only fault again on the read-only zero page: give it a private page now */
+	return write ? fl_uffd_copy(fl_agent.uffd, page, zero_src, FL_PAGE)
+		     : fl_uffd_zeropage(fl_agent.uffd, page, FL_PAGE);
+}
+
+/*
+ * Resolve the fault on page. Never leaves the faulting thread blocked: every path ends in a
+ * successful move/zero-fill (which wakes), an explicit UFFDIO_WAKE, or untracing the range.
+ */
+int fl_park_enable(uintptr_t page, int write)
+{
+	int fd = fl_agent.uffd;
+	for (int attempt = 0; attempt < EAGAIN_RETRIES; attempt++) {
+		struct fl_range *r = fl_range_find(page);
+		if (!r) {
+			/* registered by the kernel (e.g. a vma grown in place) but unknown to us */
+			int err = fill_zero(page, write);
+			if (err == -EAGAIN)
+				continue;
+			if (err)
+				fl_uffd_wake(fd, page, FL_PAGE);
+			return 0;
+		}
+		uintptr_t park = park_of(r, page);
+		int err = fl_uffd_move(fd, page, park, FL_PAGE, 0, NULL);
+		if (!err)
+			return 1;
+		if (err == -EAGAIN && attempt + 1 < EAGAIN_RETRIES) {
+			fl_cnt.races++;
+			continue;
+		}
+		if (err == -EEXIST) { /* already resolved (another thread's fault on the same page) */
+			fl_cnt.races++;
+			fl_uffd_wake(fd, page, FL_PAGE);
+			return 0;
+		}
+		if (err == -ENOENT) { /* nothing parked: never populated or discarded */
+			err = fill_zero(page, write);
+			if (!err)
+				return 1;
+			if (err == -EAGAIN) {
+				fl_cnt.races++;
+				continue;
+			}
+			if (err == -EEXIST) {
+				fl_cnt.races++;
+				fl_uffd_wake(fd, page, FL_PAGE);
+				return 0;
+			}
+		} else if (page_has_content(park)) {
+			/*
+			 * Move refused (protection changed, or persistent EAGAIN): copy the contents;
+			 * the stale parked copy is discarded when its slot is next needed (EEXIST).
+			 * The page stays out of the EVMS: it is enabled but cannot be disabled.
+			 */
+			fl_cnt.races++;
+			err = fl_uffd_copy(fd, page, park, FL_PAGE);
+			if (!err)
+				return 0;
+			if (err == -EEXIST) {
+				fl_uffd_wake(fd, page, FL_PAGE);
+				return 0;
+			}
+		} else if (err == -EAGAIN) {
+			continue;
+		}
+		break;
+	}
+	/* cannot resolve this page through the parking area: give the range back to the program */
+	struct fl_range *r = fl_range_find(page);
+	if (r)
+		fl_park_untrace(r->start, r->end, 0);
+	fl_uffd_wake(fd, page, FL_PAGE);
+	return 0;
+}
+
+static void evict(uintptr_t page)
+{
+	int fd = fl_agent.uffd;
+	if (fl_pins_has(page))
+		return;
+	for (int attempt = 0; attempt < EAGAIN_RETRIES; attempt++) {
+		struct fl_range *r = fl_range_find(page);
+		if (!r) /* the mapping went away: forget the page */
+			return;
+		int err = fl_uffd_move(fd, park_of(r, page), page, FL_PAGE, UFFDIO_MOVE_MODE_DONTWAKE, NULL);
+		if (!err) {
+			fl_cnt.evictions++;
+			return;
+		}
+		if (err == -EAGAIN) {
+			fl_cnt.races++;
+			continue;
+		}
+		if (err == -EEXIST) {
+			discard_parking(r, page, page + FL_PAGE);
+			continue;
+		}
+		if (err != -ENOENT) /* ENOENT: zapped under us, nothing to disable */
+			fl_cnt.lost++;
+		return;
+	}
+}
+
+void fl_park_evict_to(uint32_t count)
+{
+	if (fl_fork_depth)
+		return;
+	while (fl_evms_count() > count)
+		evict(fl_evms_pop());
+}
+
+void fl_park_pin(uintptr_t addr)
+{
+	uintptr_t page = FL_PAGE_DOWN(addr);
+	fl_pins_add(page);
+	fl_evms_forget(page, page + FL_PAGE);
+	struct fl_range *r = fl_range_find(page);
+	if (r)
+		fl_uffd_move(fl_agent.uffd, page, park_of(r, page), FL_PAGE, 0, NULL);
+}
+
+/* teardown: every parked page home, every range and parking area unregistered */
+int fl_park_untrace_all(void)
+{
+	while (fl_range_count()) {
+		struct fl_range *r = fl_range_at(fl_range_count() - 1);
+		fl_park_untrace(r->start, r->end, 0);
+	}
+	fl_evms_clear();
+	return 0;
+}

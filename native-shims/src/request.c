@@ -1,0 +1,140 @@
+/*
+ * request.c: how a program thread asks the handler to change agent state (register a new
+ * mapping, trace a range, prepare a fork). The handler is the single writer of agent state, so
+ * program threads post a request and sleep on it.
+ *
+ * Slot protocol (futex word = state):
+ *   FREE -CAS-> FILLING (poster) -store-> POSTED (poster, then eventfd wakes the handler)
+ *   POSTED -CAS-> TAKEN (handler) -> DONE (handler, futex wake) -> FREE (poster, after reading)
+ *   POSTED -CAS-> FREE (poster, only once the handler is gone: it cancels its own request)
+ * The CAS on POSTED decides who owns a request when the handler stops concurrently, so a
+ * poster never sleeps forever: it re-checks every 50 ms whether the handler is still there.
+ *
+ * A posting thread may fault on its own stack while it waits; that is fine, the handler
+ * resolves those faults between requests. It must not hold a lock the handler needs, and the
+ * handler needs none (it never calls malloc or stdio).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "fl_internal.h"
+
+static struct fl_req *slots;
+static int evfd = -1;
+static uint32_t posted; /* requests posted and not yet taken: lets the handler skip the scan */
+
+int fl_req_init(void)
+{
+	slots = fl_mem_map(FL_REQ_SLOTS * sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	return evfd < 0 ? -errno : 0;
+}
+
+int fl_req_eventfd(void)
+{
+	return evfd;
+}
+
+int fl_req_pending(void)
+{
+	return __atomic_load_n(&posted, __ATOMIC_ACQUIRE) != 0;
+}
+
+int fl_req_call(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+	if (!fl_tracing() || fl_handler_is_handler_thread())
+		return -ENOSYS;
+	struct fl_req *q = NULL;
+	for (int spins = 0; !q; spins++) {
+		for (int i = 0; i < FL_REQ_SLOTS; i++) {
+			uint32_t expect = FL_RS_FREE;
+			if (__atomic_compare_exchange_n(&slots[i].state, &expect, FL_RS_FILLING, 0, __ATOMIC_ACQUIRE,
+							__ATOMIC_RELAXED)) {
+				q = &slots[i];
+				break;
+			}
+		}
+		if (!q) {
+			if (!fl_tracing())
+				return -ENOSYS;
+			sched_yield();
+		}
+	}
+	q->type = type;
+	q->tid = fl_gettid();
+	q->a = a;
+	q->b = b;
+	q->c = c;
+	q->d = d;
+	q->result = 0;
+	__atomic_fetch_add(&posted, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&q->state, FL_RS_POSTED, __ATOMIC_RELEASE);
+	uint64_t one = 1;
+	ssize_t w = write(evfd, &one, sizeof(one));
+	(void)w; /* EAGAIN only if the counter is saturated: the handler is awake anyway */
+
+	for (;;) {
+		uint32_t s = __atomic_load_n(&q->state, __ATOMIC_ACQUIRE);
+		if (s == FL_RS_DONE)
+			break;
+		if (s == FL_RS_POSTED && !fl_tracing()) {
+			uint32_t expect = FL_RS_POSTED;
+			if (__atomic_compare_exchange_n(&q->state, &expect, FL_RS_FREE, 0, __ATOMIC_ACQ_REL,
+							__ATOMIC_ACQUIRE)) {
+				__atomic_fetch_sub(&posted, 1, __ATOMIC_RELEASE);
+				return -ENOSYS;
+			}
+			continue;
+		}
+		fl_futex_wait(&q->state, s, 50 * 1000 * 1000L);
+	}
+	int result = q->result;
+	__atomic_store_n(&q->state, FL_RS_FREE, __ATOMIC_RELEASE);
+	return result;
+}
+
+static int take(struct fl_req *q)
+{
+	uint32_t expect = FL_RS_POSTED;
+	if (!__atomic_compare_exchange_n(&q->state, &expect, FL_RS_TAKEN, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return 0;
+	__atomic_fetch_sub(&posted, 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
+static void finish(struct fl_req *q, int result)
+{
+	q->result = result;
+	__atomic_store_n(&q->state, FL_RS_DONE, __ATOMIC_RELEASE);
+	fl_futex_wake(&q->state);
+}
+
+int fl_req_serve(int (*fn)(struct fl_req *))
+{
+	uint64_t drained;
+	ssize_t r = read(evfd, &drained, sizeof(drained));
+	(void)r;
+	int served = 0;
+	for (int i = 0; i < FL_REQ_SLOTS; i++) {
+		if (__atomic_load_n(&slots[i].state, __ATOMIC_ACQUIRE) != FL_RS_POSTED)
+			continue;
+		if (!take(&slots[i]))
+			continue;
+		finish(&slots[i], fn(&slots[i]));
+		served++;
+	}
+	return served;
+}
+
+/* handler, after clearing fl_agent.active: nobody will serve requests any more */
+void fl_req_cancel_all(void)
+{
+	for (int i = 0; i < FL_REQ_SLOTS; i++)
+		if (__atomic_load_n(&slots[i].state, __ATOMIC_ACQUIRE) == FL_RS_POSTED && take(&slots[i]))
+			finish(&slots[i], -ENOSYS);
+}

@@ -1,0 +1,124 @@
+/*
+ * sys.c: raw system calls and tiny helpers usable on the handler thread. The agent exports its
+ * own mmap/munmap wrappers, so calling "mmap" from inside the library would re-enter them:
+ * agent memory is mapped with syscall(2) instead. Nothing here allocates or uses stdio.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/futex.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fl_internal.h"
+
+void *fl_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+}
+
+int fl_sys_munmap(void *addr, size_t len)
+{
+	return (int)syscall(SYS_munmap, addr, len);
+}
+
+int fl_sys_madvise(void *addr, size_t len, int advice)
+{
+	return (int)syscall(SYS_madvise, addr, len, advice);
+}
+
+pid_t fl_gettid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+uint64_t fl_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+size_t fl_fmt_u64(char *buf, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0, i;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	return n;
+}
+
+void fl_log(const char *a, const char *b, const char *c)
+{
+	char line[512];
+	size_t n = 0;
+	const char *parts[4] = { "faultline agent: ", a, b, c };
+	for (int i = 0; i < 4; i++) {
+		if (!parts[i])
+			continue;
+		size_t l = strlen(parts[i]);
+		if (l > sizeof(line) - 2 - n)
+			l = sizeof(line) - 2 - n;
+		memcpy(line + n, parts[i], l);
+		n += l;
+	}
+	line[n++] = '\n';
+	ssize_t w = write(2, line, n);
+	(void)w;
+}
+
+int fl_futex_wait(uint32_t *word, uint32_t expected, long timeout_ns)
+{
+	struct timespec ts = { timeout_ns / 1000000000L, timeout_ns % 1000000000L };
+	long r = syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, timeout_ns > 0 ? &ts : NULL, NULL, 0);
+	return r < 0 ? -errno : 0;
+}
+
+void fl_futex_wake(uint32_t *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
+}
+
+int fl_debug;
+
+/* FAULTLINE_DEBUG=1: one line per primitive, for tests; write(2) only, usable on the handler */
+void fl_debug_op(const char *what, uintptr_t a, uintptr_t b, long r)
+{
+	char line[160];
+	size_t n = 0;
+	const char *pre = "faultline debug: ";
+	memcpy(line, pre, strlen(pre));
+	n += strlen(pre);
+	size_t l = strlen(what);
+	memcpy(line + n, what, l);
+	n += l;
+	uintptr_t v[2] = { a, b };
+	for (int i = 0; i < 2; i++) {
+		line[n++] = ' ';
+		line[n++] = '0';
+		line[n++] = 'x';
+		char tmp[16];
+		int k = 0;
+		do {
+			tmp[k++] = "0123456789abcdef"[v[i] & 15];
+			v[i] >>= 4;
+		} while (v[i]);
+		while (k)
+			line[n++] = tmp[--k];
+	}
+	line[n++] = ' ';
+	if (r < 0) {
+		line[n++] = '-';
+		r = -r;
+	}
+	n += fl_fmt_u64(line + n, (uint64_t)r);
+	line[n++] = '\n';
+	ssize_t w = write(2, line, n);
+	(void)w;
+}

@@ -1,0 +1,89 @@
+/*
+ * uffd.c: userfaultfd primitives. Each returns 0 or -errno and does nothing else: the policy
+ * (what to move where, how to react to EEXIST/EAGAIN) lives in handler.c.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fl_internal.h"
+
+/*
+ * Never UFFD_USER_MODE_ONLY: a kernel-mode access (read(2) into a disabled page, a signal frame
+ * written onto a disabled stack page) must wait for the handler and then succeed, not fail
+ * with EFAULT. That needs /dev/userfaultfd access or privilege.
+ */
+int fl_uffd_open(void)
+{
+	int dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
+	if (dev >= 0) {
+		int fd = ioctl(dev, USERFAULTFD_IOC_NEW, O_CLOEXEC | O_NONBLOCK);
+		int err = errno;
+		close(dev);
+		if (fd >= 0)
+			return fd;
+		errno = err;
+	}
+	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	return fd >= 0 ? fd : -errno;
+}
+
+int fl_uffd_api(int fd, uint64_t want, uint64_t *got)
+{
+	struct uffdio_api api = { .api = UFFD_API, .features = want };
+	if (ioctl(fd, UFFDIO_API, &api) < 0)
+		return -errno;
+	if (got)
+		*got = api.features;
+	return 0;
+}
+
+int fl_uffd_register(int fd, uintptr_t start, size_t len)
+{
+	struct uffdio_register reg = { .range = { start, len }, .mode = UFFDIO_REGISTER_MODE_MISSING };
+	int r = ioctl(fd, UFFDIO_REGISTER, &reg) < 0 ? -errno : 0;
+	FL_DEBUG("register", start, len, r);
+	return r;
+}
+
+int fl_uffd_unregister(int fd, uintptr_t start, size_t len)
+{
+	struct uffdio_range r = { start, len };
+	return ioctl(fd, UFFDIO_UNREGISTER, &r) < 0 ? -errno : 0;
+}
+
+/* moved (may be NULL) receives the bytes moved before an error, as the kernel reports them */
+int fl_uffd_move(int fd, uintptr_t dst, uintptr_t src, size_t len, uint64_t mode, int64_t *moved)
+{
+	struct uffdio_move m = { .dst = dst, .src = src, .len = len, .mode = mode, .move = 0 };
+	int r = ioctl(fd, UFFDIO_MOVE, &m) < 0 ? -errno : 0;
+	FL_DEBUG("move", dst, src, r ? r : (long)len);
+	if (moved)
+		*moved = m.move;
+	return r;
+}
+
+int fl_uffd_zeropage(int fd, uintptr_t dst, size_t len)
+{
+	struct uffdio_zeropage z = { .range = { dst, len }, .mode = 0 };
+	int r = ioctl(fd, UFFDIO_ZEROPAGE, &z) < 0 ? -errno : 0;
+	FL_DEBUG("zeropage", dst, len, r);
+	return r;
+}
+
+int fl_uffd_copy(int fd, uintptr_t dst, uintptr_t src, size_t len)
+{
+	struct uffdio_copy c = { .dst = dst, .src = src, .len = len, .mode = 0 };
+	int r = ioctl(fd, UFFDIO_COPY, &c) < 0 ? -errno : 0;
+	FL_DEBUG("copy", dst, src, r);
+	return r;
+}
+
+int fl_uffd_wake(int fd, uintptr_t start, size_t len)
+{
+	struct uffdio_range r = { start, len };
+	return ioctl(fd, UFFDIO_WAKE, &r) < 0 ? -errno : 0;
+}

@@ -1,0 +1,156 @@
+package io.faultline.capture;
+
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+
+import io.faultline.format.TraceHeader;
+import io.faultline.format.TraceLayout;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Each bad input gets one line on stderr that names the problem, and a non-zero exit. */
+class BadInputTest
+{
+    @TempDir
+    Path tmp;
+
+    private static void assertOneLineError(final Faultline.Result result, final String expected)
+    {
+        assertNotEquals(0, result.status(), result.describe());
+        final String err = result.err().strip();
+        assertEquals(1, err.lines().count(), "one line: " + result.describe());
+        assertTrue(err.contains(expected), "'" + expected + "' in: " + err);
+    }
+
+    private static void assertNoTrace(final Path dir) throws Exception
+    {
+        if (Files.exists(dir.resolve(TraceLayout.HEADER_FILE)))
+        {
+            assertFalse(TraceHeader.read(dir.resolve(TraceLayout.HEADER_FILE)).isComplete(), "no complete trace in " + dir);
+        }
+    }
+
+    @Test
+    void missingAndUnknownCommands() throws Exception
+    {
+        assertOneLineError(Faultline.run(), "missing command");
+        assertOneLineError(Faultline.run("recrod"), "unknown command 'recrod'");
+    }
+
+    @Test
+    void unknownOptionAndMissingParts() throws Exception
+    {
+        assertOneLineError(Faultline.run("record", "--evmz", "4", "-o", tmp.resolve("t").toString(), "--", "true"),
+            "unknown option --evmz");
+        assertOneLineError(Faultline.run("record", "-o", tmp.resolve("t").toString()), "missing program");
+        assertOneLineError(Faultline.run("record", "--", "true"), "missing -o");
+        assertOneLineError(Faultline.run("record", "--evms", "0", "-o", tmp.resolve("t").toString(), "--", "true"),
+            "--evms must be between 1");
+        assertOneLineError(Faultline.run("record", "--scope", "some", "-o", tmp.resolve("t").toString(), "--", "true"),
+            "unknown scope 'some'");
+        assertOneLineError(Faultline.run("dump", "--format", "xml", tmp.toString()), "unknown dump format 'xml'");
+    }
+
+    @Test
+    void programThatDoesNotExist() throws Exception
+    {
+        final Path out = tmp.resolve("t");
+        assertOneLineError(Faultline.run("record", "-o", out.toString(), "--", "no-such-program-xyz"),
+            "no-such-program-xyz was not found on PATH");
+        assertOneLineError(Faultline.run("record", "-o", out.toString(), "--", "/nonexistent/prog"),
+            "/nonexistent/prog does not exist");
+        assertFalse(Files.exists(out));
+    }
+
+    @Test
+    void outputThatIsNotUsable() throws Exception
+    {
+        final Path file = Files.writeString(tmp.resolve("file"), "x");
+        assertOneLineError(Faultline.run("record", "-o", file.resolve("sub").toString(), "--", "true"), "is not a directory");
+        assertOneLineError(Faultline.run("record", "-o", file.toString(), "--", "true"), "is not a directory");
+        final Path trace = tmp.resolve("trace");
+        assertEquals(0, Faultline.run("record", "-q", "-o", trace.toString(), "--", "true").status());
+        assertOneLineError(Faultline.run("record", "-o", trace.toString(), "--", "true"), "already holds a trace");
+        assertTrue(TraceHeader.read(trace.resolve(TraceLayout.HEADER_FILE)).isComplete(), "the old trace is untouched");
+    }
+
+    @Test
+    void staticallyLinkedProgramCannotLoadTheAgent() throws Exception
+    {
+        final Path program = Workloads.build("churn", "-static");
+        final Path out = tmp.resolve("t");
+        assertOneLineError(Faultline.run("record", "-o", out.toString(), "--", program.toString(), "1"),
+            "is statically linked");
+        assertNoTrace(out);
+    }
+
+    @Test
+    void setuidProgramOfAnotherUserCannotLoadTheAgent() throws Exception
+    {
+        final Path program = Files.copy(Workloads.build("churn"), tmp.resolve("churn-setuid"));
+        final int status = new ProcessBuilder("sh", "-c", "chown 65534 '" + program + "' && chmod 4755 '" + program + "'")
+            .inheritIO().start().waitFor();
+        assertEquals(0, status, "chown/chmod (the tests run as root)");
+        assertOneLineError(Faultline.run("record", "-o", tmp.resolve("t").toString(), "--", program.toString(), "1"),
+            "is setuid");
+    }
+
+    @Test
+    void scriptWhoseInterpreterIsStaticNeverLoadsTheAgentAndNoTraceIsKept() throws Exception
+    {
+        // The preflight check passes (a script is not ELF), but the kernel runs a static
+        // interpreter: the agent never loads, which the recorder finds out at the end.
+        final Path script = tmp.resolve("script");
+        Files.writeString(script, "#!" + Workloads.build("churn", "-static") + "\n");
+        script.toFile().setExecutable(true);
+        final Path out = tmp.resolve("t");
+        assertOneLineError(Faultline.run("record", "-o", out.toString(), "--", script.toString()),
+            "never loaded the agent");
+        assertNoTrace(out);
+    }
+
+    @Test
+    void corruptAndTruncatedTracesAreRefusedByInfoAndDump() throws Exception
+    {
+        final Path trace = tmp.resolve("trace");
+        assertEquals(0, Faultline.run("record", "-q", "--evms", "8", "-o", trace.toString(), "--",
+            Workloads.build("churn").toString(), "1").status());
+        assertEquals(0, Faultline.run("info", trace.toString()).status());
+
+        assertOneLineError(Faultline.run("info", tmp.resolve("nothing").toString()), "no trace at");
+        assertOneLineError(Faultline.run("dump", tmp.toString()), "is not a faultline trace");
+
+        final Path header = trace.resolve(TraceLayout.HEADER_FILE);
+        final TraceHeader original = TraceHeader.read(header);
+        TraceHeader.read(header).put(TraceHeader.REFERENCES, original.longValue(TraceHeader.REFERENCES) + 5).write(header);
+        assertOneLineError(Faultline.run("info", trace.toString()), "truncated trace");
+        assertOneLineError(Faultline.run("dump", trace.toString()), "truncated trace");
+        original.write(header);
+
+        Files.writeString(header, "garbage\u0000=\\u12");
+        assertOneLineError(Faultline.run("info", trace.toString()), "trace header");
+        original.write(header);
+
+        try (Stream<Path> files = Files.list(trace.resolve(TraceLayout.QUEUE_DIR)))
+        {
+            for (final Path cq4 : files.filter(p -> p.toString().endsWith(".cq4")).toList())
+            {
+                try (RandomAccessFile raf = new RandomAccessFile(cq4.toFile(), "rw"))
+                {
+                    raf.setLength(Math.min(raf.length(), 3000));
+                }
+            }
+        }
+        final Faultline.Result truncated = Faultline.run(List.of("dump", trace.toString()), 60);
+        assertNotEquals(0, truncated.status(), truncated.describe());
+        assertEquals(1, truncated.err().strip().lines().count(), truncated.describe());
+    }
+}

@@ -1,0 +1,65 @@
+package io.faultline.capture;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Tracing never changes what a program computes: the same output with and without faultline. */
+class IntegrityTest
+{
+    @TempDir
+    Path tmp;
+
+    @Test
+    void heapMmapAndStackChurnGivesTheNativeChecksumUnderScopeAll() throws Exception
+    {
+        final String churn = Workloads.build("churn").toString();
+        final Faultline.Result nativeRun = Faultline.exec(List.of(churn, "6"), 120);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        for (final String evms : List.of("1", "16", "512"))
+        {
+            final Path trace = tmp.resolve("churn-" + evms);
+            final Faultline.Result traced = Faultline.run(List.of("record", "-q", "-o", trace.toString(), "--evms", evms,
+                "--", churn, "6"), 300);
+            assertEquals(0, traced.status(), traced.describe());
+            assertEquals(nativeRun.out(), traced.out(), "evms " + evms);
+            final Traces traces = Traces.read(trace);
+            assertTrue(traces.refs.size() > 1000, "a scope-all trace of churn holds its references: " + traces.refs.size());
+        }
+    }
+
+    @Test
+    void memoryChecksumOfTheRegisteredRangeIsUnchangedUnderScopeApi() throws Exception
+    {
+        final Path data = tmp.resolve("data.bin");
+        final byte[] bytes = new byte[4096];
+        for (int i = 0; i < bytes.length; i++)
+        {
+            bytes[i] = (byte)(i * 13 + 5);
+        }
+        Files.write(data, bytes);
+        final String workload = Workloads.build("api_script").toString();
+        final List<String> args = List.of(workload, "64", "40", "w3,r5,s7,w60,s63,r1,w40,s2", data.toString(), "checksum");
+        final Faultline.Result nativeRun = Faultline.exec(args, 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        final Path trace = tmp.resolve("api");
+        final List<String> record = new java.util.ArrayList<>(List.of("record", "-q", "-o", trace.toString(),
+            "--scope", "api", "--evms", "3", "--"));
+        record.addAll(args);
+        final Faultline.Result traced = Faultline.run(record, 120);
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals(stripBase(nativeRun.out()), stripBase(traced.out()));
+        assertTrue(Traces.read(trace).refs.size() >= 64, "the checksum pass reads every one of the 64 pages");
+    }
+
+    private static String stripBase(final String out)
+    {
+        return out.replaceAll("base=0x[0-9a-f]+ ", "");
+    }
+}

@@ -1,0 +1,103 @@
+package io.faultline.capture;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.faultline.format.TraceHeader;
+import io.faultline.format.TraceLayout;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Exit statuses, signals, a dying recorder: the program's fate is its own, and the trace completes. */
+class LifecycleTest
+{
+    @TempDir
+    Path tmp;
+
+    @Test
+    void exitStatusOfTheProgramIsTheRecordersAndTheTraceCompletes() throws Exception
+    {
+        final Path trace = tmp.resolve("exit");
+        final Faultline.Result result = Faultline.run("record", "-q", "-o", trace.toString(), "--",
+            Workloads.build("churn").toString(), "1", "exit", "7");
+        assertEquals(7, result.status(), result.describe());
+        final TraceHeader header = TraceHeader.read(trace.resolve(TraceLayout.HEADER_FILE));
+        assertTrue(header.isComplete());
+        assertEquals("7", header.get(TraceHeader.EXIT_STATUS));
+        final Faultline.Result info = Faultline.run("info", trace.toString());
+        assertEquals(0, info.status(), info.describe());
+        assertTrue(info.out().contains("exit status 7"), info.out());
+    }
+
+    @Test
+    void programKilledBySignalGives128PlusNAndACompleteTrace() throws Exception
+    {
+        final Path trace = tmp.resolve("killed");
+        final Faultline.Result result = Faultline.run("record", "-q", "-o", trace.toString(), "--",
+            Workloads.build("churn").toString(), "1", "signal", "11");
+        assertEquals(128 + 11, result.status(), result.describe());
+        assertTrue(result.out().contains("churn rounds=1"), "output written before the crash is kept");
+        assertTrue(Traces.read(trace).refs.size() > 0);
+    }
+
+    @Test
+    void sigtermIsForwardedToTheProgram() throws Exception
+    {
+        final Path trace = tmp.resolve("term");
+        final Path out = tmp.resolve("out.txt");
+        final Process recorder = Faultline.builder(List.of("record", "-q", "-o", trace.toString(), "--",
+            Workloads.build("churn").toString(), "1", "sleep", "60"))
+            .redirectOutput(out.toFile()).redirectErrorStream(true).start();
+        waitForFile(out, "churn rounds=1");
+        // Signal only the recorder (as `kill PID` would): it must pass SIGTERM on to the program.
+        recorder.toHandle().destroy();
+        assertTrue(recorder.waitFor(60, TimeUnit.SECONDS), "the recording ends once the program does");
+        assertEquals(128 + 15, recorder.exitValue(), Files.readString(out));
+        assertTrue(TraceHeader.read(trace.resolve(TraceLayout.HEADER_FILE)).isComplete());
+    }
+
+    @Test
+    void programCompletesCorrectlyWhenTheRecorderIsKilled() throws Exception
+    {
+        final String churn = Workloads.build("churn").toString();
+        final Faultline.Result nativeRun = Faultline.exec(List.of(churn, "1", "sleep", "3"), 120);
+        final Path trace = tmp.resolve("orphan");
+        final Path out = tmp.resolve("out.txt");
+        final Process recorder = Faultline.builder(List.of("record", "-q", "--evms", "4", "-o", trace.toString(), "--",
+            churn, "1", "sleep", "3"))
+            .redirectOutput(out.toFile()).redirectError(tmp.resolve("err.txt").toFile()).start();
+        waitForFile(out, "churn rounds=1");
+        final List<ProcessHandle> program = recorder.toHandle().descendants().toList();
+        recorder.toHandle().destroyForcibly();
+        recorder.waitFor(30, TimeUnit.SECONDS);
+        for (final ProcessHandle p : program)
+        {
+            p.onExit().get(60, TimeUnit.SECONDS);
+        }
+        waitForFile(out, "after-sleep=");
+        assertEquals(nativeRun.out(), Files.readString(out), "the orphaned program finishes with native output");
+        final Faultline.Result info = Faultline.run("info", trace.toString());
+        assertEquals(1, info.status());
+        assertTrue(info.err().contains("is incomplete (state=recording)"), info.describe());
+    }
+
+    static void waitForFile(final Path file, final String text) throws Exception
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline)
+        {
+            if (Files.exists(file) && Files.readString(file).contains(text))
+            {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no '" + text + "' in " + file + " within 60 s: "
+            + (Files.exists(file) ? Files.readString(file) : "(missing)"));
+    }
+}

@@ -1,0 +1,48 @@
+package io.faultline.capture;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.faultline.format.TraceEvent;
+import io.faultline.format.TraceReader;
+import io.faultline.format.TraceVisitor;
+
+/** A recorded trace read into memory, for assertions. */
+final class Traces
+{
+    record Ref(long seq, int pid, int tid, long address, boolean write)
+    {
+        char kind()
+        {
+            return write ? 'w' : 'r';
+        }
+    }
+
+    final List<Ref> refs = new ArrayList<>();
+    final List<TraceEvent> events = new ArrayList<>();
+
+    static Traces read(final Path dir)
+    {
+        final Traces traces = new Traces();
+        try (TraceReader reader = TraceReader.open(dir))
+        {
+            reader.forEach(new TraceVisitor()
+            {
+                @Override
+                public void onReference(final long seq, final long timeNs, final int pid, final int tid,
+                    final long address, final boolean write)
+                {
+                    traces.refs.add(new Ref(seq, pid, tid, address, write));
+                }
+
+                @Override
+                public void onEvent(final TraceEvent event)
+                {
+                    traces.events.add(event);
+                }
+            });
+        }
+        return traces;
+    }
+}

@@ -1,0 +1,77 @@
+/*
+ * api_script: a workload with a known reference sequence, for exactness tests.
+ *
+ *   api_script PAGES POPULATE SCRIPT [DATAFILE]
+ *
+ * Maps PAGES private anonymous pages, writes a pattern into the first POPULATE of them, registers
+ * the whole range with faultline_trace_range (when the agent is loaded), then runs SCRIPT: words
+ * separated by commas, each `rK` (read one byte of page K), `wK` (write one byte of page K) or
+ * `sK` (read(2) 100 bytes of DATAFILE into page K: a kernel-mode write). Prints the range's base
+ * address and a checksum of the whole range, so a traced and a native run can be compared.
+ * Every access goes through a volatile pointer: the compiler may neither drop nor reorder them.
+ */
+#include <faultline.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define PAGE 4096
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: api_script PAGES POPULATE SCRIPT [DATAFILE]\n");
+        return 2;
+    }
+    long pages = atol(argv[1]);
+    long populate = atol(argv[2]);
+    const char *script = argv[3];
+    const char *datafile = argc > 4 ? argv[4] : "/dev/null";
+    volatile unsigned char *base = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE,
+                                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) {
+        perror("mmap");
+        return 1;
+    }
+    for (long p = 0; p < populate; p++)
+        for (long i = 0; i < PAGE; i += 64)
+            base[p * PAGE + i] = (unsigned char)(p * 7 + i);
+    if (faultline_trace_range && faultline_trace_range((void *)base, pages * PAGE) != 0) {
+        perror("faultline_trace_range");
+        return 1;
+    }
+    unsigned long sum = 0;
+    for (const char *s = script; *s; ) {
+        char op = *s++;
+        long page = strtol(s, (char **)&s, 10);
+        if (*s == ',')
+            s++;
+        volatile unsigned char *at = base + page * PAGE + (page * 8) % PAGE;
+        if (op == 'r') {
+            sum += *at;
+        } else if (op == 'w') {
+            *at = (unsigned char)(page * 3 + 1); /* a pure store: a read-modify-write would trap as a read */
+        } else if (op == 's') {
+            int fd = open(datafile, O_RDONLY);
+            if (fd < 0 || read(fd, (void *)(base + page * PAGE + 100), 100) < 0) {
+                perror("read");
+                return 1;
+            }
+            close(fd);
+        } else {
+            fprintf(stderr, "bad op %c\n", op);
+            return 2;
+        }
+    }
+    /* Not part of the script: the checksum reads every page, after the script's records. */
+    unsigned long check = 0;
+    if (argc > 5 && strcmp(argv[5], "checksum") == 0)
+        for (long i = 0; i < pages * PAGE; i++)
+            check = check * 31 + base[i];
+    printf("base=%p sum=%lu checksum=%lu\n", (void *)base, sum, check);
+    return 0;
+}
