@@ -35,7 +35,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Records per second the recorder sustains from a ring into the Chronicle Queue trace: the ring
  * is filled with chunks exactly as the agent writes them (untimed), then the {@link Logger}
- * drains it (timed): ring read, excerpt append, statistics. One operation = one record.
+ * drains it (timed): ring read, joining of one thread's consecutive chunks into excerpts of up
+ * to 256 records, excerpt append, statistics. One operation = one record.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -90,7 +91,7 @@ public class RecorderBenchmark
         Files.delete(dir);
         writer = TraceWriter.create(dir, TraceHeader.create()
             .put(TraceHeader.FORMAT_VERSION, TraceLayout.FORMAT_VERSION).put(TraceHeader.PAGE_SIZE, 4096));
-        logger = new Logger(shm, writer, new TraceStats(4096));
+        logger = new Logger(shm, writer, new TraceStats(4096), 256);
     }
 
     /** Untimed: the agent's side, chunks of chunkRecords records of one thread. */

@@ -1,16 +1,24 @@
 package io.faultline.tracer;
 
+import io.faultline.format.ChunkDescriptor;
 import io.faultline.format.ShmLayout;
 import io.faultline.format.TraceLayout;
 import io.faultline.format.TraceWriter;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
 
 /**
- * Moca's logger as an Agrona {@link Agent}: drains every claimed slot's ring into the trace,
- * chunk by chunk, so the agents never wait on a full ring for long. Single writer of the trace
- * and of the statistics while it runs.
+ * Moca's logger as an Agrona {@link Agent}: drains every claimed slot's ring into the trace so
+ * the agents never wait on a full ring for long. Single writer of the trace and of the
+ * statistics while it runs.
+ * <p>
+ * The agent must publish each batch of records before it resolves their faults, so a
+ * single-threaded program yields one-record chunks. The logger joins consecutive chunks of the
+ * same thread (up to the configured chunk size) into one excerpt: the trace keeps the meaning
+ * of a chunk, consecutive references of one thread, with far fewer excerpts. An event, another
+ * thread's chunk or an empty ring ends the chunk being joined.
  */
 public final class Logger implements Agent
 {
@@ -19,24 +27,51 @@ public final class Logger implements Agent
     private final SharedMemory shm;
     private final TraceWriter writer;
     private final TraceStats stats;
+    private final int maxRecords;
+    private final UnsafeBuffer joined;
+    private int joinedRecords;
     private int slotsInUse;
 
-    public Logger(final SharedMemory shm, final TraceWriter writer, final TraceStats stats)
+    public Logger(final SharedMemory shm, final TraceWriter writer, final TraceStats stats, final int chunkRecords)
     {
         this.shm = shm;
         this.writer = writer;
         this.stats = stats;
+        this.maxRecords = chunkRecords;
+        this.joined = new UnsafeBuffer(new byte[ChunkDescriptor.length(chunkRecords)]);
     }
 
     private void onMessage(final int type, final MutableDirectBuffer buffer, final int index, final int length)
     {
         if (type == ShmLayout.MSG_CHUNK)
         {
-            writer.write(TraceLayout.EXCERPT_CHUNK, buffer, index, length);
-            stats.onChunk(buffer, index);
+            final int count = buffer.getInt(index + ChunkDescriptor.COUNT);
+            if (joinedRecords > 0 && (joinedRecords + count > maxRecords
+                || buffer.getInt(index + ChunkDescriptor.TID) != joined.getInt(ChunkDescriptor.TID)
+                || buffer.getInt(index + ChunkDescriptor.PID) != joined.getInt(ChunkDescriptor.PID)))
+            {
+                flushJoined();
+            }
+            if (count > maxRecords)
+            {
+                writer.write(TraceLayout.EXCERPT_CHUNK, buffer, index, length);
+                stats.onChunk(buffer, index);
+            }
+            else if (joinedRecords == 0)
+            {
+                joined.putBytes(0, buffer, index, length);
+                joinedRecords = count;
+            }
+            else
+            {
+                joined.putBytes(ChunkDescriptor.recordOffset(joinedRecords), buffer,
+                    index + ChunkDescriptor.HEADER_SIZE, length - ChunkDescriptor.HEADER_SIZE);
+                joinedRecords += count;
+            }
         }
         else if (type == ShmLayout.MSG_EVENT)
         {
+            flushJoined();
             writer.write(TraceLayout.EXCERPT_EVENT, buffer, index, length);
             stats.onEvent(buffer, index);
         }
@@ -59,10 +94,28 @@ public final class Logger implements Agent
                 break;
             }
             final OneToOneRingBuffer ring = shm.ring(slot);
-            work += ring.read(this::onMessage, READ_LIMIT);
+            final int read = ring.read(this::onMessage, READ_LIMIT);
+            if (read < READ_LIMIT)
+            {
+                // the ring is empty for now: do not hold records back waiting for more
+                flushJoined();
+            }
+            work += read;
         }
         slotsInUse = Math.max(slotsInUse, slot);
         return work;
+    }
+
+    private void flushJoined()
+    {
+        if (joinedRecords > 0)
+        {
+            joined.putInt(ChunkDescriptor.COUNT, joinedRecords);
+            final int length = ChunkDescriptor.length(joinedRecords);
+            writer.write(TraceLayout.EXCERPT_CHUNK, joined, 0, length);
+            stats.onChunk(joined, 0);
+            joinedRecords = 0;
+        }
     }
 
     /** Reads until every ring is empty; for the end of a recording, after the targets exited. */

@@ -69,7 +69,7 @@ public final class Recorder
             try
             {
                 final TraceStats stats = new TraceStats(pageSize);
-                final Logger logger = new Logger(shm, writer, stats);
+                final Logger logger = new Logger(shm, writer, stats, options.chunkRecords);
                 final Process process = start(agent, shm);
                 forwardSignals(process);
                 final AgentRunner runner = new AgentRunner(
