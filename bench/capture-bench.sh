@@ -40,3 +40,21 @@ for placement in same free; do
   ratio=$(awk -v a="$ma" -v b="$mb" 'BEGIN {printf "%.3f", a / b}')
   echo "placement=$placement bare_handoff: ${bare[*]} ns/ref (median $mb)  agent: ${agent[*]} ns/ref (median $ma)  agent/bare=$ratio"
 done
+
+# The same loop under the real recorder (Java logger draining into a Chronicle Queue), free
+# placement, against bare_handoff measured again in this run.
+if [[ -f "$root/tools/target/faultline.jar" ]]; then
+  bare=() agent=()
+  for ((i = 1; i <= runs; i++)); do
+    bare+=("$(timeout 120 "$out/bare_handoff" "$refs" "$window" free | ns)")
+    rm -rf "$out/trace"
+    agent+=("$(FAULTLINE_AGENT="$out/agent/libfaultline.so" timeout 300 "$root/faultline" record -q --scope api \
+               --evms "$window" -o "$out/trace" -- "$out/agent_loop" "$refs" "$window" free | ns)")
+  done
+  mb=$(printf '%s\n' "${bare[@]}" | median)
+  ma=$(printf '%s\n' "${agent[@]}" | median)
+  ratio=$(awk -v a="$ma" -v b="$mb" 'BEGIN {printf "%.3f", a / b}')
+  echo "placement=free (faultline record) bare_handoff: ${bare[*]} ns/ref (median $mb)  agent: ${agent[*]} ns/ref (median $ma)  agent/bare=$ratio"
+else
+  echo "(build the jar with mvn -q package -DskipTests to also measure under faultline record)"
+fi

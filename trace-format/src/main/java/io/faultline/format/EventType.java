@@ -4,7 +4,7 @@ package io.faultline.format;
 public enum EventType
 {
     PROCESS_START(1, "process-start", "a=ppid b=slot text=executable"),
-    PROCESS_EXIT(2, "process-exit", "a=exit status as faultline record reports it (128+N for signal N)"),
+    PROCESS_EXIT(2, "process-exit", "a=exit status (128+N for signal N; -1 for a child, whose status its parent collects)"),
     THREAD_START(3, "thread-start", "a=creating tid"),
     THREAD_EXIT(4, "thread-exit", ""),
     THREAD_NAME(5, "thread-name", "text=comm"),

@@ -1,6 +1,8 @@
 package io.faultline.tracer;
 
 import io.faultline.format.ChunkDescriptor;
+import io.faultline.format.EventDescriptor;
+import io.faultline.format.EventType;
 import io.faultline.format.ShmLayout;
 import io.faultline.format.TraceLayout;
 import io.faultline.format.TraceWriter;
@@ -23,6 +25,7 @@ import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
 public final class Logger implements Agent
 {
     private static final int READ_LIMIT = 1024;
+    private static final long EXIT_CHECK_INTERVAL_NS = 50_000_000L;
 
     private final SharedMemory shm;
     private final TraceWriter writer;
@@ -31,6 +34,10 @@ public final class Logger implements Agent
     private final UnsafeBuffer joined;
     private int joinedRecords;
     private int slotsInUse;
+    private int mainPid = -1;
+    private long nextExitCheckNs;
+    private final org.agrona.collections.IntHashSet exited = new org.agrona.collections.IntHashSet();
+    private final UnsafeBuffer exitEvent = new UnsafeBuffer(new byte[EventDescriptor.HEADER_SIZE]);
 
     public Logger(final SharedMemory shm, final TraceWriter writer, final TraceStats stats, final int chunkRecords)
     {
@@ -103,6 +110,50 @@ public final class Logger implements Agent
             work += read;
         }
         slotsInUse = Math.max(slotsInUse, slot);
+        final long now = System.nanoTime();
+        if (now >= nextExitCheckNs)
+        {
+            nextExitCheckNs = now + EXIT_CHECK_INTERVAL_NS;
+            work += noteExits(now);
+        }
+        return work;
+    }
+
+    /** The program's own pid: its exit, with its status, is written by the recorder. */
+    public void mainPid(final int pid)
+    {
+        this.mainPid = pid;
+    }
+
+    /**
+     * Writes a process-exit event (status unknown: a = -1) for each traced process other than
+     * the program that is gone, after everything its ring held. Its parent, not the recorder,
+     * collects its status. A pid that exec'd lives on in a newer slot and has not exited.
+     */
+    private int noteExits(final long now)
+    {
+        int work = 0;
+        for (int slot = slotsInUse - 1; slot >= 0; slot--)
+        {
+            final int pid = shm.slotInt(slot, ShmLayout.SLOT_PID);
+            if (pid <= 0 || pid == mainPid || exited.contains(pid) || ProcessHandle.of(pid).isPresent())
+            {
+                continue;
+            }
+            shm.ring(slot).read(this::onMessage, Integer.MAX_VALUE);
+            flushJoined();
+            exited.add(pid);
+            exitEvent.setMemory(0, EventDescriptor.HEADER_SIZE, (byte)0);
+            exitEvent.putInt(EventDescriptor.TYPE, EventType.PROCESS_EXIT.code());
+            exitEvent.putInt(EventDescriptor.PID, pid);
+            exitEvent.putInt(EventDescriptor.TID, pid);
+            exitEvent.putLong(EventDescriptor.SEQ, shm.clock());
+            exitEvent.putLong(EventDescriptor.TIME_NS, now - shm.startMonoNs());
+            exitEvent.putLong(EventDescriptor.A, -1);
+            writer.write(TraceLayout.EXCERPT_EVENT, exitEvent, 0, EventDescriptor.HEADER_SIZE);
+            stats.onEvent(exitEvent, 0);
+            work++;
+        }
         return work;
     }
 
@@ -121,10 +172,12 @@ public final class Logger implements Agent
     /** Reads until every ring is empty; for the end of a recording, after the targets exited. */
     public void drain()
     {
+        nextExitCheckNs = 0;
         while (doWork() > 0)
         {
             Thread.onSpinWait();
         }
+        flushJoined();
     }
 
     public int slotsInUse()

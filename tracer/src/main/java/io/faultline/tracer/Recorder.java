@@ -71,6 +71,7 @@ public final class Recorder
                 final TraceStats stats = new TraceStats(pageSize);
                 final Logger logger = new Logger(shm, writer, stats, options.chunkRecords);
                 final Process process = start(agent, shm);
+                logger.mainPid((int)process.pid());
                 forwardSignals(process);
                 final AgentRunner runner = new AgentRunner(
                     new BackoffIdleStrategy(100, 10, 1_000, 1_000_000), this::loggerFailed, null, logger);

@@ -173,6 +173,11 @@ public final class SharedMemory implements AutoCloseable
         buffer.putIntVolatile(ShmLayout.CTL_STOP, 1);
     }
 
+    public long startMonoNs()
+    {
+        return buffer.getLong(ShmLayout.CTL_START_MONO_NS);
+    }
+
     public long clock()
     {
         return buffer.getLongVolatile(ShmLayout.CTL_CLOCK);
