@@ -76,6 +76,16 @@ final class Faultline
         return finish(new ProcessBuilder(command), timeoutSeconds);
     }
 
+    /** Runs any command with exactly the given environment. */
+    static Result exec(final List<String> command, final int timeoutSeconds, final java.util.Map<String, String> env)
+        throws IOException, InterruptedException
+    {
+        final ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().clear();
+        builder.environment().putAll(env);
+        return finish(builder, timeoutSeconds);
+    }
+
     private static Result finish(final ProcessBuilder builder, final int timeoutSeconds)
         throws IOException, InterruptedException
     {
