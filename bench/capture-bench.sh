@@ -5,12 +5,12 @@
 # faulting thread's CPU, and free placement), prints the median ns/reference and the ratio.
 # No timing is asserted: the numbers are for the report.
 #
-#   bench/capture-bench.sh [refs=200000] [window=4] [runs=3]
+#   bench/capture-bench.sh [refs=200000] [window=16] [runs=3]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 refs=${1:-200000}
-window=${2:-4}
+window=${2:-16}
 runs=${3:-3}
 out=$(mktemp -d /tmp/capture-bench.XXXXXX)
 trap 'rm -rf "$out"' EXIT

@@ -54,6 +54,8 @@ class BadInputTest
         assertOneLineError(Faultline.run("record", "--", "true"), "missing -o");
         assertOneLineError(Faultline.run("record", "--evms", "0", "-o", tmp.resolve("t").toString(), "--", "true"),
             "--evms must be between 1");
+        assertOneLineError(Faultline.run("record", "--evms", "4", "-o", tmp.resolve("t").toString(), "--", "true"),
+            "--evms must be at least 16");
         assertOneLineError(Faultline.run("record", "--scope", "some", "-o", tmp.resolve("t").toString(), "--", "true"),
             "unknown scope 'some'");
         assertOneLineError(Faultline.run("dump", "--format", "xml", tmp.toString()), "unknown dump format 'xml'");
@@ -173,7 +175,7 @@ class BadInputTest
     void corruptAndTruncatedTracesAreRefusedByInfoAndDump() throws Exception
     {
         final Path trace = tmp.resolve("trace");
-        assertEquals(0, Faultline.run("record", "-q", "--evms", "8", "-o", trace.toString(), "--",
+        assertEquals(0, Faultline.run("record", "-q", "--evms", "16", "-o", trace.toString(), "--",
             Workloads.build("churn").toString(), "1").status());
         assertEquals(0, Faultline.run("info", trace.toString()).status());
 

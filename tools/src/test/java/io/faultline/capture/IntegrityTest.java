@@ -22,7 +22,7 @@ class IntegrityTest
         final String churn = Workloads.build("churn").toString();
         final Faultline.Result nativeRun = Faultline.exec(List.of(churn, "6"), 120);
         assertEquals(0, nativeRun.status(), nativeRun.describe());
-        for (final String evms : List.of("1", "16", "512"))
+        for (final String evms : List.of("16", "64", "512"))
         {
             final Path trace = tmp.resolve("churn-" + evms);
             final Faultline.Result traced = Faultline.run(List.of("record", "-q", "-o", trace.toString(), "--evms", evms,
@@ -50,7 +50,7 @@ class IntegrityTest
         assertEquals(0, nativeRun.status(), nativeRun.describe());
         final Path trace = tmp.resolve("api");
         final List<String> record = new java.util.ArrayList<>(List.of("record", "-q", "-o", trace.toString(),
-            "--scope", "api", "--evms", "3", "--"));
+            "--scope", "api", "--evms", "16", "--"));
         record.addAll(args);
         final Faultline.Result traced = Faultline.run(record, 120);
         assertEquals(0, traced.status(), traced.describe());

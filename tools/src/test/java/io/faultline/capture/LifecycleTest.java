@@ -68,7 +68,7 @@ class LifecycleTest
         final Faultline.Result nativeRun = Faultline.exec(List.of(churn, "1", "sleep", "3"), 120);
         final Path trace = tmp.resolve("orphan");
         final Path out = tmp.resolve("out.txt");
-        final Process recorder = Faultline.builder(List.of("record", "-q", "--evms", "4", "-o", trace.toString(), "--",
+        final Process recorder = Faultline.builder(List.of("record", "-q", "--evms", "16", "-o", trace.toString(), "--",
             churn, "1", "sleep", "3"))
             .redirectOutput(out.toFile()).redirectError(tmp.resolve("err.txt").toFile()).start();
         waitForFile(out, "churn rounds=1");

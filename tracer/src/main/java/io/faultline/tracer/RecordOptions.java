@@ -13,7 +13,7 @@ public final class RecordOptions
     public static final String USAGE = String.join("\n",
         "usage: faultline record -o DIR [options] -- PROGRAM [ARGS...]",
         "  -o, --output DIR     trace directory to create (new or empty)",
-        "  --evms N             enabled pages (the evicted virtual mapping set); default 512 (2 MiB)",
+        "  --evms N             enabled pages (the evicted virtual mapping set); default 512 (2 MiB), at least 16",
         "  --scope all|api      all: every private anonymous writable mapping (default);",
         "                       api: only ranges passed to faultline_trace_range()",
         "  --policy fifo        which enabled page to disable next (FIFO, as kVMTrace)",
@@ -22,6 +22,12 @@ public final class RecordOptions
         "  --no-follow          trace only the first process, not its children",
         "  -q, --quiet          no summary line at the end",
         "The exit status is the program's (128+N if signal N killed it).");
+
+    /**
+     * Fewest enabled pages: every page one instruction touches must be enabled at once for it
+     * to complete, and an x86 instruction can touch many (an AVX-512 gather up to 16 elements).
+     */
+    public static final int MIN_EVMS_PAGES = 16;
 
     public Path output;
     public int evmsPages = 512;
@@ -67,7 +73,15 @@ public final class RecordOptions
                     return null;
                 }
                 case "-o", "--output" -> options.output = Path.of(value(args, i++, arg));
-                case "--evms" -> options.evmsPages = positive(value(args, i++, arg), arg, 1, 1 << 24);
+                case "--evms" -> {
+                    options.evmsPages = positive(value(args, i++, arg), arg, 1, 1 << 24);
+                    if (options.evmsPages < MIN_EVMS_PAGES)
+                    {
+                        throw new RecordException("--evms must be at least " + MIN_EVMS_PAGES + ": one x86 instruction can "
+                            + "need several pages at once (operands that straddle pages, string moves, gathers, the "
+                            + "stack), and with fewer enabled pages it could fault forever: " + options.evmsPages);
+                    }
+                }
                 case "--scope" -> {
                     final String scope = value(args, i++, arg);
                     options.scope = switch (scope)

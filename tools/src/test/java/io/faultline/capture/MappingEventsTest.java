@@ -1,0 +1,117 @@
+package io.faultline.capture;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.faultline.format.EventType;
+import io.faultline.format.TraceEvent;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * kVMTrace's kernel events, recorded in the order they happened: the workload announces each
+ * mapping change with its addresses, and the trace holds exactly that sequence of events for
+ * the traced range; the forked child and the exec'd image are traced as their own processes,
+ * with their memory intact.
+ */
+class MappingEventsTest
+{
+    private static final int PAGE = 4096;
+
+    @TempDir
+    Path tmp;
+
+    private static long hex(final String out, final String regex)
+    {
+        final Matcher m = Pattern.compile(regex).matcher(out);
+        assertTrue(m.find(), regex + " in " + out);
+        return Long.parseUnsignedLong(m.group(1), 16);
+    }
+
+    @Test
+    void mmapMremapMadviseForkMunmapExecInOrder() throws Exception
+    {
+        final String mapops = Workloads.build("mapops").toString();
+        final Faultline.Result nativeRun = Faultline.exec(List.of(mapops), 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        final Path trace = tmp.resolve("mapops");
+        final Faultline.Result result = Faultline.run("record", "-q", "--scope", "api", "--evms", "64", "-o",
+            trace.toString(), "--", mapops);
+        assertEquals(0, result.status(), result.describe());
+        assertEquals(nativeRun.out().replaceAll("0x[0-9a-f]+", "ADDR").replaceAll("(fork) \\d+", "$1 PID"),
+            result.out().replaceAll("0x[0-9a-f]+", "ADDR").replaceAll("(fork) \\d+", "$1 PID"),
+            "same output as native, data included (sums, child sum)");
+
+        final long a = hex(result.out(), "mmap 0x([0-9a-f]+)");
+        final long b = hex(result.out(), "mremap 0x[0-9a-f]+ \\d+ 0x([0-9a-f]+)");
+        final int child = Integer.parseInt(result.out().replaceAll("(?s).*fork (\\d+).*", "$1"));
+
+        final Traces traces = Traces.read(trace);
+        final int pid = traces.events.stream().filter(e -> e.type() == EventType.PROCESS_START).findFirst()
+            .orElseThrow().pid();
+        final List<String> seen = new ArrayList<>();
+        for (final TraceEvent e : traces.events)
+        {
+            if (e.pid() != pid || e.type() == null)
+            {
+                continue;
+            }
+            switch (e.type())
+            {
+                case MMAP -> {
+                    if (e.a() == a)
+                    {
+                        seen.add("mmap " + (e.a() - a) + " " + e.b());
+                    }
+                }
+                case TRACE_RANGE -> seen.add("trace-range " + (e.a() - a) + " " + e.b());
+                case MREMAP -> seen.add("mremap " + (e.a() - a) + " " + e.b() + " " + (e.c() - b) + " " + e.d());
+                case MADVISE -> seen.add("madvise " + (e.a() - b) + " " + e.b());
+                case FORK -> seen.add("fork " + (e.a() == child ? "child" : e.a()));
+                case MUNMAP -> {
+                    if (e.a() == b)
+                    {
+                        seen.add("munmap " + (e.a() - b) + " " + e.b());
+                    }
+                }
+                case EXEC -> seen.add("exec");
+                default -> { }
+            }
+        }
+        assertEquals(List.of(
+            "mmap 0 " + 8 * PAGE,
+            "trace-range 0 " + 8 * PAGE,
+            "mremap 0 " + 8 * PAGE + " 0 " + 8 * PAGE,
+            "madvise " + 2 * PAGE + " " + 2 * PAGE,
+            "fork child",
+            "munmap 0 " + 8 * PAGE,
+            "exec"), seen, "events of the traced range in order: " + traces.events);
+
+        final List<Integer> processes = new ArrayList<>();
+        traces.events.stream().filter(e -> e.type() == EventType.PROCESS_START).forEach(e -> processes.add(e.pid()));
+        assertTrue(processes.contains(child), "the child is traced as its own process: " + processes);
+        final long childRecords = traces.refs.stream().filter(r -> r.pid() == child).count();
+        assertEquals(8, childRecords, "the child reads each of the 8 moved pages once");
+        assertTrue(traces.refs.stream().filter(r -> r.pid() == child).allMatch(r -> r.address() >= b && r.address() < b + 8 * PAGE));
+    }
+
+    @Test
+    void noFollowTracesOnlyTheFirstProcessAndKeepsTheChildIntact() throws Exception
+    {
+        final String mapops = Workloads.build("mapops").toString();
+        final Path trace = tmp.resolve("nofollow");
+        final Faultline.Result result = Faultline.run("record", "-q", "--no-follow", "--scope", "api", "-o",
+            trace.toString(), "--", mapops);
+        assertEquals(0, result.status(), result.describe());
+        assertTrue(result.out().contains("child sum 83"), result.out());
+        assertTrue(result.out().contains("exec-child ran"), result.out());
+        final Traces traces = Traces.read(trace);
+        assertEquals(1, traces.refs.stream().map(Traces.Ref::pid).distinct().count(), "one process traced");
+    }
+}

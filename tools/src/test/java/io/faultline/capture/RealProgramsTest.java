@@ -1,0 +1,160 @@
+package io.faultline.capture;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Random;
+
+import io.faultline.format.TraceHeader;
+import io.faultline.format.TraceLayout;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Real programs under the default scope (every private anonymous writable mapping, forks and
+ * execs followed) produce byte-identical output to native runs.
+ */
+class RealProgramsTest
+{
+    @TempDir
+    static Path tmp;
+
+    static Path text;
+    static Path lines;
+
+    @BeforeAll
+    static void inputs() throws IOException
+    {
+        final Random random = new Random(42);
+        final StringBuilder words = new StringBuilder();
+        final String[] vocabulary = {"fault", "page", "evms", "chunk", "trap", "scope", "clock", "ring", "queue", "lru"};
+        while (words.length() < 3_000_000)
+        {
+            words.append(vocabulary[random.nextInt(vocabulary.length)]).append(random.nextInt(100_000))
+                .append(random.nextInt(7) == 0 ? '\n' : ' ');
+        }
+        text = Files.writeString(tmp.resolve("text.txt"), words, StandardCharsets.US_ASCII);
+        final StringBuilder rows = new StringBuilder();
+        for (int i = 0; i < 200_000; i++)
+        {
+            rows.append(Long.toHexString(random.nextLong())).append(' ').append(random.nextInt(1000)).append('\n');
+        }
+        lines = Files.writeString(tmp.resolve("lines.txt"), rows, StandardCharsets.US_ASCII);
+    }
+
+    /** Runs natively and under faultline; stdout (and stderr if asked) must be identical. */
+    private static Faultline.Result assertSameAsNative(final String name, final boolean compareStderr,
+        final String... command) throws Exception
+    {
+        final Faultline.Result nativeRun = Faultline.exec(List.of(command), 300);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        final Path trace = tmp.resolve("trace-" + name);
+        final List<String> record = new ArrayList<>(List.of("record", "-q", "-o", trace.toString(), "--"));
+        record.addAll(List.of(command));
+        final Faultline.Result traced = Faultline.run(record, 240);
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals(digest(nativeRun.out()), digest(traced.out()), name + ": stdout differs");
+        if (compareStderr)
+        {
+            assertEquals(nativeRun.err(), traced.err(), name + ": stderr differs");
+        }
+        final TraceHeader header = TraceHeader.read(trace.resolve(TraceLayout.HEADER_FILE));
+        assertTrue(header.longValue(TraceHeader.REFERENCES) > 100, name + " was traced: " + header.values());
+        assertEquals(header.get(TraceHeader.AGENT_RECORDS), header.get(TraceHeader.REFERENCES), name + ": no record lost");
+        return traced;
+    }
+
+    private static String digest(final String text) throws Exception
+    {
+        return text.length() < 2000 ? text
+            : text.length() + " bytes, sha-256 " + HexFormat.of().formatHex(
+                MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.ISO_8859_1)));
+    }
+
+    @Test
+    void xzWithTwoThreads() throws Exception
+    {
+        // xz -T2 splits its input into blocks of 3x the dictionary; 1 MiB blocks give both threads work.
+        assertSameAsNative("xz", false, "sh", "-c", "xz -T2 --block-size=1MiB -c " + text + " | od -An -tx1 | sha256sum");
+    }
+
+    @Test
+    void sortInParallel() throws Exception
+    {
+        assertSameAsNative("sort", false, "sort", "--parallel=2", "-S", "2M", "-k2,2n", "-k1,1", lines.toString());
+    }
+
+    @Test
+    void sqlite3() throws Exception
+    {
+        assertSameAsNative("sqlite3", false, "sqlite3", ":memory:",
+            "create table t(k integer primary key, v text);"
+                + "with recursive n(i) as (select 1 union all select i + 1 from n where i < 20000)"
+                + " insert into t select i, hex(i * 7919 % 10007) from n;"
+                + "create index tv on t(v);"
+                + "select count(*), sum(k), min(v), max(v) from t where v like '1%';"
+                + "select v, count(*) from t group by substr(v, 1, 2) order by 2 desc, 1 limit 5;");
+    }
+
+    @Test
+    void python3() throws Exception
+    {
+        assertSameAsNative("python3", false, "python3", "-c",
+            "import hashlib, json\n"
+                + "d = {str(i): [i * j % 97 for j in range(50)] for i in range(3000)}\n"
+                + "s = json.dumps(d, sort_keys=True)\n"
+                + "print(len(s), hashlib.sha256(s.encode()).hexdigest())\n"
+                + "print(sum(sorted(x[7] for x in d.values())))");
+    }
+
+    @Test
+    void javaVersion() throws Exception
+    {
+        assertSameAsNative("java-version", true, javaCommand(), "-version");
+    }
+
+    @Test
+    void multiThreadedJavaProgram() throws Exception
+    {
+        final Path dir = Files.createDirectories(tmp.resolve("javaprog"));
+        Files.writeString(dir.resolve("Workers.java"), String.join("\n",
+            "import java.util.*;",
+            "import java.util.concurrent.*;",
+            "public class Workers {",
+            "  public static void main(String[] args) throws Exception {",
+            "    ExecutorService pool = Executors.newFixedThreadPool(3);",
+            "    List<Future<Long>> parts = new ArrayList<>();",
+            "    for (int t = 0; t < 6; t++) {",
+            "      final int seed = t;",
+            "      parts.add(pool.submit(() -> {",
+            "        Map<Integer, Long> m = new HashMap<>();",
+            "        long h = seed;",
+            "        for (int i = 0; i < 200_000; i++) { h = h * 6364136223846793005L + 1442695040888963407L;",
+            "          m.merge((int) (h >>> 48), 1L, Long::sum); }",
+            "        long s = 0; for (Map.Entry<Integer, Long> e : new TreeMap<>(m).entrySet()) s = s * 31 + e.getKey() * e.getValue();",
+            "        return s; }));",
+            "    }",
+            "    for (Future<Long> f : parts) System.out.println(f.get());",
+            "    pool.shutdown();",
+            "  }",
+            "}", ""));
+        final Process javac = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "javac").toString(),
+            "-d", dir.toString(), dir.resolve("Workers.java").toString()).inheritIO().start();
+        assertEquals(0, javac.waitFor());
+        assertSameAsNative("java-workers", false, javaCommand(), "-Xmx256m", "-cp", dir.toString(), "Workers");
+    }
+
+    private static String javaCommand()
+    {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+}

@@ -1,0 +1,97 @@
+package io.faultline.capture;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.faultline.format.EventType;
+import io.faultline.format.TraceEvent;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every record carries the tid of the thread whose reference faulted: with an EVMS larger than
+ * the working set, each page of each worker's private range appears exactly once, under that
+ * worker's tid; and the trace names every thread.
+ */
+class ThreadAttributionTest
+{
+    private static final Pattern WORKER = Pattern.compile("worker (\\d+) tid (\\d+) base 0x([0-9a-f]+) sum (\\d+)");
+    private static final int THREADS = 4;
+    private static final int PAGES = 24;
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void eachPageOfEachThreadsPrivateRangeAppearsOnceUnderItsTid() throws Exception
+    {
+        final Path trace = tmp.resolve("threads");
+        final Faultline.Result result = Faultline.run("record", "-q", "--scope", "api", "--evms",
+            String.valueOf(THREADS * PAGES + 8), "-o", trace.toString(), "--",
+            Workloads.build("threads").toString(), String.valueOf(THREADS), String.valueOf(PAGES));
+        assertEquals(0, result.status(), result.describe());
+
+        final Map<Integer, Long> baseOfTid = new HashMap<>();
+        final Matcher m = WORKER.matcher(result.out());
+        while (m.find())
+        {
+            baseOfTid.put(Integer.parseInt(m.group(2)), Long.parseUnsignedLong(m.group(3), 16));
+        }
+        assertEquals(THREADS, baseOfTid.size(), result.out());
+
+        final Traces traces = Traces.read(trace);
+        final Map<Integer, List<Long>> pagesOfTid = new HashMap<>();
+        for (final Traces.Ref ref : traces.refs)
+        {
+            final Long base = baseOfTid.get(ref.tid());
+            assertTrue(base != null, "record under a tid that is not a worker: " + ref);
+            final long page = (ref.address() - base) / 4096;
+            assertTrue(ref.address() >= base && page < PAGES, "tid " + ref.tid() + " touched outside its range: " + ref);
+            assertTrue(ref.write(), "the first reference to each page is a write: " + ref);
+            pagesOfTid.computeIfAbsent(ref.tid(), t -> new ArrayList<>()).add(page);
+        }
+        final List<Long> everyPage = new ArrayList<>();
+        for (long p = 0; p < PAGES; p++)
+        {
+            everyPage.add(p);
+        }
+        for (final int tid : baseOfTid.keySet())
+        {
+            assertEquals(everyPage, pagesOfTid.get(tid), "pages of tid " + tid + " in order, once each");
+        }
+
+        final Map<Integer, String> names = new HashMap<>();
+        final List<Integer> started = new ArrayList<>();
+        for (final TraceEvent event : traces.events)
+        {
+            if (event.type() == EventType.THREAD_NAME)
+            {
+                names.put(event.tid(), event.text());
+            }
+            else if (event.type() == EventType.THREAD_START)
+            {
+                started.add(event.tid());
+            }
+        }
+        for (final int tid : baseOfTid.keySet())
+        {
+            assertTrue(started.contains(tid), "thread-start for " + tid + " in " + traces.events);
+            assertTrue(names.getOrDefault(tid, "").startsWith("worker-"), "name of " + tid + ": " + names);
+        }
+        final Faultline.Result info = Faultline.run("info", trace.toString());
+        assertEquals(0, info.status(), info.describe());
+        for (final int tid : baseOfTid.keySet())
+        {
+            assertTrue(Pattern.compile("(?m)^" + tid + " +\\d+ +" + PAGES + " +0 +" + PAGES + " +worker-\\d$")
+                .matcher(info.out()).find(), "info lists tid " + tid + " with its counts:\n" + info.out());
+        }
+    }
+}
