@@ -91,30 +91,9 @@ static int map_shm(const char *path)
  * if no slot was ever claimed, or if it is the same pid as a claimed slot (the first process
  * after exec; its old image can no longer write, so we end that slot with FL_STOP_EXEC).
  */
-static int claim_slot(void)
+static int claim_free_slot(pid_t pid)
 {
 	uint32_t slots = *fl_ctl32(FL_CTL_SLOT_COUNT);
-	uint32_t flags = *fl_ctl32(FL_CTL_FLAGS);
-	pid_t pid = getpid();
-	int any_claimed = 0, mine = -1;
-	for (uint32_t i = 0; i < slots; i++) {
-		uint8_t *s = fl_agent.shm + FL_SLOTS_OFFSET + (size_t)i * FL_SLOT_SIZE;
-		uint32_t state = __atomic_load_n((uint32_t *)(s + FL_SLOT_STATE), __ATOMIC_ACQUIRE);
-		if (state != FL_SLOT_FREE) {
-			any_claimed = 1;
-			if (*(uint32_t *)(s + FL_SLOT_PID) == (uint32_t)pid)
-				mine = (int)i;
-		}
-	}
-	if (!(flags & FL_FLAG_FOLLOW_FORKS) && any_claimed && mine < 0)
-		return -1; /* a child of the traced process: stay inert */
-	if (mine >= 0) {
-		uint8_t *s = fl_agent.shm + FL_SLOTS_OFFSET + (size_t)mine * FL_SLOT_SIZE;
-		if (__atomic_load_n((uint32_t *)(s + FL_SLOT_STATE), __ATOMIC_ACQUIRE) == FL_SLOT_ACTIVE) {
-			__atomic_store_n((uint32_t *)(s + FL_SLOT_STOP_REASON), FL_STOP_EXEC, __ATOMIC_RELEASE);
-			__atomic_store_n((uint32_t *)(s + FL_SLOT_STATE), FL_SLOT_STOPPED, __ATOMIC_RELEASE);
-		}
-	}
 	for (uint32_t i = 0; i < slots; i++) {
 		uint8_t *s = fl_agent.shm + FL_SLOTS_OFFSET + (size_t)i * FL_SLOT_SIZE;
 		uint32_t expect = FL_SLOT_FREE;
@@ -129,6 +108,40 @@ static int claim_slot(void)
 	}
 	fl_log("no free slot in the shared memory file; running untraced", NULL, NULL);
 	return -1;
+}
+
+/*
+ * Without FL_FLAG_FOLLOW_FORKS only the first process is traced: a process may claim a slot
+ * only if no slot was ever claimed. A process whose pid holds a slot is a new image after
+ * exec: its old image can no longer write, so we end that slot with FL_STOP_EXEC; the new
+ * image is traced as its own slot when following, and runs untraced otherwise.
+ */
+static int claim_slot(void)
+{
+	uint32_t slots = *fl_ctl32(FL_CTL_SLOT_COUNT);
+	uint32_t flags = *fl_ctl32(FL_CTL_FLAGS);
+	pid_t pid = getpid();
+	int any_claimed = 0, mine = -1;
+	for (uint32_t i = 0; i < slots; i++) {
+		uint8_t *s = fl_agent.shm + FL_SLOTS_OFFSET + (size_t)i * FL_SLOT_SIZE;
+		uint32_t state = __atomic_load_n((uint32_t *)(s + FL_SLOT_STATE), __ATOMIC_ACQUIRE);
+		if (state != FL_SLOT_FREE) {
+			any_claimed = 1;
+			if (*(uint32_t *)(s + FL_SLOT_PID) == (uint32_t)pid)
+				mine = (int)i; /* the latest one: slots are claimed in order */
+		}
+	}
+	if (mine >= 0) {
+		uint8_t *s = fl_agent.shm + FL_SLOTS_OFFSET + (size_t)mine * FL_SLOT_SIZE;
+		if (__atomic_load_n((uint32_t *)(s + FL_SLOT_STATE), __ATOMIC_ACQUIRE) == FL_SLOT_ACTIVE) {
+			__atomic_store_n((uint32_t *)(s + FL_SLOT_STOP_REASON), FL_STOP_EXEC, __ATOMIC_RELEASE);
+			__atomic_store_n((uint32_t *)(s + FL_SLOT_STATE), FL_SLOT_STOPPED, __ATOMIC_RELEASE);
+		}
+		fl_agent.exec_event = __atomic_load_n((uint32_t *)(s + FL_SLOT_EXEC_ANNOUNCED), __ATOMIC_ACQUIRE) == 0;
+	}
+	if (!(flags & FL_FLAG_FOLLOW_FORKS) && any_claimed)
+		return -1; /* a child or a new image of the traced process: stay inert */
+	return claim_free_slot(pid);
 }
 
 /* remember libc's, ld.so's and our own file (dev, inode): their .bss tails stay untraced */
@@ -148,6 +161,71 @@ static int find_libs(const struct fl_map_line *m, void *ctx)
 }
 
 extern void *__tls_get_addr(void *);
+
+static int open_uffd(void)
+{
+	int fd = fl_uffd_open();
+	if (fd < 0) {
+		stop_with_error(FL_STOP_ERROR, -fd);
+		fl_log("cannot create userfaultfd: ", strerror(-fd),
+		       "; grant access to /dev/userfaultfd or set sysctl vm.unprivileged_userfaultfd=1");
+		return -1;
+	}
+	uint64_t want = UFFD_FEATURE_THREAD_ID | UFFD_FEATURE_EXACT_ADDRESS | UFFD_FEATURE_MOVE |
+			UFFD_FEATURE_EVENT_UNMAP | UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_REMAP;
+	int err = fl_uffd_api(fd, want, NULL);
+	if (err) {
+		close(fd);
+		stop_with_error(FL_STOP_ERROR, -err);
+		fl_log("userfaultfd lacks a needed feature (UFFDIO_MOVE needs Linux 6.8): ", strerror(-err), NULL);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * The child of an interposed fork, when following forks: only this thread exists; the agent's
+ * memory is a copy of the parent's (tables, parking areas), the parent's handler thread and
+ * registrations are not. Claim a slot, create our own userfaultfd and handler, and have it
+ * register and disable the inherited ranges (FL_REQ_FORK_CHILD). Returns 0, or -1 when the
+ * child must run untraced (it then never touches the shared memory again).
+ */
+int fl_agent_follow_child(void)
+{
+	__atomic_store_n(&fl_agent.active, 0, __ATOMIC_RELEASE); /* interposers pass through meanwhile */
+	fl_mem_reset_after_fork();
+	if (fl_agent.uffd >= 0)
+		close(fl_agent.uffd);
+	fl_agent.uffd = -1;
+	fl_agent.exec_event = 0;
+	fl_req_reset_after_fork();
+	fl_park_reset_after_fork();
+	fl_evms_clear();
+	fl_handler_reset_after_fork();
+	pid_t pid = getpid();
+	if (claim_free_slot(pid) < 0)
+		return -1;
+	fl_agent.pid = pid;
+	fl_agent.ppid = getppid();
+	fl_ring_init(&fl_agent.ring,
+		     fl_agent.shm + *fl_ctl64(FL_CTL_RING_OFFSET) + (uint64_t)fl_agent.slot_index * *fl_ctl64(FL_CTL_RING_STRIDE),
+		     *fl_ctl32(FL_CTL_RING_CAPACITY));
+	int fd = open_uffd();
+	if (fd < 0)
+		return -1;
+	fl_agent.uffd = fd;
+	int err = fl_handler_start();
+	if (err) {
+		close(fd);
+		fl_agent.uffd = -1;
+		stop_with_error(FL_STOP_ERROR, -err);
+		fl_log("fork child: cannot start the handler thread: ", strerror(-err), NULL);
+		return -1;
+	}
+	__atomic_store_n(&fl_agent.active, 1, __ATOMIC_RELEASE);
+	fl_req_call(FL_REQ_FORK_CHILD, (uintptr_t)pthread_self(), 0, 0, 0);
+	return 0;
+}
 
 __attribute__((constructor)) static void fl_init(void)
 {
@@ -177,27 +255,17 @@ __attribute__((constructor)) static void fl_init(void)
 	/* moves must act on 4 KiB pages, not 2 MiB folios */
 	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 
-	int fd = fl_uffd_open();
-	if (fd < 0) {
-		stop_with_error(FL_STOP_ERROR, -fd);
-		fl_log("cannot create userfaultfd: ", strerror(-fd),
-		       "; grant access to /dev/userfaultfd or set sysctl vm.unprivileged_userfaultfd=1");
+	int fd = open_uffd();
+	if (fd < 0)
 		return;
-	}
-	uint64_t want = UFFD_FEATURE_THREAD_ID | UFFD_FEATURE_EXACT_ADDRESS | UFFD_FEATURE_MOVE |
-			UFFD_FEATURE_EVENT_UNMAP | UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_REMAP;
-	int err = fl_uffd_api(fd, want, NULL);
-	if (err) {
-		close(fd);
-		stop_with_error(FL_STOP_ERROR, -err);
-		fl_log("userfaultfd lacks a needed feature (UFFDIO_MOVE needs Linux 6.8): ", strerror(-err), NULL);
-		return;
-	}
 	fl_agent.uffd = fd;
+	int err;
 
 	uint32_t rpid = *fl_ctl32(FL_CTL_RECORDER_PID);
 	if (rpid) {
 		fl_agent.recorder_pidfd = (int)syscall(SYS_pidfd_open, (pid_t)rpid, 0);
+		if (fl_agent.recorder_pidfd >= 0)
+			fcntl(fl_agent.recorder_pidfd, F_SETFD, FD_CLOEXEC);
 		if (fl_agent.recorder_pidfd < 0) {
 			close(fd);
 			stop_with_error(FL_STOP_RECORDER_GONE, errno);

@@ -116,6 +116,17 @@ void fl_range_remove_at(uint32_t i);              /* handler only */
 void fl_range_write_begin(void);                  /* seqlock around table changes */
 void fl_range_write_end(void);
 int fl_ranges_cover(uintptr_t start, uintptr_t end); /* any thread: [start,end) fully traced? */
+uint32_t fl_ranges_snapshot(uintptr_t *out, uint32_t max); /* any thread: pairs start, end */
+int fl_ranges_torn(void);
+void fl_ranges_forget_all(void);
+void fl_mem_reset_after_fork(void);
+/* make present pages of [s,e) exclusive again after fork (MADV_POPULATE_WRITE); never on a
+ * registered range from the handler thread. pm_fd: an open /proc/self/pagemap */
+void fl_break_cow(int pm_fd, uintptr_t s, uintptr_t e);
+void fl_park_reset_after_fork(void);
+int fl_park_fork_child(void);
+void fl_handler_reset_after_fork(void);
+int fl_agent_follow_child(void);
 
 static inline int fl_range_bit(const struct fl_range *r, uintptr_t page)
 {
@@ -170,14 +181,22 @@ enum fl_req_type {
 	FL_REQ_THREAD_EXIT,
 	FL_REQ_FORK_PREPARE,  /* restore every page, stop evicting */
 	FL_REQ_FORK_PARENT,   /* a = child pid (or -errno): disable again */
-	FL_REQ_MREMAP,        /* a = old, b = old len, c = new, d = new len */
+	FL_REQ_MREMAP,        /* a = old, b = old len, c = new, d = new len; e = 1 if a REMAP event said it */
+	FL_REQ_THREAD_NAME,   /* a = tid of the named thread; text = name */
+	FL_REQ_EXEC,          /* text = path: emit FL_EV_EXEC, mark the slot (FL_SLOT_EXEC_ANNOUNCED) */
+	FL_REQ_FORK_CHILD,    /* in a followed fork child: register inherited ranges, rescan, disable */
 };
+#define FL_REQ_TEXT_MAX 256
+/* slot word (reserved u32 at 76 in the contract): 1 = this image announced FL_EV_EXEC */
+#define FL_SLOT_EXEC_ANNOUNCED 76
 struct fl_req {
 	uint32_t state; /* futex word: FL_RS_* */
 	uint32_t type;
 	int32_t tid;
 	int32_t result; /* 0 or -errno, written by the handler */
 	uint64_t a, b, c, d;
+	uint32_t text_len;
+	char text[FL_REQ_TEXT_MAX];
 };
 #define FL_RS_FREE 0
 #define FL_RS_FILLING 1
@@ -190,6 +209,8 @@ int fl_req_init(void);
 int fl_req_eventfd(void);
 /* Post and wait for the handler; returns the handler's result or -ENOSYS if it is gone. */
 int fl_req_call(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d);
+int fl_req_call_text(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d, const char *text, uint32_t len);
+void fl_req_reset_after_fork(void); /* fork child: every slot free, a new eventfd */
 /* Handler: run fn on every posted request; fn returns the result. */
 int fl_req_serve(int (*fn)(struct fl_req *));
 void fl_req_cancel_all(void);
@@ -205,9 +226,9 @@ extern int fl_fork_depth; /* > 0 between FORK_PREPARE and FORK_PARENT: no disabl
 int fl_park_init(void);
 int fl_park_trace_new(uintptr_t s, uintptr_t e, uint32_t source, int emit);
 void fl_park_disable(uintptr_t s, uintptr_t e);    /* every traced page in [s,e) */
-void fl_park_restore(uintptr_t s, uintptr_t e);    /* every parked page in [s,e) home */
+uint32_t fl_park_restore(uintptr_t s, uintptr_t e); /* every parked page in [s,e) home; pages left parked (EAGAIN) */
 void fl_park_discard(uintptr_t s, uintptr_t e);    /* parked copies in [s,e) dropped (MADV_DONTNEED) */
-void fl_park_untrace(uintptr_t s, uintptr_t e, int unmapped); /* forget [s,e): restore first unless unmapped */
+int fl_park_untrace(uintptr_t s, uintptr_t e, int unmapped); /* forget [s,e): restore first unless unmapped; -EAGAIN: retry after reading events */
 void fl_park_relocate(uintptr_t from, uintptr_t to, size_t len);
 /* resolve a fault at page; returns 1 if the page was enabled by us, 0 if resolved otherwise */
 int fl_park_enable(uintptr_t page, int write);
@@ -227,6 +248,8 @@ int fl_handler_is_handler_thread(void);
 void fl_emit_event(uint32_t type, uint32_t tid, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
 		   const char *text, uint32_t text_len);
 void fl_publish_counters(void);
+int fl_hint_post(uint32_t kind, uint64_t start, uint64_t len, uint64_t value);
+int fl_hint_take(int i);
 
 /* ---- interpose.c ---- */
 void fl_interpose_init(void);
@@ -251,6 +274,7 @@ struct fl_agent {
 	/* changes at run time */
 	int active;            /* 0 starting, 1 tracing, 2 stopped; interposers pass through unless 1 */
 	volatile int in_child; /* this process is a fork child: never trace, never touch the shm */
+	int exec_event;        /* this image replaced a traced one that did not announce FL_EV_EXEC */
 };
 extern struct fl_agent fl_agent;
 

@@ -26,6 +26,11 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <sys/prctl.h>
+#include <fcntl.h>
+#include <dirent.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +61,67 @@ static uint64_t chunk_id;
 static int quiet;        /* tearing down: events are written only if the ring has room */
 static int recorder_dead;
 static int spin_us;      /* FAULTLINE_SPIN_US: poll the uffd this long before sleeping */
+static uintptr_t known_brk; /* program break last reported (FL_EV_BRK) */
+
+/*
+ * Hints from interposed calls to the handler, for events the kernel reports without them:
+ * madvise's advice (UFFD_EVENT_REMOVE does not say) and mremap's new length (UFFD_EVENT_REMAP
+ * gives the old length only). Posted before the call, withdrawn after it.
+ */
+struct fl_hint {
+	uint32_t state; /* 0 free, 1 filling, 2 posted, 3 posted and used by an event */
+	uint32_t kind;  /* 1 madvise, 2 mremap */
+	uint64_t start, len, value;
+};
+#define HINTS 64
+static struct fl_hint hints[HINTS];
+
+int fl_hint_post(uint32_t kind, uint64_t start, uint64_t len, uint64_t value)
+{
+	for (int i = 0; i < HINTS; i++) {
+		uint32_t expect = 0;
+		if (__atomic_compare_exchange_n(&hints[i].state, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			hints[i].kind = kind;
+			hints[i].start = start;
+			hints[i].len = len;
+			hints[i].value = value;
+			__atomic_store_n(&hints[i].state, 2, __ATOMIC_RELEASE);
+			return i;
+		}
+	}
+	return -1;
+}
+
+/* withdraw; returns 1 if an event used it */
+int fl_hint_take(int i)
+{
+	if (i < 0)
+		return 0;
+	uint32_t st = __atomic_load_n(&hints[i].state, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&hints[i].state, 0, __ATOMIC_RELEASE);
+	return st == 3;
+}
+
+static struct fl_hint *hint_find(uint32_t kind, uint64_t s, uint64_t e)
+{
+	for (int i = 0; i < HINTS; i++) {
+		struct fl_hint *h = &hints[i];
+		uint32_t st = __atomic_load_n(&h->state, __ATOMIC_ACQUIRE);
+		if ((st == 2 || st == 3) && h->kind == kind && s >= FL_PAGE_DOWN(h->start) &&
+		    e <= FL_PAGE_UP(h->start + h->len))
+			return h;
+	}
+	return NULL;
+}
+
+/* the program break moved (interposed brk/sbrk, or glibc's internal sbrk seen later) */
+static void check_brk(uint32_t tid)
+{
+	uintptr_t now = (uintptr_t)syscall(SYS_brk, 0);
+	if (known_brk && now != known_brk)
+		fl_emit_event(FL_EV_BRK, tid, known_brk, now, 0, 0, NULL, 0);
+	known_brk = now;
+}
 
 int fl_handler_is_handler_thread(void)
 {
@@ -183,6 +249,25 @@ static void publish(uint32_t n)
 	__atomic_store_n(fl_slot64(FL_SLOT_CHUNKS), fl_cnt.chunks, __ATOMIC_RELEASE);
 }
 
+struct deferred {
+	uintptr_t page;
+	int write, pinned;
+};
+#define DEFERRED_MAX 1024
+static struct deferred deferred[DEFERRED_MAX];
+static uint32_t deferred_n;
+
+static void defer(uintptr_t page, int write, int pinned)
+{
+	for (uint32_t i = 0; i < deferred_n; i++)
+		if (deferred[i].page == page)
+			return;
+	if (deferred_n < DEFERRED_MAX)
+		deferred[deferred_n++] = (struct deferred){ page, write, pinned };
+	else
+		fl_uffd_wake(fl_agent.uffd, page, FL_PAGE); /* it faults again */
+}
+
 static void flush_faults(uint32_t n)
 {
 	if (!n)
@@ -217,10 +302,30 @@ static void flush_faults(uint32_t n)
 		 */
 		if (!pinned)
 			fl_park_evict_to(fl_evms_capacity() - 1);
-		if (fl_park_enable(page, staged[i].flags & FL_REC_WRITE) && !pinned)
+		int r = fl_park_enable(page, staged[i].flags & FL_REC_WRITE);
+		if (r == -EAGAIN)
+			defer(page, staged[i].flags & FL_REC_WRITE, pinned);
+		else if (r > 0 && !pinned)
 			fl_evms_push(page);
 	}
 	fl_publish_counters();
+}
+
+/* faults whose resolution met EAGAIN (an event in flight): retried after the next read */
+static void retry_deferred(void)
+{
+	uint32_t n = deferred_n;
+	deferred_n = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct deferred d = deferred[i];
+		int r = fl_park_enable(d.page, d.write);
+		if (r == -EAGAIN)
+			defer(d.page, d.write, d.pinned);
+		else if (r > 0 && !d.pinned) {
+			fl_park_evict_to(fl_evms_capacity() - 1);
+			fl_evms_push(d.page);
+		}
+	}
 }
 
 static void handle_event(const struct uffd_msg *m)
@@ -241,13 +346,20 @@ static void handle_event(const struct uffd_msg *m)
 		uintptr_t s = m->arg.remove.start, e = m->arg.remove.end;
 		fl_evms_forget(s, e);
 		fl_park_discard(s, e);
-		fl_emit_event(FL_EV_MADVISE, 0, s, e - s, MADV_DONTNEED, 0, NULL, 0);
+		struct fl_hint *h = hint_find(1, s, e);
+		fl_emit_event(FL_EV_MADVISE, 0, s, e - s, h ? h->value : MADV_DONTNEED, 0, NULL, 0);
 		break;
 	}
 	case UFFD_EVENT_REMAP: {
 		uintptr_t from = m->arg.remap.from, to = m->arg.remap.to, len = m->arg.remap.len;
 		fl_park_relocate(from, to, len);
-		fl_emit_event(FL_EV_MREMAP, 0, from, len, to, len, NULL, 0);
+		struct fl_hint *h = hint_find(2, from, from + len);
+		uint64_t new_len = len;
+		if (h && FL_PAGE_DOWN(h->start) == from) {
+			new_len = h->value;
+			__atomic_store_n(&h->state, 3, __ATOMIC_RELEASE);
+		}
+		fl_emit_event(FL_EV_MREMAP, 0, from, len, to, new_len, NULL, 0);
 		break;
 	}
 	default:
@@ -279,11 +391,87 @@ static void handle_batch(uint32_t n)
 static int drain_uffd(void)
 {
 	ssize_t r = read(fl_agent.uffd, msgs, MSG_BATCH * sizeof(*msgs));
-	if (r < 0)
-		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	if (r < 0) {
+		int e = errno;
+		if (deferred_n) {
+			/* the event's thread must run to clear mmap_changing */
+			struct timespec ts = { 0, 20000 };
+			nanosleep(&ts, NULL);
+			retry_deferred();
+			return deferred_n ? 1 : 0;
+		}
+		return e == EAGAIN || e == EINTR ? 0 : -e;
+	}
 	uint32_t n = (uint32_t)((size_t)r / sizeof(*msgs));
 	handle_batch(n);
+	if (deferred_n)
+		retry_deferred();
 	return (int)n;
+}
+
+/* restores stuck behind a pending event: how often to read the uffd and retry (each try
+ * already spent EAGAIN_RETRIES * 64 moves in bulk_move; an event is normally read on the first) */
+#define STUCK_TRIES 200
+static void stuck_pause(void)
+{
+	struct timespec ts = { 0, 100000 }; /* the event's thread has to queue it first */
+	nanosleep(&ts, NULL);
+}
+
+static void emit_name_of(uint32_t tid)
+{
+	char path[64], name[32];
+	snprintf(path, sizeof(path), "/proc/self/task/%u/comm", tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, name, sizeof(name) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	if (name[n - 1] == '\n')
+		n--;
+	fl_emit_event(FL_EV_THREAD_NAME, tid, 0, 0, 0, 0, name, (uint32_t)n);
+}
+
+#ifndef SYS_get_robust_list
+#define SYS_get_robust_list 274
+#endif
+
+/*
+ * Threads that exist already (created by a constructor that ran before ours, or the forking
+ * thread in a fork child): name them, and pin their descriptors, found through the robust
+ * list head that glibc keeps inside struct pthread next to the tid the kernel clears at exit.
+ */
+static void existing_threads(void)
+{
+	int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	char buf[4096];
+	pid_t self = fl_gettid();
+	for (;;) {
+		long n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		for (long off = 0; off < n;) {
+			struct dirent64 *d = (struct dirent64 *)(buf + off);
+			off += d->d_reclen;
+			if (d->d_name[0] < '0' || d->d_name[0] > '9')
+				continue;
+			uint32_t tid = (uint32_t)atoi(d->d_name);
+			if ((pid_t)tid == self) /* the handler */
+				continue;
+			emit_name_of(tid);
+			void *head = NULL;
+			size_t len = 0;
+			if (syscall(SYS_get_robust_list, (pid_t)tid, &head, &len) == 0 && head) {
+				fl_park_pin((uintptr_t)head);
+				fl_park_pin((uintptr_t)head - 64);
+			}
+		}
+	}
+	close(fd);
 }
 
 static int serve(struct fl_req *q)
@@ -294,9 +482,12 @@ static int serve(struct fl_req *q)
 		;
 	switch (q->type) {
 	case FL_REQ_RESCAN:
+		check_brk((uint32_t)q->tid);
 		return all ? fl_scope_rescan() : 0;
 	case FL_REQ_INIT: {
+		known_brk = (uintptr_t)syscall(SYS_brk, 0);
 		int err = all ? fl_scope_rescan() : 0;
+		existing_threads(); /* names every thread, this one included */
 		fl_park_pin(q->a);
 		fl_park_pin(q->a + 2303);
 		fl_publish_counters();
@@ -304,9 +495,12 @@ static int serve(struct fl_req *q)
 	}
 	case FL_REQ_MMAP:
 		fl_emit_event(FL_EV_MMAP, (uint32_t)q->tid, q->a, q->b, q->c, q->d, NULL, 0);
-		return all ? fl_scope_register_exact(q->a, FL_PAGE_UP(q->a + q->b), FL_RANGE_MMAP) : 0;
+		if (!all || !(q->d & MAP_ANONYMOUS) || (q->d & MAP_TYPE) != MAP_PRIVATE || (q->d & MAP_HUGETLB) ||
+		    (q->c & (PROT_READ | PROT_WRITE | PROT_EXEC)) != (PROT_READ | PROT_WRITE))
+			return 0;
+		return fl_scope_register_exact(q->a, FL_PAGE_UP(q->a + q->b), FL_RANGE_MMAP);
 	case FL_REQ_BRK:
-		fl_emit_event(FL_EV_BRK, (uint32_t)q->tid, q->a, q->b, 0, 0, NULL, 0);
+		check_brk((uint32_t)q->tid);
 		if (all && q->b > q->a)
 			return fl_scope_register_exact(FL_PAGE_DOWN(q->a), FL_PAGE_UP(q->b), FL_RANGE_MMAP);
 		return 0;
@@ -339,6 +533,8 @@ static int serve(struct fl_req *q)
 	}
 	case FL_REQ_THREAD_START:
 		fl_emit_event(FL_EV_THREAD_START, (uint32_t)q->tid, q->a, 0, 0, 0, NULL, 0);
+		if (q->text_len)
+			fl_emit_event(FL_EV_THREAD_NAME, (uint32_t)q->tid, 0, 0, 0, 0, q->text, q->text_len);
 		if (all)
 			fl_scope_rescan();
 		/* struct pthread spans ~2.3 KiB from pthread_self(): keep its pages enabled */
@@ -354,8 +550,19 @@ static int serve(struct fl_req *q)
 		 * bring every parked page home first, and stop disabling until FORK_PARENT.
 		 */
 		if (fl_fork_depth++ == 0) {
-			for (uint32_t i = 0; i < fl_range_count(); i++)
-				fl_park_restore(fl_range_at(i)->start, fl_range_at(i)->end);
+			/*
+			 * A restore that meets a pending event (another thread's munmap/madvise/
+			 * mremap) leaves pages parked until we read the event: read it, try again.
+			 */
+			for (int tries = 0; tries < STUCK_TRIES; tries++) {
+				uint32_t stuck = 0;
+				for (uint32_t i = 0; i < fl_range_count(); i++)
+					stuck += fl_park_restore(fl_range_at(i)->start, fl_range_at(i)->end);
+				if (!stuck)
+					break;
+				if (drain_uffd() <= 0)
+					stuck_pause();
+			}
 			fl_evms_clear();
 		}
 		return 0;
@@ -374,7 +581,35 @@ static int serve(struct fl_req *q)
 		fl_publish_counters();
 		return 0;
 	case FL_REQ_MREMAP:
-		return all ? fl_scope_rescan() : 0;
+		/* not said by a REMAP event (untraced range, or resized in place): say it now */
+		if (q->text_len == 0)
+			fl_emit_event(FL_EV_MREMAP, (uint32_t)q->tid, q->a, q->b, q->c, q->d, NULL, 0);
+		return all && q->d > q->b ? fl_scope_rescan() : 0;
+	case FL_REQ_THREAD_NAME:
+		fl_emit_event(FL_EV_THREAD_NAME, (uint32_t)q->a, 0, 0, 0, 0, q->text, q->text_len);
+		return 0;
+	case FL_REQ_EXEC:
+		fl_emit_event(FL_EV_EXEC, (uint32_t)q->tid, 0, 0, 0, 0, q->text, q->text_len);
+		__atomic_store_n(fl_slot32(FL_SLOT_EXEC_ANNOUNCED), 1, __ATOMIC_RELEASE);
+		return 0;
+	case FL_REQ_FORK_CHILD: {
+		known_brk = (uintptr_t)syscall(SYS_brk, 0);
+		if (fl_ranges_torn()) {
+			fl_log("fork child: the range table was changing at fork time; ",
+			       all ? "rescanning" : "ranges traced through the API are not traced in this child", NULL);
+			fl_ranges_forget_all();
+		}
+		fl_park_fork_child();
+		if (all)
+			fl_scope_rescan();
+		for (uint32_t i = 0; i < fl_range_count(); i++)
+			fl_park_disable(fl_range_at(i)->start, fl_range_at(i)->end);
+		fl_park_pin(q->a);
+		fl_park_pin(q->a + 2303);
+		emit_name_of((uint32_t)q->tid);
+		fl_publish_counters();
+		return 0;
+	}
 	default:
 		return -EINVAL;
 	}
@@ -394,7 +629,16 @@ static void teardown(uint32_t reason, int err)
 	/* faults already queued: record what we can without waiting, resolve them all */
 	while (drain_uffd() > 0)
 		;
-	fl_park_untrace_all();
+	/* pages that cannot come home while an event is pending: read it (drain) and retry */
+	int tries = 0;
+	while (fl_park_untrace_all() == -EAGAIN) {
+		if (++tries >= STUCK_TRIES) {
+			fl_log("teardown: parked pages could not be restored (an event stayed pending)", NULL, NULL);
+			break;
+		}
+		if (drain_uffd() <= 0)
+			stuck_pause();
+	}
 	close(fl_agent.uffd);
 	fl_agent.uffd = -1;
 	fl_publish_counters();
@@ -411,6 +655,8 @@ static void *handler_main(void *arg)
 	const char *exe = fl_exe_path();
 	fl_emit_event(FL_EV_PROCESS_START, (uint32_t)fl_agent.pid, (uint64_t)fl_agent.ppid, fl_agent.slot_index, 0, 0,
 		      exe, (uint32_t)strlen(exe));
+	if (fl_agent.exec_event)
+		fl_emit_event(FL_EV_EXEC, (uint32_t)fl_agent.pid, 0, 0, 0, 0, exe, (uint32_t)strlen(exe));
 	struct pollfd fds[3];
 	int nfds = 0;
 	fds[nfds++] = (struct pollfd){ .fd = fl_agent.uffd, .events = POLLIN };
@@ -468,6 +714,17 @@ static void *handler_main(void *arg)
 			fl_req_serve(serve);
 		last_check = fl_now_ns();
 	}
+}
+
+void fl_handler_reset_after_fork(void)
+{
+	handler_started = 0;
+	chunk_id = 0;
+	quiet = 0;
+	recorder_dead = 0;
+	known_brk = 0;
+	deferred_n = 0;
+	memset(hints, 0, sizeof(hints));
 }
 
 int fl_handler_start(void)

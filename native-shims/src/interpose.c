@@ -27,6 +27,12 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <string.h>
+#include <time.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <sys/prctl.h>
 
 #include "faultline.h"
 #include "fl_internal.h"
@@ -44,6 +50,18 @@ static int (*real_brk)(void *);
 static void *(*real_sbrk)(intptr_t);
 static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 static pid_t (*real_fork)(void);
+static pid_t (*real__Fork)(void);
+static int (*real_madvise)(void *, size_t, int);
+static void (*real_pthread_exit)(void *) __attribute__((noreturn));
+static int (*real_pthread_setname_np)(pthread_t, const char *);
+static int (*real_prctl)(int, unsigned long, unsigned long, unsigned long, unsigned long);
+static int (*real_execve)(const char *, char *const[], char *const[]);
+static int (*real_execv)(const char *, char *const[]);
+static int (*real_execvp)(const char *, char *const[]);
+static int (*real_execvpe)(const char *, char *const[], char *const[]);
+static int (*real_fexecve)(int, char *const[], char *const[]);
+static int (*real_execveat)(int, const char *, char *const[], char *const[], int);
+static int (*real_clone)(int (*)(void *), void *, int, void *, ...);
 
 #define RESOLVE(var, name)                                          \
 	do {                                                        \
@@ -59,6 +77,18 @@ void fl_interpose_init(void)
 	RESOLVE(real_sbrk, "sbrk");
 	RESOLVE(real_pthread_create, "pthread_create");
 	RESOLVE(real_fork, "fork");
+	RESOLVE(real__Fork, "_Fork");
+	RESOLVE(real_madvise, "madvise");
+	RESOLVE(real_pthread_exit, "pthread_exit");
+	RESOLVE(real_pthread_setname_np, "pthread_setname_np");
+	RESOLVE(real_prctl, "prctl");
+	RESOLVE(real_execve, "execve");
+	RESOLVE(real_execv, "execv");
+	RESOLVE(real_execvp, "execvp");
+	RESOLVE(real_execvpe, "execvpe");
+	RESOLVE(real_fexecve, "fexecve");
+	RESOLVE(real_execveat, "execveat");
+	RESOLVE(real_clone, "clone");
 }
 
 int fl_real_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
@@ -78,8 +108,8 @@ FL_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 {
 	RESOLVE(real_mmap, "mmap");
 	void *p = real_mmap(addr, len, prot, flags, fd, off);
-	if (p != MAP_FAILED && tracing_all() && (flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) == MAP_PRIVATE &&
-	    !(flags & MAP_HUGETLB) && (prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) == (PROT_READ | PROT_WRITE)) {
+	/* every mapping is an event (FL_EV_MMAP); scope all also registers private anonymous rw ones */
+	if (p != MAP_FAILED && fl_tracing()) {
 		int saved = errno;
 		fl_req_call(FL_REQ_MMAP, (uintptr_t)p, len, (uint64_t)prot, (uint64_t)(unsigned)flags);
 		errno = saved;
@@ -100,14 +130,31 @@ FL_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...
 		new_addr = va_arg(ap, void *);
 		va_end(ap);
 	}
+	if (!fl_tracing())
+		return real_mremap(old, old_len, new_len, flags, new_addr);
+	/* a traced range that moves raises UFFD_EVENT_REMAP, which knows the old length only */
+	int h = fl_hint_post(2, (uintptr_t)old, old_len, new_len);
 	void *p = real_mremap(old, old_len, new_len, flags, new_addr);
-	/* a traced range that moved is followed by UFFD_EVENT_REMAP; a grown tail needs a rescan */
-	if (p != MAP_FAILED && new_len > old_len && tracing_all()) {
-		int saved = errno;
-		fl_req_call(FL_REQ_MREMAP, (uintptr_t)old, old_len, (uintptr_t)p, new_len);
-		errno = saved;
-	}
+	int saved = errno;
+	int said = fl_hint_take(h);
+	if (p != MAP_FAILED)
+		fl_req_call_text(FL_REQ_MREMAP, (uintptr_t)old, old_len, (uintptr_t)p, new_len, "s", said ? 1 : 0);
+	errno = saved;
 	return p;
+}
+
+FL_EXPORT int madvise(void *addr, size_t len, int advice)
+{
+	RESOLVE(real_madvise, "madvise");
+	if (!fl_tracing())
+		return real_madvise(addr, len, advice);
+	/* UFFD_EVENT_REMOVE (handler.c) does not say which advice zapped the range */
+	int h = fl_hint_post(1, (uintptr_t)addr, len, (uint64_t)advice);
+	int r = real_madvise(addr, len, advice);
+	int saved = errno;
+	fl_hint_take(h);
+	errno = saved;
+	return r;
 }
 
 FL_EXPORT int brk(void *addr)
@@ -116,7 +163,7 @@ FL_EXPORT int brk(void *addr)
 	RESOLVE(real_sbrk, "sbrk");
 	void *old = real_sbrk(0);
 	int r = real_brk(addr);
-	if (r == 0 && tracing_all()) {
+	if (r == 0 && fl_tracing()) {
 		int saved = errno;
 		fl_req_call(FL_REQ_BRK, (uintptr_t)old, (uintptr_t)addr, 0, 0);
 		errno = saved;
@@ -128,7 +175,7 @@ FL_EXPORT void *sbrk(intptr_t inc)
 {
 	RESOLVE(real_sbrk, "sbrk");
 	void *old = real_sbrk(inc);
-	if (old != (void *)-1 && inc != 0 && tracing_all()) {
+	if (old != (void *)-1 && inc != 0 && fl_tracing()) {
 		int saved = errno;
 		fl_req_call(FL_REQ_BRK, (uintptr_t)old, (uintptr_t)old + (uintptr_t)inc, 0, 0);
 		errno = saved;
@@ -248,7 +295,11 @@ static void *trampoline(void *p)
 	void *arg = t->arg;
 	pid_t creator = t->creator;
 	__atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
-	fl_req_call(FL_REQ_THREAD_START, (uint64_t)creator, (uintptr_t)pthread_self(), 0, 0);
+	char name[17] = { 0 };
+	RESOLVE(real_prctl, "prctl");
+	real_prctl(PR_GET_NAME, (unsigned long)name, 0, 0, 0);
+	fl_req_call_text(FL_REQ_THREAD_START, (uint64_t)creator, (uintptr_t)pthread_self(), 0, 0, name,
+			 (uint32_t)strlen(name));
 	void *ret = fn(arg);
 	fl_req_call(FL_REQ_THREAD_EXIT, 0, 0, 0, 0);
 	return ret;
@@ -276,39 +327,306 @@ FL_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	return r;
 }
 
+FL_EXPORT void pthread_exit(void *ret)
+{
+	RESOLVE(real_pthread_exit, "pthread_exit");
+	fl_req_call(FL_REQ_THREAD_EXIT, 0, 0, 0, 0);
+	real_pthread_exit(ret);
+}
+
+static void name_event(pid_t tid, const char *name)
+{
+	char buf[16];
+	size_t n = 0;
+	while (n < 15 && name[n]) /* the kernel keeps 15 bytes */
+		n++;
+	memcpy(buf, name, n);
+	fl_req_call_text(FL_REQ_THREAD_NAME, (uint64_t)tid, 0, 0, 0, buf, (uint32_t)n);
+}
+
+FL_EXPORT int pthread_setname_np(pthread_t th, const char *name)
+{
+	RESOLVE(real_pthread_setname_np, "pthread_setname_np");
+	int r = real_pthread_setname_np(th, name);
+	if (r == 0 && fl_tracing()) {
+		int saved = errno;
+		pid_t tid = 0;
+		clockid_t cid;
+		if (pthread_equal(th, pthread_self()))
+			tid = fl_gettid();
+		else if (pthread_getcpuclockid(th, &cid) == 0)
+			tid = (pid_t)~(cid >> 3); /* glibc: MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED) */
+		if (tid > 0)
+			name_event(tid, name);
+		errno = saved;
+	}
+	return r;
+}
+
+FL_EXPORT int prctl(int option, ...)
+{
+	RESOLVE(real_prctl, "prctl");
+	va_list ap;
+	va_start(ap, option);
+	unsigned long a2 = va_arg(ap, unsigned long), a3 = va_arg(ap, unsigned long);
+	unsigned long a4 = va_arg(ap, unsigned long), a5 = va_arg(ap, unsigned long);
+	va_end(ap);
+	int r = real_prctl(option, a2, a3, a4, a5);
+	if (option == PR_SET_NAME && r == 0 && fl_tracing()) {
+		int saved = errno;
+		char name[17] = { 0 };
+		real_prctl(PR_GET_NAME, (unsigned long)name, 0, 0, 0);
+		name_event(fl_gettid(), name);
+		errno = saved;
+	}
+	return r;
+}
+
 int fl_interpose_alloc(void)
 {
 	tramps = fl_mem_map(TRAMPS * sizeof(*tramps));
 	return tramps ? 0 : -ENOMEM;
 }
 
-/* ---- fork ---- */
+/* ---- fork, clone, exec ---- */
 
 /*
  * Without UFFD_FEATURE_EVENT_FORK the child's copy of our ranges is unregistered and the
  * parking contents are not the child's business, so the parent first brings every page home
- * (the child then inherits complete memory) and disables again after the fork. The child runs
- * untraced: it marks the agent stopped in its own copy and never touches the shared memory.
- * vfork, posix_spawn and system() share the parent's memory (CLONE_VM) and need nothing.
+ * (the child then inherits complete memory) and disables again after the fork.
+ *
+ * fork leaves every anonymous page shared copy-on-write, and UFFDIO_MOVE refuses shared pages
+ * (EBUSY): before disabling again, this thread (a program thread, so a userfault on a page
+ * zapped meanwhile is resolved by the handler as usual) makes the present traced pages
+ * exclusive again with MADV_POPULATE_WRITE (park.c).
+ *
+ * The child: with FL_FLAG_FOLLOW_FORKS it is traced as its own process (agent.c,
+ * fl_agent_follow_child); without, it marks the agent stopped in its own copy and never
+ * touches the shared memory. vfork, posix_spawn and system() share the parent's memory
+ * (CLONE_VM) and need nothing; their exec'd images load the agent again.
  */
+static void parent_break_cow(void)
+{
+	size_t cap = 65536;
+	uintptr_t *buf = fl_mem_map(cap * 2 * sizeof(uintptr_t));
+	if (!buf)
+		return;
+	uint32_t n = fl_ranges_snapshot(buf, (uint32_t)cap);
+	int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (pm >= 0) {
+		for (uint32_t i = 0; i < n; i++)
+			fl_break_cow(pm, buf[2 * i], buf[2 * i + 1]);
+		close(pm);
+	}
+	fl_mem_unmap(buf, cap * 2 * sizeof(uintptr_t));
+}
+
+static void child_side(void)
+{
+	if ((fl_agent.flags & FL_FLAG_FOLLOW_FORKS) && fl_agent_follow_child() == 0)
+		return;
+	fl_agent.in_child = 1;
+	fl_agent.active = 2;
+	if (fl_agent.uffd >= 0)
+		close(fl_agent.uffd);
+	fl_agent.uffd = -1;
+}
+
+static pid_t traced_fork(pid_t (*f)(void))
+{
+	fl_req_call(FL_REQ_FORK_PREPARE, 0, 0, 0, 0);
+	pid_t pid = f();
+	if (pid == 0) {
+		int saved = errno;
+		child_side();
+		errno = saved;
+		return 0;
+	}
+	int saved = errno;
+	if (pid > 0)
+		parent_break_cow();
+	fl_req_call(FL_REQ_FORK_PARENT, pid < 0 ? (uint64_t)(int64_t)-saved : (uint64_t)pid, 0, 0, 0);
+	errno = saved;
+	return pid;
+}
+
 FL_EXPORT pid_t fork(void)
 {
 	RESOLVE(real_fork, "fork");
 	if (!fl_tracing())
 		return real_fork();
+	return traced_fork(real_fork);
+}
+
+FL_EXPORT pid_t _Fork(void)
+{
+	RESOLVE(real__Fork, "_Fork");
+	if (!fl_tracing())
+		return real__Fork();
+	return traced_fork(real__Fork);
+}
+
+/*
+ * clone() without CLONE_VM is a fork the agent cannot follow (the child runs the caller's
+ * function on the caller's stack): the parent's pages come home first as for fork, the child
+ * runs untraced and says so. With CLONE_VM the child shares our memory and our handler.
+ */
+struct clone_wrap {
+	int (*fn)(void *);
+	void *arg;
+};
+static struct clone_wrap clone_wrap; /* the child reads its own copy */
+
+static int clone_child(void *p)
+{
+	struct clone_wrap *w = p;
+	fl_agent.in_child = 1;
+	fl_agent.active = 2;
+	if (fl_agent.uffd >= 0)
+		close(fl_agent.uffd);
+	fl_agent.uffd = -1;
+	fl_log("clone() without CLONE_VM: this child process runs untraced", NULL, NULL);
+	return w->fn(w->arg);
+}
+
+FL_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	RESOLVE(real_clone, "clone");
+	va_list ap;
+	va_start(ap, arg);
+	pid_t *ptid = va_arg(ap, pid_t *);
+	void *tls = va_arg(ap, void *);
+	pid_t *ctid = va_arg(ap, pid_t *);
+	va_end(ap);
+	if ((flags & CLONE_VM) || !fl_tracing())
+		return real_clone(fn, stack, flags, arg, ptid, tls, ctid);
+	static int lock;
+	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
 	fl_req_call(FL_REQ_FORK_PREPARE, 0, 0, 0, 0);
-	pid_t pid = real_fork();
-	if (pid == 0) {
-		fl_agent.in_child = 1;
-		fl_agent.active = 2;
-		if (fl_agent.uffd >= 0)
-			close(fl_agent.uffd);
-		return 0;
-	}
+	clone_wrap.fn = fn;
+	clone_wrap.arg = arg;
+	int pid = real_clone(clone_child, stack, flags, &clone_wrap, ptid, tls, ctid);
 	int saved = errno;
+	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+	if (pid > 0)
+		parent_break_cow();
 	fl_req_call(FL_REQ_FORK_PARENT, pid < 0 ? (uint64_t)(int64_t)-saved : (uint64_t)pid, 0, 0, 0);
 	errno = saved;
 	return pid;
+}
+
+/*
+ * exec: FL_EV_EXEC before the call (the new image's agent claims its own slot and ends ours
+ * with FL_STOP_EXEC). If the exec fails the process goes on traced as before.
+ */
+__attribute__((noinline)) static void exec_event(const char *path)
+{
+	if (!fl_tracing() || !path)
+		return;
+	int saved = errno;
+	uint32_t n = 0;
+	while (n < FL_REQ_TEXT_MAX && path[n])
+		n++;
+	fl_req_call_text(FL_REQ_EXEC, 0, 0, 0, 0, path, n);
+	errno = saved;
+}
+
+static void exec_failed(void)
+{
+	if (fl_tracing() && fl_agent.slot)
+		__atomic_store_n(fl_slot32(FL_SLOT_EXEC_ANNOUNCED), 0, __ATOMIC_RELEASE);
+}
+
+FL_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	RESOLVE(real_execve, "execve");
+	exec_event(path);
+	int r = real_execve(path, argv, envp);
+	exec_failed();
+	return r;
+}
+
+FL_EXPORT int execv(const char *path, char *const argv[])
+{
+	RESOLVE(real_execv, "execv");
+	exec_event(path);
+	int r = real_execv(path, argv);
+	exec_failed();
+	return r;
+}
+
+FL_EXPORT int execvp(const char *file, char *const argv[])
+{
+	RESOLVE(real_execvp, "execvp");
+	exec_event(file);
+	int r = real_execvp(file, argv);
+	exec_failed();
+	return r;
+}
+
+FL_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	RESOLVE(real_execvpe, "execvpe");
+	exec_event(file);
+	int r = real_execvpe(file, argv, envp);
+	exec_failed();
+	return r;
+}
+
+FL_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	RESOLVE(real_fexecve, "fexecve");
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	exec_event(path);
+	int r = real_fexecve(fd, argv, envp);
+	exec_failed();
+	return r;
+}
+
+FL_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
+	RESOLVE(real_execveat, "execveat");
+	exec_event(path);
+	int r = real_execveat(dirfd, path, argv, envp, flags);
+	exec_failed();
+	return r;
+}
+
+/* the variadic ones: collect argv on the stack and call the array forms above */
+#define COLLECT_ARGS(arg0, argv, envp_out)                                    \
+	size_t argc_ = 1;                                                      \
+	va_list ap_;                                                           \
+	va_start(ap_, arg0);                                                   \
+	while (va_arg(ap_, char *))                                            \
+		argc_++;                                                       \
+	va_end(ap_);                                                           \
+	char *argv[argc_ + 1];                                                 \
+	va_start(ap_, arg0);                                                   \
+	argv[0] = (char *)arg0;                                                \
+	for (size_t i_ = 1; i_ <= argc_; i_++)                                 \
+		argv[i_] = va_arg(ap_, char *);                                \
+	envp_out;                                                              \
+	va_end(ap_)
+
+FL_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	COLLECT_ARGS(arg, argv, (void)0);
+	return execv(path, argv);
+}
+
+FL_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	COLLECT_ARGS(arg, argv, (void)0);
+	return execvp(file, argv);
+}
+
+FL_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	char *const *envp;
+	COLLECT_ARGS(arg, argv, envp = va_arg(ap_, char *const *));
+	return execve(path, argv, envp);
 }
 
 /* ---- the public call ---- */

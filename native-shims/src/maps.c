@@ -225,3 +225,40 @@ int fl_ranges_cover(uintptr_t start, uintptr_t end)
 			return covered;
 	}
 }
+
+/* any thread: copy (start, end) of every traced range into out[2 * i], out[2 * i + 1] */
+uint32_t fl_ranges_snapshot(uintptr_t *out, uint32_t max)
+{
+	for (;;) {
+		uint32_t s1 = __atomic_load_n(&range_seq, __ATOMIC_ACQUIRE);
+		if (s1 & 1) {
+			__builtin_ia32_pause();
+			continue;
+		}
+		uint32_t n = __atomic_load_n(&range_n, __ATOMIC_RELAXED);
+		if (n > range_cap)
+			n = range_cap;
+		if (n > max)
+			n = max;
+		for (uint32_t i = 0; i < n; i++) {
+			out[2 * i] = ranges[i].start;
+			out[2 * i + 1] = ranges[i].end;
+		}
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&range_seq, __ATOMIC_RELAXED) == s1)
+			return n;
+	}
+}
+
+/* fork child: was the table being changed when the parent forked? then it cannot be trusted */
+int fl_ranges_torn(void)
+{
+	return (range_seq & 1) != 0;
+}
+
+/* fork child: forget every range (the parking areas stay mapped, unused) */
+void fl_ranges_forget_all(void)
+{
+	range_seq = 0;
+	range_n = 0;
+}

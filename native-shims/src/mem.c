@@ -147,3 +147,8 @@ void fl_mem_release(uintptr_t start, uintptr_t end)
 	}
 	unlock();
 }
+
+void fl_mem_reset_after_fork(void)
+{
+	mem_lock = 0; /* another thread of the parent may have held it at fork time */
+}

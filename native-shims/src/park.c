@@ -13,8 +13,12 @@
  *   - a parking slot holds a page only while its traced page is not present, except for a
  *     stale copy left behind by the UFFDIO_COPY fallback (protection changed): a later move
  *     into that slot gets EEXIST, and we discard the stale copy then;
- *   - resolving a fault always tries the move back first and zero-fills only on ENOENT, so a
- *     wrong "populated" bit can only mislabel FL_REC_FIRST_TOUCH, never lose data.
+ *   - resolving a fault always tries the move back first and zero-fills only on ENOENT (or on
+ *     EINVAL, protection changed, when pagemap shows the parking slot empty), so a wrong
+ *     "populated" bit can only mislabel FL_REC_FIRST_TOUCH, never lose data;
+ *   - a restore never gives up on a parked page while its parking area is to be freed: an
+ *     EAGAIN that persists means an event is queued (mmap_changing is cleared only when the
+ *     handler reads it), so the restore reports the page and the handler drains and retries.
  *
  * The "populated" bitmap (one bit per traced page: it has content, present or parked) exists
  * only to set FL_REC_FIRST_TOUCH before the fault is resolved: records are published before
@@ -28,6 +32,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <time.h>
 
 #include "fl_internal.h"
 
@@ -121,6 +126,9 @@ static void discard_parking(const struct fl_range *r, uintptr_t a, uintptr_t b)
 
 typedef int (*move_fail_fn)(const struct fl_range *r, uintptr_t page, int err);
 
+/* pages of the current fl_park_restore that are still parked because of a transient error */
+static uint32_t restore_stuck;
+
 /*
  * Bulk move of [a, b) of r in one ioctl with ALLOW_SRC_HOLES (to_park: traced -> parking, else
  * parking -> traced). The kernel stops at the first page it cannot move: a partial move
@@ -144,9 +152,26 @@ static void bulk_move(const struct fl_range *r, uintptr_t a, uintptr_t b, int to
 			retries = 0;
 			continue;
 		}
-		if (err == -EAGAIN && retries++ < EAGAIN_RETRIES) {
+		if (err == -EAGAIN && retries++ < EAGAIN_RETRIES * (to_park ? 1 : 64)) {
+			/* an event in flight (mmap_changing): let its thread run; restores must not give up */
 			fl_cnt.races++;
+			if (retries > 4) {
+				struct timespec ts = { 0, 20000 };
+				nanosleep(&ts, NULL);
+			}
 			continue;
+		}
+		if (err == -EAGAIN && !to_park) {
+			/*
+			 * Persistent EAGAIN on a restore: a non-cooperative event (UNMAP, REMOVE,
+			 * REMAP) is queued on our userfaultfd, and the kernel clears mmap_changing
+			 * only when we read it, so neither MOVE nor COPY can succeed before that.
+			 * Leave the rest parked and say so: the caller reads the events and retries
+			 * (a restore that gave up here would let the parking area be freed with the
+			 * program's data in it).
+			 */
+			restore_stuck++;
+			return;
 		}
 		/* persistent EAGAIN is handed to fail() like any other error */
 		if (fail(r, cur, err) && retries++ < 2 * EAGAIN_RETRIES)
@@ -171,6 +196,8 @@ static int restore_fail(const struct fl_range *r, uintptr_t page, int err)
 {
 	if (err == -EEXIST) /* the traced page is present: it is the current copy */
 		return 0;
+	if (err == -ENOENT) /* nothing parked here */
+		return 0;
 	fl_cnt.races++;
 	/*
 	 * The move itself is refused (e.g. the traced page's protection no longer matches the
@@ -179,8 +206,11 @@ static int restore_fail(const struct fl_range *r, uintptr_t page, int err)
 	 * wait on its own userfaultfd.
 	 */
 	uintptr_t p = park_of(r, page);
-	if (page_has_content(p))
-		fl_uffd_copy(fl_agent.uffd, page, p, FL_PAGE);
+	if (page_has_content(p)) {
+		int cerr = fl_uffd_copy(fl_agent.uffd, page, p, FL_PAGE);
+		if (cerr && cerr != -EEXIST) /* EEXIST: the traced page is present, the slot is stale */
+			restore_stuck++;
+	}
 	return 0;
 }
 
@@ -211,8 +241,9 @@ void fl_park_disable(uintptr_t s, uintptr_t e)
 	reenable_pins(s, e);
 }
 
-void fl_park_restore(uintptr_t s, uintptr_t e)
+uint32_t fl_park_restore(uintptr_t s, uintptr_t e)
 {
+	restore_stuck = 0;
 	for (int64_t i = fl_range_index_from(s); i >= 0 && (uint32_t)i < fl_range_count(); i++) {
 		struct fl_range *r = fl_range_at((uint32_t)i);
 		if (r->start >= e)
@@ -220,6 +251,7 @@ void fl_park_restore(uintptr_t s, uintptr_t e)
 		uintptr_t a = r->start > s ? r->start : s, b = r->end < e ? r->end : e;
 		bulk_move(r, a, b, 0, restore_fail);
 	}
+	return restore_stuck;
 }
 
 void fl_park_discard(uintptr_t s, uintptr_t e)
@@ -284,7 +316,7 @@ static void free_bits_if_unused(const struct fl_range *piece)
  * there is nothing to restore or unregister on the traced side; otherwise parked pages come
  * home first and the traced part is unregistered.
  */
-void fl_park_untrace(uintptr_t s, uintptr_t e, int unmapped)
+int fl_park_untrace(uintptr_t s, uintptr_t e, int unmapped)
 {
 	int fd = fl_agent.uffd;
 	fl_evms_forget(s, e);
@@ -299,7 +331,11 @@ void fl_park_untrace(uintptr_t s, uintptr_t e, int unmapped)
 		uintptr_t a = r.start > s ? r.start : s, b = r.end < e ? r.end : e;
 		struct fl_range piece = sub_range(&r, a, b);
 		if (!unmapped) {
-			fl_park_restore(a, b);
+			if (fl_park_restore(a, b)) {
+				/* pages still parked (an event is pending): keep the piece, caller retries */
+				FL_DEBUG("untrace-stuck", a, b, -EAGAIN);
+				return -EAGAIN;
+			}
 			fl_uffd_unregister(fd, a, b - a);
 		}
 		fl_range_remove_at((uint32_t)i);
@@ -319,6 +355,7 @@ void fl_park_untrace(uintptr_t s, uintptr_t e, int unmapped)
 		fl_emit_event(FL_EV_UNTRACE_RANGE, 0, a, b - a, 0, 0, NULL, 0);
 		s = b;
 	}
+	return 0;
 }
 
 /*
@@ -385,7 +422,7 @@ int fl_park_enable(uintptr_t page, int write)
 		int err = fl_uffd_move(fd, page, park, FL_PAGE, 0, NULL);
 		if (!err)
 			return 1;
-		if (err == -EAGAIN && attempt + 1 < EAGAIN_RETRIES) {
+		if (err == -EAGAIN) {
 			fl_cnt.races++;
 			continue;
 		}
@@ -394,7 +431,14 @@ int fl_park_enable(uintptr_t page, int write)
 			fl_uffd_wake(fd, page, FL_PAGE);
 			return 0;
 		}
-		if (err == -ENOENT) { /* nothing parked: never populated or discarded */
+		if (err == -ENOENT || (err == -EINVAL && !page_has_content(park))) {
+			/*
+			 * Nothing parked: never populated or discarded. EINVAL (the traced vma's
+			 * protection no longer matches the parking area's, e.g. a JVM polling page
+			 * mprotected to PROT_READ) is checked before the kernel looks for the page,
+			 * so an empty slot has to be read from pagemap; waking without resolving would
+			 * make the thread fault again forever.
+			 */
 			err = fill_zero(page, write);
 			if (!err)
 				return 1;
@@ -407,31 +451,33 @@ int fl_park_enable(uintptr_t page, int write)
 				fl_uffd_wake(fd, page, FL_PAGE);
 				return 0;
 			}
-		} else if (page_has_content(park)) {
+			fl_uffd_wake(fd, page, FL_PAGE);
+			return 0;
+		}
+		if (page_has_content(park)) {
 			/*
-			 * Move refused (protection changed, or persistent EAGAIN): copy the contents;
-			 * the stale parked copy is discarded when its slot is next needed (EEXIST).
-			 * The page stays out of the EVMS: it is enabled but cannot be disabled.
+			 * Move refused (protection changed): copy the contents; the stale parked copy
+			 * is discarded when its slot is next needed (EEXIST). The page stays out of the
+			 * EVMS: it is enabled but cannot be disabled.
 			 */
 			fl_cnt.races++;
 			err = fl_uffd_copy(fd, page, park, FL_PAGE);
+			if (err == -EAGAIN)
+				continue;
 			if (!err)
 				return 0;
-			if (err == -EEXIST) {
-				fl_uffd_wake(fd, page, FL_PAGE);
-				return 0;
-			}
-		} else if (err == -EAGAIN) {
-			continue;
 		}
-		break;
+		/* nothing we can do for this page (the thread sees the kernel's verdict on retry) */
+		fl_uffd_wake(fd, page, FL_PAGE);
+		return 0;
 	}
-	/* cannot resolve this page through the parking area: give the range back to the program */
-	struct fl_range *r = fl_range_find(page);
-	if (r)
-		fl_park_untrace(r->start, r->end, 0);
-	fl_uffd_wake(fd, page, FL_PAGE);
-	return 0;
+	/*
+	 * Persistent EAGAIN: the kernel refuses every resolution while a non-cooperative event
+	 * (UNMAP, REMOVE, REMAP) is pending on our userfaultfd (ctx->mmap_changing). The faulting
+	 * thread keeps waiting; the handler reads the event first and retries (handler.c). Never
+	 * give the range up here: its parked pages would be lost.
+	 */
+	return -EAGAIN;
 }
 
 static void evict(uintptr_t page)
@@ -480,13 +526,103 @@ void fl_park_pin(uintptr_t addr)
 		fl_uffd_move(fl_agent.uffd, page, park_of(r, page), FL_PAGE, 0, NULL);
 }
 
-/* teardown: every parked page home, every range and parking area unregistered */
+/*
+ * teardown: every parked page home, every range and parking area unregistered. -EAGAIN: some
+ * pages could not come home yet (an event is pending); the caller reads the userfaultfd and
+ * calls again.
+ */
 int fl_park_untrace_all(void)
 {
 	while (fl_range_count()) {
 		struct fl_range *r = fl_range_at(fl_range_count() - 1);
-		fl_park_untrace(r->start, r->end, 0);
+		if (fl_park_untrace(r->start, r->end, 0) == -EAGAIN)
+			return -EAGAIN;
 	}
 	fl_evms_clear();
+	return 0;
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/*
+ * fork clears PageAnonExclusive on every anonymous page it shares with the child, and
+ * UFFDIO_MOVE refuses such pages (EBUSY) until a write fault makes them exclusive again
+ * (reusing the page if the child is gone, copying it otherwise). MADV_POPULATE_WRITE is that
+ * write fault without touching the data; it fails cleanly on a mapping that is not writable.
+ * Only present pages (pagemap): populating a missing page of a registered range would raise a
+ * userfault, which is fine from a program thread (the handler resolves it) but must never
+ * happen on the handler thread; the handler calls this only on ranges not registered yet.
+ */
+void fl_break_cow(int pm_fd, uintptr_t s, uintptr_t e)
+{
+	uint64_t buf[512];
+	for (uintptr_t cur = s; cur < e;) {
+		size_t n = (e - cur) / FL_PAGE;
+		if (n > 512)
+			n = 512;
+		ssize_t got = pread(pm_fd, buf, n * 8, (off_t)(cur / FL_PAGE * 8));
+		if (got <= 0)
+			return;
+		n = (size_t)got / 8;
+		size_t i = 0;
+		while (i < n) {
+			if (!(buf[i] & PM_PRESENT)) {
+				i++;
+				continue;
+			}
+			size_t j = i;
+			while (j < n && (buf[j] & PM_PRESENT))
+				j++;
+			fl_sys_madvise((void *)(cur + i * FL_PAGE), (j - i) * FL_PAGE, MADV_POPULATE_WRITE);
+			i = j;
+		}
+		cur += n * FL_PAGE;
+	}
+}
+
+/* fork child (only the forking thread exists): fresh counters, our own pagemap */
+void fl_park_reset_after_fork(void)
+{
+	memset(&fl_cnt, 0, sizeof(fl_cnt));
+	fl_fork_depth = 0;
+	if (pagemap_fd >= 0)
+		close(pagemap_fd); /* it is the parent's: /proc/self was resolved at open time */
+	pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+}
+
+/*
+ * Handler of a followed fork child: the table is the parent's at fork time, the kernel dropped
+ * every registration (no UFFD_FEATURE_EVENT_FORK), every page is home (the parent restored
+ * them before forking) and shared with the parent. Per range: make its pages exclusive while
+ * it is not registered (no userfault possible), register it and its parking area with our
+ * userfaultfd; a range that is gone or changed is forgotten. Then disable everything.
+ */
+int fl_park_fork_child(void)
+{
+	int fd = fl_agent.uffd;
+	fl_cnt.registered_pages = 0;
+	for (uint32_t i = 0; i < fl_range_count();) {
+		struct fl_range *r = fl_range_at(i);
+		size_t len = r->end - r->start;
+		fl_break_cow(pagemap_fd, r->start, r->end);
+		int err = fl_uffd_register(fd, r->park, len);
+		if (!err && (err = fl_uffd_register(fd, r->start, len)) != 0)
+			fl_uffd_unregister(fd, r->park, len);
+		if (err) {
+			FL_DEBUG("fork-child-drop", r->start, r->end, err);
+			struct fl_range gone = *r;
+			fl_range_remove_at(i);
+			fl_sys_munmap((void *)gone.park, len);
+			fl_mem_release(gone.park, gone.park + len);
+			free_bits_if_unused(&gone);
+			continue;
+		}
+		/* a parked copy cannot exist (restored before fork) except stale COPY leftovers */
+		discard_parking(r, r->start, r->end);
+		fl_cnt.registered_pages += len / FL_PAGE;
+		i++;
+	}
 	return 0;
 }

@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
+#include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -47,6 +48,22 @@ int fl_req_pending(void)
 
 int fl_req_call(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
+	return fl_req_call_text(type, a, b, c, d, NULL, 0);
+}
+
+void fl_req_reset_after_fork(void)
+{
+	/* only the forking thread exists in the child, and it was not inside a request */
+	for (int i = 0; i < FL_REQ_SLOTS; i++)
+		slots[i].state = FL_RS_FREE;
+	posted = 0;
+	if (evfd >= 0)
+		close(evfd); /* shared with the parent's: a new one for our handler */
+	evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+int fl_req_call_text(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d, const char *text, uint32_t len)
+{
 	if (!fl_tracing() || fl_handler_is_handler_thread())
 		return -ENOSYS;
 	struct fl_req *q = NULL;
@@ -72,6 +89,11 @@ int fl_req_call(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 	q->c = c;
 	q->d = d;
 	q->result = 0;
+	if (len > FL_REQ_TEXT_MAX)
+		len = FL_REQ_TEXT_MAX;
+	q->text_len = len;
+	if (len)
+		memcpy(q->text, text, len);
 	__atomic_fetch_add(&posted, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&q->state, FL_RS_POSTED, __ATOMIC_RELEASE);
 	uint64_t one = 1;

@@ -61,7 +61,14 @@ int fl_ring_try_write(struct fl_ring *r, int32_t type, const void *msg, uint32_t
 	}
 
 	if (padding) {
-		/* padding record to the end of the buffer; index 0 was zeroed by the consumer */
+		/*
+		 * Padding record to the end of the buffer. The consumer does not zero what it has
+		 * read: index 0 still holds the header of the previous lap's first record. Zero it
+		 * before the padding becomes visible, or a consumer that skips the padding reads
+		 * that stale header and replays the whole previous lap (Agrona's producer does the
+		 * same: putLong(0, 0) before the padding's length).
+		 */
+		*(volatile int64_t *)r->buf = 0;
 		int32_t *ph = (int32_t *)(r->buf + index);
 		ph[1] = FL_RING_PADDING_MSG_TYPE;
 		__atomic_store_n(&ph[0], (int32_t)padding, __ATOMIC_RELEASE);
