@@ -96,7 +96,7 @@ public final class Recorder
                 kept = true;
                 if (!options.quiet)
                 {
-                    summary(stats, shm, logger.slotsInUse(), endMonoNs - startMonoNs, exitStatus);
+                    summary(stats, header.longValue(TraceHeader.RING_WAITS), endMonoNs - startMonoNs, exitStatus);
                 }
                 return exitStatus;
             }
@@ -260,14 +260,8 @@ public final class Recorder
         writer.finish(header);
     }
 
-    private void summary(final TraceStats stats, final SharedMemory shm, final int slots, final long durationNs,
-        final int exitStatus)
+    private void summary(final TraceStats stats, final long ringWaits, final long durationNs, final int exitStatus)
     {
-        long ringWaits = 0;
-        for (int slot = 0; slot < slots; slot++)
-        {
-            ringWaits += shm.slotLong(slot, ShmLayout.SLOT_RING_WAITS);
-        }
         err.printf("faultline: %,d references (%,d reads, %,d writes) to %,d pages from %d process(es), %d thread(s) "
                 + "in %.2f s into %s; ring waits %d; exit status %d%n",
             stats.references, stats.reads, stats.writes, stats.distinctPages(), stats.processes().size(),
