@@ -234,6 +234,7 @@ __attribute__((constructor)) static void fl_init(void)
 		return;
 	fl_interpose_init();
 	fl_debug = getenv("FAULTLINE_DEBUG") != NULL;
+	fl_check = getenv("FAULTLINE_CHECK") != NULL;
 	if (map_shm(path) < 0)
 		return;
 	if (claim_slot() < 0)

@@ -35,6 +35,7 @@ uint32_t fl_evms_capacity(void) { return fifo_cap; }
 void fl_evms_push(uintptr_t page)
 {
 	/* callers evict first when count == cap; the spare slot keeps this safe regardless */
+	FL_CHECK_LOG(FL_OP_PUSH, page, fifo_count, 0);
 	if (fifo_count == fifo_slots)
 		fl_evms_pop();
 	fifo[(fifo_head + fifo_count) % fifo_slots] = page;
@@ -54,6 +55,7 @@ uintptr_t fl_evms_pop(void)
 /* compacts in place, keeping FIFO order; O(capacity), only on unmap/madvise/trace calls */
 void fl_evms_forget(uintptr_t start, uintptr_t end)
 {
+	FL_CHECK_LOG(FL_OP_FORGET, start, end, 0);
 	uint32_t kept = 0;
 	for (uint32_t i = 0; i < fifo_count; i++) {
 		uintptr_t p = fifo[(fifo_head + i) % fifo_slots];

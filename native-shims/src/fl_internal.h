@@ -222,7 +222,7 @@ struct fl_counters {
 	uint64_t lost; /* pages that could not be disabled (EBUSY: shared after fork, pinned) */
 };
 extern struct fl_counters fl_cnt;
-extern int fl_fork_depth; /* > 0 between FORK_PREPARE and FORK_PARENT: no disabling */
+extern int fl_fork_depth;
 int fl_park_init(void);
 int fl_park_trace_new(uintptr_t s, uintptr_t e, uint32_t source, int emit);
 void fl_park_disable(uintptr_t s, uintptr_t e);    /* every traced page in [s,e) */
@@ -235,6 +235,21 @@ int fl_park_enable(uintptr_t page, int write);
 void fl_park_evict_to(uint32_t count); /* evict the oldest pages until count remain */
 void fl_park_pin(uintptr_t addr);
 int fl_park_untrace_all(void);
+
+/* ---- check.c: FAULTLINE_CHECK, the agent checking its own bookkeeping (handler only) ---- */
+extern int fl_check;
+enum { FL_OP_FAULT = 1, FL_OP_ENABLE, FL_OP_EVICT, FL_OP_BULK_DISABLE, FL_OP_BULK_RESTORE, FL_OP_PIN, FL_OP_DISCARD,
+       FL_OP_FILL_ZERO, FL_OP_PUSH, FL_OP_FORGET, FL_OP_REGISTER, FL_OP_RELOCATE };
+void fl_check_log(uint32_t what, uintptr_t a, uintptr_t b, int r);
+#define FL_CHECK_LOG(w, a, b, r) do { if (fl_check) fl_check_log((w), (uintptr_t)(a), (uintptr_t)(b), (int)(r)); } while (0)
+void fl_check_enable(const struct fl_range *r, uintptr_t page, int err);   /* after moving page home */
+void fl_check_evict(const struct fl_range *r, uintptr_t page, int err);    /* after moving it out */
+void fl_check_moved(const struct fl_range *r, uintptr_t page, int to_park); /* another move that worked */
+void fl_check_discarded(const struct fl_range *r, uintptr_t a, uintptr_t b); /* slots of [a, b) dropped */
+void fl_check_resync(const struct fl_range *r, uintptr_t a, uintptr_t b);   /* after a bulk move */
+void fl_check_report(const struct fl_range *r, uintptr_t page, const char *what);
+int fl_check_parked(const struct fl_range *r, uintptr_t page); /* the shadow: parked by us */
+int fl_page_present(uintptr_t addr); /* park.c: present or swapped, from /proc/self/pagemap */
 
 /* ---- scope.c: what scope "all" registers, and what faultline_trace_range accepts ---- */
 int fl_scope_init(void);

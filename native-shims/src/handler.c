@@ -12,11 +12,11 @@
  *      exit_group at once; its record is already in shared memory, so the recorder cannot
  *      lose it. Evicting before waking keeps the trace independent of timing: the woken
  *      thread never sees an EVMS larger than the model's.
- * Non-cooperative events (UNMAP, REMOVE, REMAP) split the batch: the faults before an event
- * are published and resolved first, then the event is applied, so the table is what the
- * kernel saw at that point. The thread that caused the event waits in the kernel until we
- * have read it, which is why the handler itself must never munmap/madvise/mremap a registered
- * range (it would wait for itself).
+ * Non-cooperative events (UNMAP, REMOVE, REMAP) split the publishing: the records of the
+ * faults before an event go out first, then the event. Resolution waits until every event of
+ * the batch is applied (handle_batch says why). The thread that caused an event waits in the
+ * kernel until we have read it, which is why the handler itself must never munmap/madvise/
+ * mremap a registered range (it would wait for itself).
  *
  * Program threads reach the handler through request.c; the loop serves requests between
  * batches.
@@ -61,6 +61,12 @@ static uint64_t chunk_id;
 static int quiet;        /* tearing down: events are written only if the ring has room */
 static int recorder_dead;
 static int spin_us;      /* FAULTLINE_SPIN_US: poll the uffd this long before sleeping */
+/*
+ * FAULTLINE_TEST_EVENT_DELAY_US (tests only): sleep this long after reading a batch that holds
+ * a non-cooperative event, before handling it. The thread that raised the event runs on in the
+ * meantime, which is the window handle_batch has to be correct in; the test makes it wide.
+ */
+static int test_event_delay_us;
 static uintptr_t known_brk; /* program break last reported (FL_EV_BRK) */
 
 /*
@@ -214,16 +220,17 @@ void fl_emit_event(uint32_t type, uint32_t tid, uint64_t a, uint64_t b, uint64_t
 	ring_put(FL_MSG_EVENT, e, FL_EVENT_HEADER_SIZE + text_len);
 }
 
-/* publish staged[0..n) as chunks of consecutive same-thread records */
-static void publish(uint32_t n)
+/* publish staged[from..to) as chunks of consecutive same-thread records */
+static void publish(uint32_t from, uint32_t to)
 {
+	uint32_t n = to - from;
 	uint64_t seq = __atomic_fetch_add(fl_ctl64(FL_CTL_CLOCK), n, __ATOMIC_ACQ_REL);
 	uint64_t t = fl_now_ns() - fl_agent.start_mono_ns;
-	uint32_t i = 0;
-	while (i < n) {
+	uint32_t i = from;
+	while (i < to) {
 		uint32_t tid = staged[i].tid, count = 0;
 		uint8_t *c = chunk_buf;
-		while (i < n && staged[i].tid == tid && count < chunk_records) {
+		while (i < to && staged[i].tid == tid && count < chunk_records) {
 			uint8_t *rec = c + FL_CHUNK_HEADER_SIZE + (size_t)count * FL_RECORD_SIZE;
 			put64(rec, FL_RECORD_SEQ, seq++);
 			put64(rec, FL_RECORD_TIME_NS, t);
@@ -268,14 +275,19 @@ static void defer(uintptr_t page, int write, int pinned)
 		fl_uffd_wake(fl_agent.uffd, page, FL_PAGE); /* it faults again */
 }
 
-static void flush_faults(uint32_t n)
+/*
+ * Label staged[from..to) (write? first touch?) and publish them. Called in message order, so
+ * the labels and the records' seq reflect the table as it was before any later event.
+ */
+static void label_and_publish(uint32_t from, uint32_t to)
 {
-	if (!n)
+	if (from == to)
 		return;
 	int rescanned = 0;
-	fl_cnt.faults += n;
-	for (uint32_t i = 0; i < n; i++) {
+	fl_cnt.faults += to - from;
+	for (uint32_t i = from; i < to; i++) {
 		uintptr_t page = FL_PAGE_DOWN(staged[i].address);
+		FL_CHECK_LOG(FL_OP_FAULT, staged[i].address, staged[i].tid, (int)staged[i].flags);
 		struct fl_range *r = fl_range_find(page);
 		if (!r && !rescanned && fl_agent.scope == FL_SCOPE_ALL) {
 			/* a registered vma we do not know yet (grown in place): learn it first */
@@ -291,7 +303,12 @@ static void flush_faults(uint32_t n)
 			fl_range_set_bit(r, page, 1);
 		}
 	}
-	publish(n);
+	publish(from, to);
+}
+
+/* resolve staged[0..n): every event of the batch has been applied already (handle_batch) */
+static void resolve_faults(uint32_t n)
+{
 	for (uint32_t i = 0; i < n; i++) {
 		uintptr_t page = FL_PAGE_DOWN(staged[i].address);
 		int pinned = fl_pins_has(page);
@@ -308,7 +325,8 @@ static void flush_faults(uint32_t n)
 		else if (r > 0 && !pinned)
 			fl_evms_push(page);
 	}
-	fl_publish_counters();
+	if (n)
+		fl_publish_counters();
 }
 
 /* faults whose resolution met EAGAIN (an event in flight): retried after the next read */
@@ -368,9 +386,19 @@ static void handle_event(const struct uffd_msg *m)
 	fl_publish_counters();
 }
 
+/*
+ * One read(2) worth of messages. Records and event records go out in message order, but no
+ * fault is resolved before every event of the batch has been applied to the table. Reading an
+ * event releases the thread that raised it at once: by the time we look at the faults that
+ * preceded it, an unmapped or moved range may already hold a new, unregistered mapping of the
+ * program's at the same address. UFFDIO_MOVE needs only its destination registered, so an
+ * eviction from the stale range would move the new mapping's page into a parking slot that
+ * the UNMAP then frees: the program's data would be gone. Likewise a page of a range zapped by
+ * madvise (REMOVE) must not come back from its parking slot after the zap.
+ */
 static void handle_batch(uint32_t n)
 {
-	uint32_t k = 0;
+	uint32_t k = 0, published = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct uffd_msg *m = &msgs[i];
 		if (m->event == UFFD_EVENT_PAGEFAULT) {
@@ -379,12 +407,13 @@ static void handle_batch(uint32_t n)
 			staged[k].flags = (m->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WRITE) ? FL_REC_WRITE : 0;
 			k++;
 		} else {
-			flush_faults(k);
-			k = 0;
+			label_and_publish(published, k);
+			published = k;
 			handle_event(m);
 		}
 	}
-	flush_faults(k);
+	label_and_publish(published, k);
+	resolve_faults(k);
 }
 
 /* drain the uffd without blocking; returns messages handled, or -errno */
@@ -403,6 +432,13 @@ static int drain_uffd(void)
 		return e == EAGAIN || e == EINTR ? 0 : -e;
 	}
 	uint32_t n = (uint32_t)((size_t)r / sizeof(*msgs));
+	if (test_event_delay_us > 0)
+		for (uint32_t i = 0; i < n; i++)
+			if (msgs[i].event != UFFD_EVENT_PAGEFAULT) {
+				struct timespec ts = { test_event_delay_us / 1000000, (test_event_delay_us % 1000000) * 1000L };
+				nanosleep(&ts, NULL);
+				break;
+			}
 	handle_batch(n);
 	if (deferred_n)
 		retry_deferred();
@@ -744,6 +780,9 @@ int fl_handler_start(void)
 	const char *spin = getenv("FAULTLINE_SPIN_US");
 	if (spin)
 		spin_us = atoi(spin);
+	const char *delay = getenv("FAULTLINE_TEST_EVENT_DELAY_US");
+	if (delay)
+		test_event_delay_us = atoi(delay);
 
 	/* the stack is agent memory; glibc puts the thread's TLS and descriptor at its top */
 	void *stack = fl_mem_map(HANDLER_STACK + FL_PAGE);

@@ -12,7 +12,12 @@
  *     (content at its parking slot), or empty (never populated, or discarded by madvise);
  *   - a parking slot holds a page only while its traced page is not present, except for a
  *     stale copy left behind by the UFFDIO_COPY fallback (protection changed): a later move
- *     into that slot gets EEXIST, and we discard the stale copy then;
+ *     into that slot gets EEXIST. A slot is dropped only when the traced page is present at
+ *     home (pagemap), i.e. when the slot cannot be the program's copy (slot_taken). Under
+ *     xz -T2 this agent once met an occupied slot and an empty home for a page it had moved
+ *     home 512 faults earlier, with no operation of its own in between (FAULTLINE_CHECK's
+ *     history); dropping the slot then lost the program's data. Whatever moved it, the rule
+ *     keeps the one copy there is;
  *   - resolving a fault always tries the move back first and zero-fills only on ENOENT (or on
  *     EINVAL, protection changed, when pagemap shows the parking slot empty), so a wrong
  *     "populated" bit can only mislabel FL_REC_FIRST_TOUCH, never lose data;
@@ -83,7 +88,7 @@ static struct fl_range sub_range(const struct fl_range *r, uintptr_t a, uintptr_
 }
 
 /* 1 if the page at addr is present (or swapped) according to /proc/self/pagemap */
-static int page_has_content(uintptr_t addr)
+int fl_page_present(uintptr_t addr)
 {
 	uint64_t e = 0;
 	if (pread(pagemap_fd, &e, sizeof(e), (off_t)(addr / FL_PAGE * 8)) != sizeof(e))
@@ -118,10 +123,13 @@ static void discard_parking(const struct fl_range *r, uintptr_t a, uintptr_t b)
 	int fd = fl_agent.uffd;
 	uintptr_t p = park_of(r, a);
 	size_t len = b - a;
+	FL_CHECK_LOG(FL_OP_DISCARD, a, b, 0);
 	if (fl_uffd_unregister(fd, p, len) == 0) {
 		fl_sys_madvise((void *)p, len, MADV_DONTNEED);
 		fl_uffd_register(fd, p, len);
 	}
+	if (fl_check)
+		fl_check_discarded(r, a, b);
 }
 
 typedef int (*move_fail_fn)(const struct fl_range *r, uintptr_t page, int err);
@@ -135,7 +143,16 @@ static uint32_t restore_stuck;
  * returns EAGAIN with the bytes done in .move; a failure at the first page returns its errno.
  * fail() decides per page: 1 = retry the page, 0 = skip it.
  */
+static void bulk_move_pages(const struct fl_range *r, uintptr_t a, uintptr_t b, int to_park, move_fail_fn fail);
 static void bulk_move(const struct fl_range *r, uintptr_t a, uintptr_t b, int to_park, move_fail_fn fail)
+{
+	FL_CHECK_LOG(to_park ? FL_OP_BULK_DISABLE : FL_OP_BULK_RESTORE, a, b, 0);
+	bulk_move_pages(r, a, b, to_park, fail);
+	if (fl_check)
+		fl_check_resync(r, a, b);
+}
+
+static void bulk_move_pages(const struct fl_range *r, uintptr_t a, uintptr_t b, int to_park, move_fail_fn fail)
 {
 	int fd = fl_agent.uffd;
 	uintptr_t cur = a;
@@ -181,12 +198,29 @@ static void bulk_move(const struct fl_range *r, uintptr_t a, uintptr_t b, int to
 	}
 }
 
-static int disable_fail(const struct fl_range *r, uintptr_t page, int err)
+/*
+ * The parking slot of page is occupied (EEXIST). Which copy is the program's? If the page is
+ * present at home, the program reads that one and the slot holds a stale copy (the COPY
+ * fallback leaves them): drop it. If home is empty, the slot holds the only copy: the page is
+ * parked already, and dropping the slot would lose the program's data. Returns 1 if the slot
+ * was dropped (retry the move), 0 if the page is parked.
+ */
+static int slot_taken(const struct fl_range *r, uintptr_t page)
 {
-	if (err == -EEXIST) { /* a stale copy sits in the parking slot */
+	if (fl_page_present(page)) {
 		discard_parking(r, page, page + FL_PAGE);
 		return 1;
 	}
+	fl_cnt.races++;
+	if (fl_check && !fl_check_parked(r, page)) /* parked, but not by us */
+		fl_check_report(r, page, "an occupied slot and an empty home: the page is parked already");
+	return 0;
+}
+
+static int disable_fail(const struct fl_range *r, uintptr_t page, int err)
+{
+	if (err == -EEXIST) /* a stale copy in the slot (dropped, retry), or parked already (skip) */
+		return slot_taken(r, page);
 	/* EBUSY: shared with a fork child or pinned; EINVAL: protection changed. Stays enabled. */
 	fl_cnt.lost++;
 	return 0;
@@ -206,7 +240,7 @@ static int restore_fail(const struct fl_range *r, uintptr_t page, int err)
 	 * wait on its own userfaultfd.
 	 */
 	uintptr_t p = park_of(r, page);
-	if (page_has_content(p)) {
+	if (fl_page_present(p)) {
 		int cerr = fl_uffd_copy(fl_agent.uffd, page, p, FL_PAGE);
 		if (cerr && cerr != -EEXIST) /* EEXIST: the traced page is present, the slot is stale */
 			restore_stuck++;
@@ -220,8 +254,8 @@ static void reenable_pins(uintptr_t s, uintptr_t e)
 	uint32_t n = fl_pins_collect(s, e, pins, 64);
 	for (uint32_t i = 0; i < n; i++) {
 		struct fl_range *r = fl_range_find(pins[i]);
-		if (r)
-			fl_uffd_move(fl_agent.uffd, pins[i], park_of(r, pins[i]), FL_PAGE, 0, NULL);
+		if (r && fl_uffd_move(fl_agent.uffd, pins[i], park_of(r, pins[i]), FL_PAGE, 0, NULL) == 0 && fl_check)
+			fl_check_moved(r, pins[i], 0);
 	}
 }
 
@@ -273,7 +307,7 @@ int fl_park_trace_new(uintptr_t s, uintptr_t e, uint32_t source, int emit)
 	size_t len = e - s, npages = len / FL_PAGE;
 	size_t bits_len = FL_PAGE_UP((npages + 63) / 64 * 8);
 	uintptr_t park = (uintptr_t)fl_mem_map(len);
-	uint64_t *bits = fl_mem_map(bits_len);
+	uint64_t *bits = fl_mem_map(2 * bits_len); /* second half: FAULTLINE_CHECK's shadow (check.c) */
 	int err = -ENOMEM;
 	if (!park || !bits)
 		goto fail;
@@ -291,6 +325,7 @@ int fl_park_trace_new(uintptr_t s, uintptr_t e, uint32_t source, int emit)
 		goto fail;
 	}
 	fl_cnt.registered_pages += npages;
+	FL_CHECK_LOG(FL_OP_REGISTER, s, e, 0);
 	fl_park_disable(s, e);
 	if (emit)
 		fl_emit_event(FL_EV_TRACE_RANGE, (uint32_t)fl_gettid(), s, len, source, 0, NULL, 0);
@@ -299,7 +334,7 @@ fail:
 	if (park)
 		fl_mem_unmap((void *)park, len);
 	if (bits)
-		fl_mem_unmap(bits, bits_len);
+		fl_mem_unmap(bits, 2 * bits_len);
 	return err;
 }
 
@@ -308,7 +343,7 @@ static void free_bits_if_unused(const struct fl_range *piece)
 	for (uint32_t i = 0; i < fl_range_count(); i++)
 		if (fl_range_at(i)->bits == piece->bits)
 			return;
-	fl_mem_unmap(piece->bits, (size_t)piece->bits_pages * FL_PAGE);
+	fl_mem_unmap(piece->bits, 2 * (size_t)piece->bits_pages * FL_PAGE);
 }
 
 /*
@@ -366,6 +401,7 @@ int fl_park_untrace(uintptr_t s, uintptr_t e, int unmapped)
 void fl_park_relocate(uintptr_t from, uintptr_t to, size_t len)
 {
 	uintptr_t s = from, e = from + len;
+	FL_CHECK_LOG(FL_OP_RELOCATE, from, e, 0);
 	fl_evms_relocate(from, to, len);
 	fl_pins_forget(from, e);
 	for (;;) {
@@ -396,8 +432,10 @@ void fl_park_relocate(uintptr_t from, uintptr_t to, size_t len)
 static int fill_zero(uintptr_t page, int write)
 {
 	/* a write would only fault again on the read-only zero page: give it a private page now */
-	return write ? fl_uffd_copy(fl_agent.uffd, page, zero_src, FL_PAGE)
-		     : fl_uffd_zeropage(fl_agent.uffd, page, FL_PAGE);
+	int err = write ? fl_uffd_copy(fl_agent.uffd, page, zero_src, FL_PAGE)
+			: fl_uffd_zeropage(fl_agent.uffd, page, FL_PAGE);
+	FL_CHECK_LOG(FL_OP_FILL_ZERO, page, write, err);
+	return err;
 }
 
 /*
@@ -420,6 +458,8 @@ int fl_park_enable(uintptr_t page, int write)
 		}
 		uintptr_t park = park_of(r, page);
 		int err = fl_uffd_move(fd, page, park, FL_PAGE, 0, NULL);
+		if (fl_check)
+			fl_check_enable(r, page, err);
 		if (!err)
 			return 1;
 		if (err == -EAGAIN) {
@@ -431,7 +471,7 @@ int fl_park_enable(uintptr_t page, int write)
 			fl_uffd_wake(fd, page, FL_PAGE);
 			return 0;
 		}
-		if (err == -ENOENT || (err == -EINVAL && !page_has_content(park))) {
+		if (err == -ENOENT || (err == -EINVAL && !fl_page_present(park))) {
 			/*
 			 * Nothing parked: never populated or discarded. EINVAL (the traced vma's
 			 * protection no longer matches the parking area's, e.g. a JVM polling page
@@ -454,7 +494,7 @@ int fl_park_enable(uintptr_t page, int write)
 			fl_uffd_wake(fd, page, FL_PAGE);
 			return 0;
 		}
-		if (page_has_content(park)) {
+		if (fl_page_present(park)) {
 			/*
 			 * Move refused (protection changed): copy the contents; the stale parked copy
 			 * is discarded when its slot is next needed (EEXIST). The page stays out of the
@@ -490,6 +530,8 @@ static void evict(uintptr_t page)
 		if (!r) /* the mapping went away: forget the page */
 			return;
 		int err = fl_uffd_move(fd, park_of(r, page), page, FL_PAGE, UFFDIO_MOVE_MODE_DONTWAKE, NULL);
+		if (fl_check)
+			fl_check_evict(r, page, err);
 		if (!err) {
 			fl_cnt.evictions++;
 			return;
@@ -499,8 +541,9 @@ static void evict(uintptr_t page)
 			continue;
 		}
 		if (err == -EEXIST) {
-			discard_parking(r, page, page + FL_PAGE);
-			continue;
+			if (slot_taken(r, page))
+				continue;
+			return; /* parked already: this EVMS entry was stale */
 		}
 		if (err != -ENOENT) /* ENOENT: zapped under us, nothing to disable */
 			fl_cnt.lost++;
@@ -519,11 +562,12 @@ void fl_park_evict_to(uint32_t count)
 void fl_park_pin(uintptr_t addr)
 {
 	uintptr_t page = FL_PAGE_DOWN(addr);
+	FL_CHECK_LOG(FL_OP_PIN, page, 0, 0);
 	fl_pins_add(page);
 	fl_evms_forget(page, page + FL_PAGE);
 	struct fl_range *r = fl_range_find(page);
-	if (r)
-		fl_uffd_move(fl_agent.uffd, page, park_of(r, page), FL_PAGE, 0, NULL);
+	if (r && fl_uffd_move(fl_agent.uffd, page, park_of(r, page), FL_PAGE, 0, NULL) == 0 && fl_check)
+		fl_check_moved(r, page, 0);
 }
 
 /*

@@ -6,7 +6,9 @@
  * Maps PAGES private anonymous pages, writes a pattern into the first POPULATE of them, registers
  * the whole range with faultline_trace_range (when the agent is loaded), then runs SCRIPT: words
  * separated by commas, each `rK` (read one byte of page K), `wK` (write one byte of page K) or
- * `sK` (read(2) 100 bytes of DATAFILE into page K: a kernel-mode write). Prints the range's base
+ * `sK` (read(2) 100 bytes of DATAFILE into page K: a kernel-mode write) or `t0` (pass the whole
+ * range to faultline_trace_range again: its enabled pages are disabled, its parked pages must
+ * keep their contents). Prints the range's base
  * address and a checksum of the whole range, so a traced and a native run can be compared.
  * Every access goes through a volatile pointer: the compiler may neither drop nor reorder them.
  */
@@ -55,6 +57,11 @@ int main(int argc, char **argv)
             sum += *at;
         } else if (op == 'w') {
             *at = (unsigned char)(page * 3 + 1); /* a pure store: a read-modify-write would trap as a read */
+        } else if (op == 't') {
+            if (faultline_trace_range && faultline_trace_range((void *)base, pages * PAGE) != 0) {
+                perror("faultline_trace_range");
+                return 1;
+            }
         } else if (op == 's') {
             int fd = open(datafile, O_RDONLY);
             if (fd < 0 || read(fd, (void *)(base + page * PAGE + 100), 100) < 0) {

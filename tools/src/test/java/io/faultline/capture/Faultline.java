@@ -86,7 +86,7 @@ final class Faultline
         return finish(builder, timeoutSeconds);
     }
 
-    private static Result finish(final ProcessBuilder builder, final int timeoutSeconds)
+    static Result finish(final ProcessBuilder builder, final int timeoutSeconds)
         throws IOException, InterruptedException
     {
         final Path out = Files.createTempFile("faultline-out", ".txt");

@@ -58,6 +58,27 @@ class IntegrityTest
         assertTrue(Traces.read(trace).refs.size() >= 64, "the checksum pass reads every one of the 64 pages");
     }
 
+    /**
+     * Tracing a range again disables its enabled pages; its parked pages' slots are occupied, so
+     * the move out meets EEXIST there. An agent that took every occupied slot for a stale copy
+     * dropped those pages' contents (it did, until 2026-11-21).
+     */
+    @Test
+    void tracingATracedRangeAgainKeepsItsParkedPages() throws Exception
+    {
+        final String workload = Workloads.build("api_script").toString();
+        final List<String> args = List.of(workload, "64", "64", "r1,w2,r3,t0,r4,w5,t0,r63", "/dev/null", "checksum");
+        final Faultline.Result nativeRun = Faultline.exec(args, 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        final Path trace = tmp.resolve("again");
+        final List<String> record = new java.util.ArrayList<>(List.of("record", "-q", "-o", trace.toString(),
+            "--scope", "api", "--evms", "16", "--"));
+        record.addAll(args);
+        final Faultline.Result traced = Faultline.run(record, 120);
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals(stripBase(nativeRun.out()), stripBase(traced.out()));
+    }
+
     private static String stripBase(final String out)
     {
         return out.replaceAll("base=0x[0-9a-f]+ ", "");
