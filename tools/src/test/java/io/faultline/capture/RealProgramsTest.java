@@ -80,26 +80,17 @@ class RealProgramsTest
                 MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.ISO_8859_1)));
     }
 
+    /**
+     * Two compressing threads, 1 MiB blocks, 3 MB of text: about 14 M trapped references. Before
+     * 2026-11-21 about one run in five gave a different (valid) compressed stream: the agent met
+     * an occupied parking slot with the page absent from home and dropped the slot, i.e. the
+     * page's only copy (park.c, slot_taken). A single run catches that with probability ~0.2;
+     * the deterministic guard is IntegrityTest.tracingATracedRangeAgainKeepsItsParkedPages.
+     */
     @Test
     void xzWithTwoThreads() throws Exception
     {
-        // 256 KiB blocks of an 800 KB input give both of xz's threads several blocks each.
-        final Path small = tmp.resolve("text-800k.txt");
-        Files.write(small, java.util.Arrays.copyOf(Files.readAllBytes(text), 800_000));
-        assertSameAsNative("xz", false, "sh", "-c", "xz -T2 --block-size=256KiB -c " + small + " | od -An -tx1 | sha256sum");
-    }
-
-    /**
-     * KNOWN BUG, kept as the reproduction: on a 3 MB input with 1 MiB blocks, about one run in
-     * four under tracing gives a different compressed stream (seen 2026-11-21; 13 M trapped
-     * references per run). Some page's contents are lost or stale under two threads and fork
-     * and exec through sh; not yet found. Enable it to work on the bug.
-     */
-    @Test
-    @org.junit.jupiter.api.Disabled("data-corruption bug under investigation: 1 run in ~4 differs from native")
-    void xzWithTwoThreadsOnThreeMegabytes() throws Exception
-    {
-        assertSameAsNative("xz-3m", false, "sh", "-c", "xz -T2 --block-size=1MiB -c " + text + " | od -An -tx1 | sha256sum");
+        assertSameAsNative("xz", false, "sh", "-c", "xz -T2 --block-size=1MiB -c " + text + " | od -An -tx1 | sha256sum");
     }
 
     @Test
@@ -123,7 +114,11 @@ class RealProgramsTest
     @Test
     void python3() throws Exception
     {
-        assertSameAsNative("python3", false, "python3", "-c",
+        // the interpreter itself: `python3` on PATH may be a shell-script shim (pyenv) that runs
+        // dozens of processes before python starts
+        final Faultline.Result which = Faultline.exec(List.of("python3", "-c", "import sys; print(sys.executable)"), 60);
+        assertEquals(0, which.status(), which.describe());
+        assertSameAsNative("python3", false, which.out().strip(), "-c",
             "import hashlib, json\n"
                 + "d = {str(i): [i * j % 97 for j in range(50)] for i in range(3000)}\n"
                 + "s = json.dumps(d, sort_keys=True)\n"

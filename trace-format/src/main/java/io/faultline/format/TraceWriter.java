@@ -114,6 +114,18 @@ public final class TraceWriter implements AutoCloseable
         }
     }
 
+    /**
+     * The calling thread takes over writing from the thread that wrote until now, which has
+     * stopped. Chronicle's appender is single-threaded and checks it: it refuses a second thread
+     * while the first is still alive, and a thread that has finished its work can still be
+     * alive for a moment (Agrona's AgentRunner.close returns once the agent is closed, before its
+     * thread ends).
+     */
+    public void takeOver()
+    {
+        appender.singleThreadedCheckReset();
+    }
+
     /** Writes the final header (state=complete) after every excerpt, then closes the queue. */
     public void finish(final TraceHeader end) throws IOException
     {

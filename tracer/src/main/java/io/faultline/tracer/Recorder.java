@@ -81,6 +81,7 @@ public final class Recorder
                 // Agents in processes that outlive the program restore their pages and stop.
                 shm.requestStop();
                 runner.close();
+                writer.takeOver();
                 logger.drain();
                 writeExitEvent(writer, (int)process.pid(), exitStatus, shm.clock(), endMonoNs - startMonoNs);
                 stats.events++;
