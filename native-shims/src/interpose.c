@@ -19,6 +19,9 @@
  *     thread descriptor) are not recorded.
  *   - memory mapped by raw syscall(SYS_mmap) or by other libraries' internal calls is found at
  *     the next rescan (a malloc miss, a thread start, an interposed call).
+ *   - forks: fork, _Fork and clone are interposed, and so is syscall() for SYS_fork, SYS_clone
+ *     and SYS_clone3; a fork made with inline assembly is not seen (its child would find our
+ *     parked pages missing).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -33,6 +36,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 
 #include "faultline.h"
 #include "fl_internal.h"
@@ -62,6 +66,7 @@ static int (*real_execvpe)(const char *, char *const[], char *const[]);
 static int (*real_fexecve)(int, char *const[], char *const[]);
 static int (*real_execveat)(int, const char *, char *const[], char *const[], int);
 static int (*real_clone)(int (*)(void *), void *, int, void *, ...);
+static long (*real_syscall)(long, ...);
 
 #define RESOLVE(var, name)                                          \
 	do {                                                        \
@@ -89,6 +94,7 @@ void fl_interpose_init(void)
 	RESOLVE(real_fexecve, "fexecve");
 	RESOLVE(real_execveat, "execveat");
 	RESOLVE(real_clone, "clone");
+	RESOLVE(real_syscall, "syscall");
 }
 
 int fl_real_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
@@ -477,15 +483,21 @@ struct clone_wrap {
 };
 static struct clone_wrap clone_wrap; /* the child reads its own copy */
 
-static int clone_child(void *p)
+/* a child the agent does not follow: stop here for good, never touch the shared memory */
+static void untraced_child(const char *how)
 {
-	struct clone_wrap *w = p;
 	fl_agent.in_child = 1;
 	fl_agent.active = 2;
 	if (fl_agent.uffd >= 0)
 		close(fl_agent.uffd);
 	fl_agent.uffd = -1;
-	fl_log("clone() without CLONE_VM: this child process runs untraced", NULL, NULL);
+	fl_log(how, ": this child process runs untraced", NULL);
+}
+
+static int clone_child(void *p)
+{
+	struct clone_wrap *w = p;
+	untraced_child("clone() without CLONE_VM");
 	return w->fn(w->arg);
 }
 
@@ -514,6 +526,56 @@ FL_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	fl_req_call(FL_REQ_FORK_PARENT, pid < 0 ? (uint64_t)(int64_t)-saved : (uint64_t)pid, 0, 0, 0);
 	errno = saved;
 	return pid;
+}
+
+/*
+ * syscall(SYS_fork), syscall(SYS_clone) or syscall(SYS_clone3) without CLONE_VM: a fork behind
+ * glibc's back. Left alone, the child would inherit our parked pages as holes (it gets no
+ * registrations, so they read as zeros). As for clone(): the pages come home first and the
+ * child runs untraced, saying so. glibc's own bookkeeping (atfork handlers, the thread id it
+ * caches) is not run for such a child, so following it with a new handler thread would not be
+ * safe. With CLONE_VM the new task shares our memory and our handler: its faults are recorded
+ * under its own tid, nothing to do.
+ */
+#ifndef SYS_clone3
+#define SYS_clone3 435
+#endif
+static int raw_fork_like(long number, const long *a)
+{
+	if (number == SYS_fork)
+		return 1;
+	if (number == SYS_clone)
+		return !((unsigned long)a[0] & CLONE_VM);
+	if (number == SYS_clone3 && a[0] && (size_t)a[1] >= sizeof(uint64_t)) /* struct clone_args: flags first */
+		return !(*(const uint64_t *)a[0] & CLONE_VM);
+	return 0;
+}
+
+FL_EXPORT long syscall(long number, ...)
+{
+	RESOLVE(real_syscall, "syscall");
+	/* like glibc's syscall(): six argument registers, whatever the call uses */
+	va_list ap;
+	va_start(ap, number);
+	long a[6];
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (!fl_tracing() || !raw_fork_like(number, a))
+		return real_syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+	fl_req_call(FL_REQ_FORK_PREPARE, 0, 0, 0, 0);
+	long r = real_syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+	int saved = errno;
+	if (r == 0) {
+		untraced_child(number == SYS_fork ? "syscall(SYS_fork)" : "syscall(SYS_clone) without CLONE_VM");
+		errno = saved;
+		return 0;
+	}
+	if (r > 0)
+		parent_break_cow();
+	fl_req_call(FL_REQ_FORK_PARENT, r < 0 ? (uint64_t)(int64_t)-saved : (uint64_t)r, 0, 0, 0);
+	errno = saved;
+	return r;
 }
 
 /*

@@ -79,6 +79,29 @@ class IntegrityTest
         assertEquals(stripBase(nativeRun.out()), stripBase(traced.out()));
     }
 
+    /**
+     * A fork behind glibc's back (syscall(SYS_fork), SYS_clone and SYS_clone3 without CLONE_VM):
+     * the children see the parent's memory complete (the old agent left its parked pages as
+     * holes in the first child) and run untraced, saying so on stderr.
+     */
+    @Test
+    void rawForksGiveTheirChildrenCompleteMemoryAndSaySo() throws Exception
+    {
+        final List<String> args = List.of(Workloads.build("rawfork").toString(), "64");
+        final Faultline.Result nativeRun = Faultline.exec(args, 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        final Path trace = tmp.resolve("rawfork");
+        final List<String> record = new java.util.ArrayList<>(List.of("record", "-q", "-o", trace.toString(),
+            "--evms", "16", "--"));
+        record.addAll(args);
+        final Faultline.Result traced = Faultline.run(record, 120);
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals(nativeRun.out(), traced.out());
+        assertTrue(traced.err().contains("syscall(SYS_fork): this child process runs untraced"), traced.describe());
+        assertEquals(2, traced.err().split("syscall\\(SYS_clone\\) without CLONE_VM: this child process runs untraced",
+            -1).length - 1, traced.describe());
+    }
+
     private static String stripBase(final String out)
     {
         return out.replaceAll("base=0x[0-9a-f]+ ", "");
