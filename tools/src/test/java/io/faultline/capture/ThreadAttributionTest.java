@@ -94,4 +94,43 @@ class ThreadAttributionTest
                 .matcher(info.out()).find(), "info lists tid " + tid + " with its counts:\n" + info.out());
         }
     }
+
+    /**
+     * A thread started by a constructor, before main: its references are recorded under its
+     * tid (every page of its buffer), it has a start event, and the program computes what it
+     * computes natively.
+     */
+    @Test
+    void aThreadStartedBeforeMainIsTracedUnderItsTid() throws Exception
+    {
+        final String workload = Workloads.build("early_thread").toString();
+        final Faultline.Result nativeRun = Faultline.exec(List.of(workload), 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        final Path trace = tmp.resolve("early");
+        final Faultline.Result result = Faultline.run("record", "-q", "--evms", "4096", "-o", trace.toString(), "--",
+            workload);
+        assertEquals(0, result.status(), result.describe());
+        assertEquals(nativeRun.out().replaceAll("(?m)^early .*\\n", ""), result.out().replaceAll("(?m)^early .*\\n", ""));
+        final Matcher m = Pattern.compile("early tid (\\d+) base 0x([0-9a-f]+)").matcher(result.out());
+        assertTrue(m.find(), result.out());
+        final int tid = Integer.parseInt(m.group(1));
+        final long base = Long.parseUnsignedLong(m.group(2), 16);
+
+        final Traces traces = Traces.read(trace);
+        final java.util.Set<Long> pages = new java.util.HashSet<>();
+        for (final Traces.Ref ref : traces.refs)
+        {
+            if (ref.tid() == tid)
+            {
+                pages.add(ref.address() / 4096);
+            }
+        }
+        for (long p = 0; p < 32; p++)
+        {
+            final long page = (base + p * 4096 + p) / 4096;
+            assertTrue(pages.contains(page), "page " + p + " of the early thread's buffer is recorded under its tid");
+        }
+        assertTrue(traces.events.stream().anyMatch(e -> e.type() == EventType.THREAD_START && e.tid() == tid),
+            "the early thread has a start event");
+    }
 }
