@@ -106,7 +106,10 @@ static int claim_free_slot(pid_t pid)
 			return 0;
 		}
 	}
-	fl_log("no free slot in the shared memory file; running untraced", NULL, NULL);
+	char n[24];
+	n[fl_fmt_u64(n, slots)] = 0;
+	fl_log("all ", n, " process slots are taken (each traced process and each exec'd image takes one): this "
+	       "process runs untraced; record with a larger --max-processes");
 	return -1;
 }
 

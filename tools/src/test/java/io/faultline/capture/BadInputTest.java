@@ -58,6 +58,8 @@ class BadInputTest
             "--evms must be at least 16");
         assertOneLineError(Faultline.run("record", "--scope", "some", "-o", tmp.resolve("t").toString(), "--", "true"),
             "unknown scope 'some'");
+        assertOneLineError(Faultline.run("record", "--max-processes", "0", "-o", tmp.resolve("t").toString(), "--",
+            "true"), "--max-processes must be between 1 and 1024: 0");
         assertOneLineError(Faultline.run("dump", "--format", "xml", tmp.toString()), "unknown dump format 'xml'");
     }
 
@@ -206,5 +208,19 @@ class BadInputTest
         final Faultline.Result truncated = Faultline.run(List.of("dump", trace.toString()), 60);
         assertNotEquals(0, truncated.status(), truncated.describe());
         assertEquals(1, truncated.err().strip().lines().count(), truncated.describe());
+    }
+
+    /** More process images than slots: the rest run untraced and intact, and each says how to fix it. */
+    @Test
+    void processesBeyondMaxProcessesRunUntracedAndSaySo() throws Exception
+    {
+        final Path out = tmp.resolve("few-slots");
+        final Faultline.Result result = Faultline.run(List.of("record", "-q", "--max-processes", "1", "-o", out.toString(),
+            "--", "sh", "-c", "/bin/echo one; /bin/echo two"), 60);
+        assertEquals(0, result.status(), result.describe());
+        assertEquals("one\ntwo\n", result.out());
+        assertTrue(result.err().contains("all 1 process slots are taken"), result.describe());
+        assertTrue(result.err().contains("record with a larger --max-processes"), result.describe());
+        assertEquals("1", TraceHeader.read(out.resolve(TraceLayout.HEADER_FILE)).get(TraceHeader.PROCESSES));
     }
 }

@@ -20,6 +20,7 @@ public final class RecordOptions
         "  --ring-size BYTES    ring per process, a power of two with K/M suffix; default 4M",
         "  --chunk-records N    most records in one chunk; default 256",
         "  --no-follow          trace only the first process, not its children",
+        "  --max-processes N    process images traced at most (each fork child and each exec takes one); default 64",
         "  -q, --quiet          no summary line at the end",
         "The exit status is the program's (128+N if signal N killed it).");
 
@@ -28,6 +29,9 @@ public final class RecordOptions
      * to complete, and an x86 instruction can touch many (an AVX-512 gather up to 16 elements).
      */
     public static final int MIN_EVMS_PAGES = 16;
+
+    /** Most process slots: each has its own ring in /dev/shm (sparse until written). */
+    public static final int MAX_PROCESSES = 1024;
 
     public Path output;
     public int evmsPages = 512;
@@ -109,6 +113,7 @@ public final class RecordOptions
                 }
                 case "--chunk-records" -> options.chunkRecords = positive(value(args, i++, arg), arg, 1, 65536);
                 case "--no-follow" -> options.follow = false;
+                case "--max-processes" -> options.slots = positive(value(args, i++, arg), arg, 1, MAX_PROCESSES);
                 case "-q", "--quiet" -> options.quiet = true;
                 default -> throw new RecordException("unknown option " + arg + "; faultline record --help lists the options");
             }
