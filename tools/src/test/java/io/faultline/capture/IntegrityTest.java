@@ -44,17 +44,9 @@ class IntegrityTest
             bytes[i] = (byte)(i * 13 + 5);
         }
         Files.write(data, bytes);
-        final String workload = Workloads.build("api_script").toString();
-        final List<String> args = List.of(workload, "64", "40", "w3,r5,s7,w60,s63,r1,w40,s2", data.toString(), "checksum");
-        final Faultline.Result nativeRun = Faultline.exec(args, 60);
-        assertEquals(0, nativeRun.status(), nativeRun.describe());
         final Path trace = tmp.resolve("api");
-        final List<String> record = new java.util.ArrayList<>(List.of("record", "-q", "-o", trace.toString(),
-            "--scope", "api", "--evms", "16", "--"));
-        record.addAll(args);
-        final Faultline.Result traced = Faultline.run(record, 120);
-        assertEquals(0, traced.status(), traced.describe());
-        assertEquals(stripBase(nativeRun.out()), stripBase(traced.out()));
+        recordLikeNative(trace, List.of("--scope", "api", "--evms", "16"), Workloads.build("api_script").toString(),
+            "64", "40", "w3,r5,s7,w60,s63,r1,w40,s2", data.toString(), "checksum");
         assertTrue(Traces.read(trace).refs.size() >= 64, "the checksum pass reads every one of the 64 pages");
     }
 
@@ -66,17 +58,8 @@ class IntegrityTest
     @Test
     void tracingATracedRangeAgainKeepsItsParkedPages() throws Exception
     {
-        final String workload = Workloads.build("api_script").toString();
-        final List<String> args = List.of(workload, "64", "64", "r1,w2,r3,t0,r4,w5,t0,r63", "/dev/null", "checksum");
-        final Faultline.Result nativeRun = Faultline.exec(args, 60);
-        assertEquals(0, nativeRun.status(), nativeRun.describe());
-        final Path trace = tmp.resolve("again");
-        final List<String> record = new java.util.ArrayList<>(List.of("record", "-q", "-o", trace.toString(),
-            "--scope", "api", "--evms", "16", "--"));
-        record.addAll(args);
-        final Faultline.Result traced = Faultline.run(record, 120);
-        assertEquals(0, traced.status(), traced.describe());
-        assertEquals(stripBase(nativeRun.out()), stripBase(traced.out()));
+        recordLikeNative(tmp.resolve("again"), List.of("--scope", "api", "--evms", "16"),
+            Workloads.build("api_script").toString(), "64", "64", "r1,w2,r3,t0,r4,w5,t0,r63", "/dev/null", "checksum");
     }
 
     /**
@@ -87,19 +70,27 @@ class IntegrityTest
     @Test
     void rawForksGiveTheirChildrenCompleteMemoryAndSaySo() throws Exception
     {
-        final List<String> args = List.of(Workloads.build("rawfork").toString(), "64");
-        final Faultline.Result nativeRun = Faultline.exec(args, 60);
-        assertEquals(0, nativeRun.status(), nativeRun.describe());
-        final Path trace = tmp.resolve("rawfork");
-        final List<String> record = new java.util.ArrayList<>(List.of("record", "-q", "-o", trace.toString(),
-            "--evms", "16", "--"));
-        record.addAll(args);
-        final Faultline.Result traced = Faultline.run(record, 120);
-        assertEquals(0, traced.status(), traced.describe());
-        assertEquals(nativeRun.out(), traced.out());
+        final Faultline.Result traced = recordLikeNative(tmp.resolve("rawfork"), List.of("--evms", "16"),
+            Workloads.build("rawfork").toString(), "64");
         assertTrue(traced.err().contains("syscall(SYS_fork): this child process runs untraced"), traced.describe());
         assertEquals(2, traced.err().split("syscall\\(SYS_clone\\) without CLONE_VM: this child process runs untraced",
             -1).length - 1, traced.describe());
+    }
+
+    /** Runs the program natively and under record with the options: same exit status 0, same stdout. */
+    private static Faultline.Result recordLikeNative(final Path trace, final List<String> options, final String... program)
+        throws Exception
+    {
+        final Faultline.Result nativeRun = Faultline.exec(List.of(program), 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        final List<String> record = new java.util.ArrayList<>(List.of("record", "-q", "-o", trace.toString()));
+        record.addAll(options);
+        record.add("--");
+        record.addAll(List.of(program));
+        final Faultline.Result traced = Faultline.run(record, 120);
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals(stripBase(nativeRun.out()), stripBase(traced.out()));
+        return traced;
     }
 
     private static String stripBase(final String out)
