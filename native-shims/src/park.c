@@ -346,6 +346,36 @@ static void free_bits_if_unused(const struct fl_range *piece)
 	fl_mem_unmap(piece->bits, 2 * (size_t)piece->bits_pages * FL_PAGE);
 }
 
+/* the first range overlapping [s, e): its index, with the overlap in [*a, *b); -1 if none */
+static int64_t first_overlap(uintptr_t s, uintptr_t e, uintptr_t *a, uintptr_t *b)
+{
+	int64_t i = fl_range_index_from(s);
+	if (i < 0)
+		return -1;
+	const struct fl_range *r = fl_range_at((uint32_t)i);
+	if (r->start >= e)
+		return -1;
+	*a = r->start > s ? r->start : s;
+	*b = r->end < e ? r->end : e;
+	return i;
+}
+
+/* take [a, b) out of range i: what lies outside it stays in the table; returns the piece */
+static struct fl_range carve(uint32_t i, uintptr_t a, uintptr_t b)
+{
+	struct fl_range r = *fl_range_at(i);
+	fl_range_remove_at(i);
+	if (r.start < a) {
+		struct fl_range left = sub_range(&r, r.start, a);
+		fl_range_insert(&left);
+	}
+	if (b < r.end) {
+		struct fl_range right = sub_range(&r, b, r.end);
+		fl_range_insert(&right);
+	}
+	return sub_range(&r, a, b);
+}
+
 /*
  * Stop tracing [s, e). unmapped: the program's mapping is already gone (UFFD_EVENT_UNMAP), so
  * there is nothing to restore or unregister on the traced side; otherwise parked pages come
@@ -356,15 +386,8 @@ int fl_park_untrace(uintptr_t s, uintptr_t e, int unmapped)
 	int fd = fl_agent.uffd;
 	fl_evms_forget(s, e);
 	fl_pins_forget(s, e);
-	for (;;) {
-		int64_t i = fl_range_index_from(s);
-		if (i < 0)
-			break;
-		struct fl_range r = *fl_range_at((uint32_t)i);
-		if (r.start >= e)
-			break;
-		uintptr_t a = r.start > s ? r.start : s, b = r.end < e ? r.end : e;
-		struct fl_range piece = sub_range(&r, a, b);
+	uintptr_t a, b;
+	for (int64_t i; (i = first_overlap(s, e, &a, &b)) >= 0; s = b) {
 		if (!unmapped) {
 			if (fl_park_restore(a, b)) {
 				/* pages still parked (an event is pending): keep the piece, caller retries */
@@ -373,22 +396,13 @@ int fl_park_untrace(uintptr_t s, uintptr_t e, int unmapped)
 			}
 			fl_uffd_unregister(fd, a, b - a);
 		}
-		fl_range_remove_at((uint32_t)i);
-		if (r.start < a) {
-			struct fl_range left = sub_range(&r, r.start, a);
-			fl_range_insert(&left);
-		}
-		if (b < r.end) {
-			struct fl_range right = sub_range(&r, b, r.end);
-			fl_range_insert(&right);
-		}
+		struct fl_range piece = carve((uint32_t)i, a, b);
 		fl_uffd_unregister(fd, piece.park, b - a);
 		fl_sys_munmap((void *)piece.park, b - a);
 		fl_mem_release(piece.park, piece.park + (b - a));
 		fl_cnt.registered_pages -= (b - a) / FL_PAGE;
 		free_bits_if_unused(&piece);
 		fl_emit_event(FL_EV_UNTRACE_RANGE, 0, a, b - a, 0, 0, NULL, 0);
-		s = b;
 	}
 	return 0;
 }
@@ -404,28 +418,12 @@ void fl_park_relocate(uintptr_t from, uintptr_t to, size_t len)
 	FL_CHECK_LOG(FL_OP_RELOCATE, from, e, 0);
 	fl_evms_relocate(from, to, len);
 	fl_pins_forget(from, e);
-	for (;;) {
-		int64_t i = fl_range_index_from(s);
-		if (i < 0)
-			break;
-		struct fl_range r = *fl_range_at((uint32_t)i);
-		if (r.start >= e)
-			break;
-		uintptr_t a = r.start > s ? r.start : s, b = r.end < e ? r.end : e;
-		struct fl_range moved = sub_range(&r, a, b);
+	uintptr_t a, b;
+	for (int64_t i; (i = first_overlap(s, e, &a, &b)) >= 0; s = b) {
+		struct fl_range moved = carve((uint32_t)i, a, b);
 		moved.start = a - from + to;
 		moved.end = b - from + to;
-		fl_range_remove_at((uint32_t)i);
-		if (r.start < a) {
-			struct fl_range left = sub_range(&r, r.start, a);
-			fl_range_insert(&left);
-		}
-		if (b < r.end) {
-			struct fl_range right = sub_range(&r, b, r.end);
-			fl_range_insert(&right);
-		}
 		fl_range_insert(&moved);
-		s = b;
 	}
 }
 
