@@ -582,9 +582,19 @@ FL_EXPORT long syscall(long number, ...)
  * exec: FL_EV_EXEC before the call (the new image's agent claims its own slot and ends ours
  * with FL_STOP_EXEC). If the exec fails the process goes on traced as before.
  */
+/*
+ * A vfork child (vfork(), clone with CLONE_VFORK|CLONE_VM) runs in our memory, so fl_tracing()
+ * says yes there too, but the exec is not ours: the exec'd image is a new process, traced as
+ * such by its own agent. Such a child has another pid.
+ */
+static int in_vfork_child(void)
+{
+	return fl_agent.pid && getpid() != fl_agent.pid;
+}
+
 __attribute__((noinline)) static void exec_event(const char *path)
 {
-	if (!fl_tracing() || !path)
+	if (!fl_tracing() || !path || in_vfork_child())
 		return;
 	int saved = errno;
 	uint32_t n = 0;
@@ -596,7 +606,7 @@ __attribute__((noinline)) static void exec_event(const char *path)
 
 static void exec_failed(void)
 {
-	if (fl_tracing() && fl_agent.slot)
+	if (fl_tracing() && fl_agent.slot && !in_vfork_child())
 		__atomic_store_n(fl_slot32(FL_SLOT_EXEC_ANNOUNCED), 0, __ATOMIC_RELEASE);
 }
 

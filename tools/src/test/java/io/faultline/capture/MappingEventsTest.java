@@ -114,4 +114,31 @@ class MappingEventsTest
         final Traces traces = Traces.read(trace);
         assertEquals(1, traces.refs.stream().map(Traces.Ref::pid).distinct().count(), "one process traced");
     }
+
+    /**
+     * A vfork child runs in the parent's memory, agent included, until it execs: its exec is not
+     * the parent's (the old agent recorded an exec event for the parent), and the exec'd image
+     * is traced as a process of its own whose parent is the vforking process.
+     */
+    @Test
+    void aVforkChildsExecIsNotTakenForTheParents() throws Exception
+    {
+        final List<String> program = List.of(Workloads.build("vfork_exec").toString(), "/bin/true");
+        final Faultline.Result nativeRun = Faultline.exec(program, 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        final Path trace = tmp.resolve("vfork");
+        final List<String> record = new ArrayList<>(List.of("record", "-q", "-o", trace.toString(), "--"));
+        record.addAll(program);
+        final Faultline.Result result = Faultline.run(record, 120);
+        assertEquals(0, result.status(), result.describe());
+        assertEquals(nativeRun.out(), result.out());
+
+        final List<TraceEvent> events = Traces.read(trace).events;
+        final int parent = events.stream().filter(e -> e.type() == EventType.PROCESS_START && e.text().endsWith("vfork_exec"))
+            .findFirst().orElseThrow().pid();
+        assertTrue(events.stream().noneMatch(e -> e.type() == EventType.EXEC && e.pid() == parent),
+            "no exec event for the vforking process: " + events);
+        assertTrue(events.stream().anyMatch(e -> e.type() == EventType.PROCESS_START && e.text().endsWith("/true")
+            && e.a() == parent), "the exec'd image is a process of its own, child of " + parent + ": " + events);
+    }
 }
