@@ -427,6 +427,15 @@ static void parent_break_cow(void)
 	fl_mem_unmap(buf, cap * 2 * sizeof(uintptr_t));
 }
 
+/* the parent after fork, _Fork, clone or a raw fork: disable again (pid: the child, or -errno) */
+static void fork_parent_side(long pid, int saved)
+{
+	if (pid > 0)
+		parent_break_cow();
+	fl_req_call(FL_REQ_FORK_PARENT, pid < 0 ? (uint64_t)(int64_t)-saved : (uint64_t)pid, 0, 0, 0);
+	errno = saved;
+}
+
 static void child_side(void)
 {
 	if ((fl_agent.flags & FL_FLAG_FOLLOW_FORKS) && fl_agent_follow_child() == 0)
@@ -448,11 +457,7 @@ static pid_t traced_fork(pid_t (*f)(void))
 		errno = saved;
 		return 0;
 	}
-	int saved = errno;
-	if (pid > 0)
-		parent_break_cow();
-	fl_req_call(FL_REQ_FORK_PARENT, pid < 0 ? (uint64_t)(int64_t)-saved : (uint64_t)pid, 0, 0, 0);
-	errno = saved;
+	fork_parent_side(pid, errno);
 	return pid;
 }
 
@@ -521,10 +526,7 @@ FL_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	int pid = real_clone(clone_child, stack, flags, &clone_wrap, ptid, tls, ctid);
 	int saved = errno;
 	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
-	if (pid > 0)
-		parent_break_cow();
-	fl_req_call(FL_REQ_FORK_PARENT, pid < 0 ? (uint64_t)(int64_t)-saved : (uint64_t)pid, 0, 0, 0);
-	errno = saved;
+	fork_parent_side(pid, saved);
 	return pid;
 }
 
@@ -571,10 +573,7 @@ FL_EXPORT long syscall(long number, ...)
 		errno = saved;
 		return 0;
 	}
-	if (r > 0)
-		parent_break_cow();
-	fl_req_call(FL_REQ_FORK_PARENT, r < 0 ? (uint64_t)(int64_t)-saved : (uint64_t)r, 0, 0, 0);
-	errno = saved;
+	fork_parent_side(r, saved);
 	return r;
 }
 
