@@ -147,9 +147,16 @@ void fl_check_discarded(const struct fl_range *r, uintptr_t a, uintptr_t b)
 	}
 }
 
+static void mark_parked(uintptr_t slot, void *ctx)
+{
+	const struct fl_range *r = ctx;
+	fl_check_moved(r, r->start + (slot - r->park), 1);
+}
+
 /* after a bulk move: the shadow of [a, b) is whatever the parking area holds now */
 void fl_check_resync(const struct fl_range *r, uintptr_t a, uintptr_t b)
 {
 	for (uintptr_t p = a; p < b; p += FL_PAGE)
-		fl_check_moved(r, p, fl_page_present(r->park + (p - r->start)));
+		fl_check_moved(r, p, 0);
+	fl_pagemap_each_present(r->park + (a - r->start), r->park + (b - r->start), mark_parked, (void *)r);
 }

@@ -250,6 +250,7 @@ void fl_check_resync(const struct fl_range *r, uintptr_t a, uintptr_t b);   /* a
 void fl_check_report(const struct fl_range *r, uintptr_t page, const char *what);
 int fl_check_parked(const struct fl_range *r, uintptr_t page); /* the shadow: parked by us */
 int fl_page_present(uintptr_t addr); /* park.c: present or swapped, from /proc/self/pagemap */
+void fl_pagemap_each_present(uintptr_t s, uintptr_t e, void (*fn)(uintptr_t page, void *ctx), void *ctx);
 
 /* ---- scope.c: what scope "all" registers, and what faultline_trace_range accepts ---- */
 int fl_scope_init(void);

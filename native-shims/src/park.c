@@ -96,7 +96,8 @@ int fl_page_present(uintptr_t addr)
 	return (e & (PM_PRESENT | PM_SWAPPED)) != 0;
 }
 
-static void populate_bits(struct fl_range *r, uintptr_t s, uintptr_t e)
+/* handler only: fn(page) for every page of [s, e) present (or swapped) in /proc/self/pagemap */
+void fl_pagemap_each_present(uintptr_t s, uintptr_t e, void (*fn)(uintptr_t page, void *ctx), void *ctx)
 {
 	for (uintptr_t cur = s; cur < e;) {
 		size_t n = (e - cur) / FL_PAGE;
@@ -108,9 +109,19 @@ static void populate_bits(struct fl_range *r, uintptr_t s, uintptr_t e)
 		n = (size_t)got / 8;
 		for (size_t i = 0; i < n; i++)
 			if (pm_buf[i] & (PM_PRESENT | PM_SWAPPED))
-				fl_range_set_bit(r, cur + i * FL_PAGE, 1);
+				fn(cur + i * FL_PAGE, ctx);
 		cur += n * FL_PAGE;
 	}
+}
+
+static void set_populated(uintptr_t page, void *r)
+{
+	fl_range_set_bit(r, page, 1);
+}
+
+static void populate_bits(struct fl_range *r, uintptr_t s, uintptr_t e)
+{
+	fl_pagemap_each_present(s, e, set_populated, r);
 }
 
 /*
