@@ -1,15 +1,16 @@
 package io.faultline.sim;
 
 import java.io.IOException;
+import java.net.URISyntaxException;
+import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.List;
 
 /**
- * The public traces under {@code shared/traces}, found by walking up from the working
- * directory until a directory has a {@code shared/traces} child (the module directory is two
- * levels below the project root, whose sibling is {@code shared}).
+ * The public reference traces the replay tests read, kept in the repository under
+ * {@code tools/src/test/resources/traces} (where each comes from and its license: the README
+ * there) and found on the test class path, so that a fresh clone needs nothing beside it.
  */
 public final class ReferenceTraces
 {
@@ -19,19 +20,35 @@ public final class ReferenceTraces
     {
     }
 
-    public static Path directory()
+    /** The file of a bundled trace, by name ({@code cloudPhysicsIO.txt}, {@code address-gzip.trace.gz}). */
+    public static Path file(final String name)
     {
-        final Path start = Paths.get("").toAbsolutePath();
-        for (Path dir = start; dir != null; dir = dir.getParent())
+        final URL url = ReferenceTraces.class.getResource("/traces/" + name);
+        if (url == null)
         {
-            final Path traces = dir.resolve("shared").resolve("traces");
-            if (Files.isDirectory(traces))
-            {
-                return traces;
-            }
+            throw new IllegalStateException("no bundled trace traces/" + name
+                + " on the test class path; it belongs in tools/src/test/resources/traces");
         }
-        throw new IllegalStateException("no shared/traces directory above " + start +
-            "; the reference traces live in ../shared/traces relative to the project root");
+        try
+        {
+            return Path.of(url.toURI());
+        }
+        catch (final URISyntaxException ex)
+        {
+            throw new IllegalStateException("bundled trace " + name + " has no file path: " + url, ex);
+        }
+    }
+
+    /** libCacheSim's cloudPhysicsIO.txt. */
+    public static Path cloudPhysicsIOFile()
+    {
+        return file("cloudPhysicsIO.txt");
+    }
+
+    /** The UCSD gzip address trace. */
+    public static Path addressGzipFile()
+    {
+        return file("address-gzip.trace.gz");
     }
 
     /** libCacheSim's cloudPhysicsIO.txt: 113,872 object ids, one per line. */
@@ -40,7 +57,7 @@ public final class ReferenceTraces
         long[] trace = cloudPhysics;
         if (trace == null)
         {
-            final Path file = directory().resolve("cloudPhysicsIO.txt");
+            final Path file = cloudPhysicsIOFile();
             try
             {
                 final List<String> lines = Files.readAllLines(file);

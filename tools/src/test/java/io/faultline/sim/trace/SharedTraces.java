@@ -1,11 +1,10 @@
 package io.faultline.sim.trace;
 
-import java.nio.file.Files;
+import io.faultline.sim.ReferenceTraces;
+
 import java.nio.file.Path;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
-/** The public reference traces in {@code ../shared/traces}, found by walking up from the working directory. */
+/** The bundled reference traces ({@link ReferenceTraces}) read through the trace formats. */
 public final class SharedTraces
 {
     private SharedTraces()
@@ -14,27 +13,12 @@ public final class SharedTraces
 
     public static Path cloudPhysicsIO()
     {
-        return file("cloudPhysicsIO.txt");
+        return ReferenceTraces.cloudPhysicsIOFile();
     }
 
     public static Path addressGzip()
     {
-        return file("address-gzip.trace.gz");
-    }
-
-    public static Path file(final String name)
-    {
-        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent())
-        {
-            final Path candidate = dir.resolve("shared").resolve("traces").resolve(name);
-            if (Files.isRegularFile(candidate))
-            {
-                return candidate;
-            }
-        }
-        fail("reference trace shared/traces/" + name + " not found above " + Path.of("").toAbsolutePath()
-            + "; these tests need the project's shared/ folder beside the repository");
-        throw new AssertionError();
+        return ReferenceTraces.addressGzipFile();
     }
 
     public static long[] read(final String format, final Path path) throws java.io.IOException
