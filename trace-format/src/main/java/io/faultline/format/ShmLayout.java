@@ -42,6 +42,11 @@ public final class ShmLayout
     public static final int POLICY_CLOCK = 1;
     public static final int FLAG_FOLLOW_FORKS = 1;
 
+    /** Where a traced range came from: the c field of a trace-range event. */
+    public static final int RANGE_SCAN = 0;
+    public static final int RANGE_API = 1;
+    public static final int RANGE_MMAP = 2;
+
     public static final int SLOTS_OFFSET = CTL_SIZE;
     public static final int SLOT_SIZE = 128;
     public static final int SLOT_STATE = 0;
