@@ -4,8 +4,8 @@
  * a trapped reference that is recorded, published to the ring and resolved.
  *
  *   agent_loop [refs] [window] [same|free]
- *     same: the main thread pins itself to CPU 0; run with FAULTLINE_HANDLER_CPU=0 so the
- *     agent pins its handler there too.
+ *     same: the main thread pins itself to CPU 0 (the agent's fault thread for CPU 0 then
+ *     handles its faults).
  */
 #define _GNU_SOURCE
 #include <sched.h>

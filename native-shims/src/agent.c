@@ -281,7 +281,7 @@ __attribute__((constructor)) static void fl_init(void)
 	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
 	exe_path[n > 0 ? n : 0] = 0;
 
-	if ((err = fl_maps_init()) || (err = fl_ranges_init(65536)) || (err = fl_evms_init(fl_agent.evms_pages)) ||
+	if ((err = fl_maps_init()) || (err = fl_ranges_init(65536)) || (err = fl_evms_init(*fl_ctl32(FL_CTL_POLICY), fl_agent.evms_pages)) ||
 	    (err = fl_pins_init(16384)) || (err = fl_req_init()) || (err = fl_park_init()) ||
 	    (err = fl_interpose_alloc()) || (err = fl_scope_init())) {
 		close(fd);

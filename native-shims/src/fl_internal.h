@@ -3,10 +3,11 @@
  * library is built with -fvisibility=hidden and only FL_EXPORT symbols are visible.
  *
  * Threads and state (single writer):
- *   - the handler thread (handler.c) is the only writer of the range table, the EVMS, the
- *     pinned-page set, the ring, and the slot counters. It never touches traced memory.
+ *   - the handler threads (handler.c: one fault thread per CPU and a guard) change the range
+ *     table, the EVMS, the pinned-page set, the ring and the slot counters only under the
+ *     agent lock, and never touch traced memory. "Handler only" below means: lock held.
  *   - program threads only read the range table (seqlock, maps.c) and post requests
- *     (request.c) that the handler executes.
+ *     (request.c) that a handler thread executes.
  */
 #ifndef FL_INTERNAL_H
 #define FL_INTERNAL_H
@@ -80,8 +81,8 @@ int fl_uffd_api(int fd, uint64_t want, uint64_t *got);
 int fl_uffd_register(int fd, uintptr_t start, size_t len);
 int fl_uffd_unregister(int fd, uintptr_t start, size_t len);
 int fl_uffd_move(int fd, uintptr_t dst, uintptr_t src, size_t len, uint64_t mode, int64_t *moved);
-int fl_uffd_zeropage(int fd, uintptr_t dst, size_t len);
-int fl_uffd_copy(int fd, uintptr_t dst, uintptr_t src, size_t len);
+int fl_uffd_zeropage(int fd, uintptr_t dst, size_t len, int dontwake);
+int fl_uffd_copy(int fd, uintptr_t dst, uintptr_t src, size_t len, int dontwake);
 int fl_uffd_wake(int fd, uintptr_t start, size_t len);
 
 /* ---- maps.c: /proc/self/maps and the range table ---- */
@@ -142,17 +143,28 @@ static inline void fl_range_set_bit(struct fl_range *r, uintptr_t page, int v)
 		r->bits[b >> 6] &= ~(1ULL << (b & 63));
 }
 
-/* ---- evms.c: FIFO evicted virtual mapping set (handler only) ---- */
-int fl_evms_init(uint32_t capacity);
-uint32_t fl_evms_count(void);
-uint32_t fl_evms_capacity(void);
-void fl_evms_push(uintptr_t page);
-uintptr_t fl_evms_pop(void);                           /* oldest; 0 if empty */
-void fl_evms_forget(uintptr_t start, uintptr_t end);   /* drop entries in [start,end) */
+/* ---- evms.c and policy_*.c: the evicted virtual mapping set and its policies (lock held) ---- */
+struct fl_policy {
+	const char *name;
+	int (*init)(uint32_t capacity);
+	/* page was just enabled by a reference fault: it enters the set; returns the page that
+	 * must be disabled to keep the set within its capacity, or 0 */
+	uintptr_t (*admit)(uintptr_t page);
+	void (*forget)(uintptr_t start, uintptr_t end);   /* pages gone or no longer traced */
+	void (*relocate)(uintptr_t from, uintptr_t to, size_t len); /* mremap moved them */
+	void (*clear)(void);                              /* every page enabled or gone at once */
+	uint32_t (*count)(void);
+};
+extern const struct fl_policy fl_policy_fifo;
+const struct fl_policy *fl_policy_for(uint32_t id); /* FL_POLICY_*; NULL if unknown */
+int fl_evms_init(uint32_t policy, uint32_t capacity);
+uintptr_t fl_evms_admit(uintptr_t page);
+void fl_evms_forget(uintptr_t start, uintptr_t end);
 void fl_evms_relocate(uintptr_t from, uintptr_t to, size_t len);
 void fl_evms_clear(void);
+uint32_t fl_evms_count(void);
 
-/* pinned pages (thread descriptors): enabled, never in the EVMS (see handler.c) */
+/* ---- pins.c: pinned pages (thread descriptors): enabled, never in the EVMS (see handler.c) */
 int fl_pins_init(uint32_t capacity);
 int fl_pins_has(uintptr_t page);
 uint32_t fl_pins_collect(uintptr_t start, uintptr_t end, uintptr_t *out, uint32_t max);
@@ -212,7 +224,8 @@ int fl_req_call(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d);
 int fl_req_call_text(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d, const char *text, uint32_t len);
 void fl_req_reset_after_fork(void); /* fork child: every slot free, a new eventfd */
 /* Handler: run fn on every posted request; fn returns the result. */
-int fl_req_serve(int (*fn)(struct fl_req *));
+uint64_t fl_req_serve(int (*fn)(struct fl_req *)); /* bit i set: slot i served, its poster not yet woken */
+void fl_req_wake(uint64_t served);                 /* wake the posters fl_req_serve left sleeping */
 void fl_req_cancel_all(void);
 int fl_req_pending(void);
 
@@ -232,7 +245,7 @@ int fl_park_untrace(uintptr_t s, uintptr_t e, int unmapped); /* forget [s,e): re
 void fl_park_relocate(uintptr_t from, uintptr_t to, size_t len);
 /* resolve a fault at page; returns 1 if the page was enabled by us, 0 if resolved otherwise */
 int fl_park_enable(uintptr_t page, int write);
-void fl_park_evict_to(uint32_t count); /* evict the oldest pages until count remain */
+void fl_park_evict(uintptr_t page); /* disable an enabled page the EVMS let go */
 void fl_park_pin(uintptr_t addr);
 int fl_park_untrace_all(void);
 
@@ -261,6 +274,7 @@ int fl_scope_check_api_range(uintptr_t s, uintptr_t e);      /* handler: 0 or -E
 /* ---- handler.c ---- */
 int fl_handler_start(void);
 int fl_handler_is_handler_thread(void);
+void fl_wake_later(uintptr_t page); /* agent lock held: wake the page's faulting threads at release */
 void fl_emit_event(uint32_t type, uint32_t tid, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
 		   const char *text, uint32_t text_len);
 void fl_publish_counters(void);

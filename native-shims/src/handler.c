@@ -1,25 +1,50 @@
 /*
- * handler.c: the fault loop. One native thread, created by the constructor, not attached to
- * any runtime, with all signals blocked and a stack mmap'd by the agent. It is the single
- * writer of the range table, the EVMS, the ring and the slot counters, and it never touches
- * traced memory (it would fault on itself and wait forever).
+ * handler.c: the fault loop, run by the agent's handler threads. They are native threads
+ * created by the constructor, not attached to any runtime, with all signals blocked and stacks
+ * mmap'd by the agent; they never touch traced memory (they would fault on themselves).
+ *
+ * Where the time goes, and so which threads exist (docs/ARCHITECTURE.md, "Fault handling";
+ * BENCHMARKS.md has the measurements). On these machines a wake-up that crosses CPUs costs
+ * about 20 times one on the same CPU, and a userfaultfd fault costs two wake-ups: the faulting
+ * thread wakes a handler, the handler wakes it back. A single handler thread of normal priority
+ * is placed by the scheduler on whichever CPU is idle, which is the other one, both ways. So:
+ *   - one fault thread per CPU the process may run on, pinned there, at SCHED_IDLE. While a
+ *     program thread runs, its CPU's fault thread stays runnable behind it (it was preempted
+ *     by the wake-up it issued); when the program thread faults and sleeps, the CPU switches
+ *     to that fault thread with no wake-up at all. Its wake-up of the program thread keeps the
+ *     program thread there too: a CPU that runs only SCHED_IDLE tasks counts as idle for the
+ *     scheduler's placement (select_idle_sibling), so the thread is not moved to another CPU,
+ *     and a SCHED_IDLE task never keeps a CPU from a program thread that wants it.
+ *   - one guard thread of normal priority: the deadline loop (recorder liveness and the stop
+ *     flag now; interval ends and sampling ticks later), teardown, and the guard against
+ *     starvation. A SCHED_IDLE thread gets no CPU while its CPU has other runnable work; when a
+ *     fault or request has waited a whole tick (1 ms) with no progress by any fault thread, the
+ *     guard handles faults itself for the next 100 ms ("contended"), as a single handler would.
+ * FAULTLINE_HANDLERS=single keeps only the guard, handling every fault (the old placement, for
+ * comparison).
+ *
+ * Agent state (range table, EVMS, ring, slot counters) changes only under the agent lock. A
+ * thread that holds it never wakes a program thread: a woken thread of normal priority would
+ * preempt a SCHED_IDLE lock holder at once and keep the lock from every other CPU until it
+ * faulted again. Resolutions and finished requests are queued (fl_wake_later, fl_req_serve)
+ * and woken when the lock is released (agent_unlock).
  *
  * Per batch of userfaultfd messages (read several per read(2)):
  *   1. label each fault (write? first touch?) and take its seq from the global clock;
  *   2. publish the records to the ring, grouped into chunks of consecutive same-thread faults;
  *   3. only then resolve the faults: evict the oldest EVMS page first, then move the faulting
- *      page back (or zero-fill it), which wakes the thread. A thread woken by step 3 may call
- *      exit_group at once; its record is already in shared memory, so the recorder cannot
+ *      page back (or zero-fill it); its thread is woken at unlock. A thread woken by step 3 may
+ *      call exit_group at once; its record is already in shared memory, so the recorder cannot
  *      lose it. Evicting before waking keeps the trace independent of timing: the woken
  *      thread never sees an EVMS larger than the model's.
  * Non-cooperative events (UNMAP, REMOVE, REMAP) split the publishing: the records of the
  * faults before an event go out first, then the event. Resolution waits until every event of
  * the batch is applied (handle_batch says why). The thread that caused an event waits in the
- * kernel until we have read it, which is why the handler itself must never munmap/madvise/
+ * kernel until we have read it, which is why a handler thread must never munmap/madvise/
  * mremap a registered range (it would wait for itself).
  *
- * Program threads reach the handler through request.c; the loop serves requests between
- * batches.
+ * Program threads reach the handlers through request.c; every handler thread serves requests
+ * in its duty cycle, so a request is usually served on the poster's own CPU too.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,6 +62,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/eventfd.h>
 
 #include "fl_internal.h"
 
@@ -50,8 +76,28 @@ struct staged {
 	uint32_t flags;
 };
 
-static pthread_t handler_thread;
+#define MAX_FAULT_THREADS 64
+#define FAULT_STACK (256UL << 10)
+#define WAKE_MAX 256
+#define TICK_NS 1000000ULL            /* the guard's stall check while faults are coming */
+#define ACTIVE_NS 100000000ULL        /* faults this recent keep the guard ticking */
+#define CONTENDED_NS 100000000ULL     /* after a stall the guard handles faults this long */
+#define LIVENESS_NS 100000000ULL      /* recorder alive? stop asked? */
+
+static pthread_t guard_thread;
+static pthread_t fault_threads[MAX_FAULT_THREADS];
+static uint32_t n_fault_threads;
+static uint32_t fault_threads_alive; /* futex word: teardown waits for 0 */
 static int handler_started;
+static int single_handler;  /* FAULTLINE_HANDLERS=single: the guard handles every fault */
+static int stopping;        /* under the lock: teardown has begun, fault threads leave */
+static int stop_efd = -1;   /* teardown -> fault threads */
+static uint64_t progress;   /* under the lock: faults handled and requests served */
+
+static pthread_mutex_t agent_lock = PTHREAD_MUTEX_INITIALIZER;
+static uintptr_t wake_pages[WAKE_MAX]; /* under the lock: resolved, to wake at unlock */
+static uint32_t wake_n;
+static uint64_t wake_reqs;             /* under the lock: request slots to wake at unlock */
 static struct uffd_msg *msgs;
 static struct staged *staged;
 static uint8_t *chunk_buf;
@@ -60,7 +106,6 @@ static uint32_t chunk_records;
 static uint64_t chunk_id;
 static int quiet;        /* tearing down: events are written only if the ring has room */
 static int recorder_dead;
-static int spin_us;      /* FAULTLINE_SPIN_US: poll the uffd this long before sleeping */
 /*
  * FAULTLINE_TEST_EVENT_DELAY_US (tests only): sleep this long after reading a batch that holds
  * a non-cooperative event, before handling it. The thread that raised the event runs on in the
@@ -131,7 +176,57 @@ static void check_brk(uint32_t tid)
 
 int fl_handler_is_handler_thread(void)
 {
-	return handler_started && pthread_equal(pthread_self(), handler_thread);
+	if (!handler_started)
+		return 0;
+	pthread_t self = pthread_self();
+	if (pthread_equal(self, guard_thread))
+		return 1;
+	for (uint32_t i = 0; i < n_fault_threads; i++)
+		if (pthread_equal(self, fault_threads[i]))
+			return 1;
+	return 0;
+}
+
+static void agent_lock_take(void)
+{
+	pthread_mutex_lock(&agent_lock);
+}
+
+/* release the lock, then wake what the holder resolved or served (see the top of the file) */
+static void agent_unlock(void)
+{
+	uintptr_t pages[WAKE_MAX];
+	uint32_t n = wake_n;
+	memcpy(pages, wake_pages, n * sizeof(pages[0]));
+	wake_n = 0;
+	uint64_t reqs = wake_reqs;
+	wake_reqs = 0;
+	int fd = fl_agent.uffd;
+	pthread_mutex_unlock(&agent_lock);
+	for (uint32_t i = 0; i < n; i++)
+		fl_uffd_wake(fd, pages[i], FL_PAGE);
+	if (reqs)
+		fl_req_wake(reqs);
+}
+
+void fl_wake_later(uintptr_t page)
+{
+	for (uint32_t i = 0; i < wake_n; i++)
+		if (wake_pages[i] == page)
+			return;
+	if (wake_n < WAKE_MAX)
+		wake_pages[wake_n++] = page;
+	else
+		fl_uffd_wake(fl_agent.uffd, page, FL_PAGE);
+}
+
+static void serve_requests(int (*fn)(struct fl_req *))
+{
+	uint64_t served = fl_req_serve(fn);
+	if (served) {
+		wake_reqs |= served;
+		progress++;
+	}
 }
 
 void fl_publish_counters(void)
@@ -272,7 +367,7 @@ static void defer(uintptr_t page, int write, int pinned)
 	if (deferred_n < DEFERRED_MAX)
 		deferred[deferred_n++] = (struct deferred){ page, write, pinned };
 	else
-		fl_uffd_wake(fl_agent.uffd, page, FL_PAGE); /* it faults again */
+		fl_wake_later(page); /* it faults again */
 }
 
 /*
@@ -306,24 +401,33 @@ static void label_and_publish(uint32_t from, uint32_t to)
 	publish(from, to);
 }
 
+/*
+ * Enable a faulting page and let the EVMS policy admit it, disabling the victim it names. The
+ * faulting thread is woken only when the agent lock is released (agent_unlock), so the victim
+ * is always disabled before the thread runs again: the trace does not depend on timing, and
+ * the thread never sees a set larger than the policy's. (Before the wake was deferred, a
+ * retried fault was woken by its move back before the victim was evicted.)
+ */
+static void resolve_one(uintptr_t page, int write, int pinned)
+{
+	int r = fl_park_enable(page, write);
+	if (r == -EAGAIN) {
+		defer(page, write, pinned);
+		return;
+	}
+	if (r > 0 && !pinned) {
+		uintptr_t victim = fl_evms_admit(page);
+		if (victim && !fl_fork_depth)
+			fl_park_evict(victim);
+	}
+}
+
 /* resolve staged[0..n): every event of the batch has been applied already (handle_batch) */
 static void resolve_faults(uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		uintptr_t page = FL_PAGE_DOWN(staged[i].address);
-		int pinned = fl_pins_has(page);
-		/*
-		 * Evict before enabling: enabling wakes the faulting thread, and a thread that ran
-		 * ahead of a later eviction would reference the oldest page while it is still
-		 * enabled, so the trace would depend on timing instead of on the FIFO model.
-		 */
-		if (!pinned)
-			fl_park_evict_to(fl_evms_capacity() - 1);
-		int r = fl_park_enable(page, staged[i].flags & FL_REC_WRITE);
-		if (r == -EAGAIN)
-			defer(page, staged[i].flags & FL_REC_WRITE, pinned);
-		else if (r > 0 && !pinned)
-			fl_evms_push(page);
+		resolve_one(page, staged[i].flags & FL_REC_WRITE, fl_pins_has(page));
 	}
 	if (n)
 		fl_publish_counters();
@@ -334,16 +438,8 @@ static void retry_deferred(void)
 {
 	uint32_t n = deferred_n;
 	deferred_n = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		struct deferred d = deferred[i];
-		int r = fl_park_enable(d.page, d.write);
-		if (r == -EAGAIN)
-			defer(d.page, d.write, d.pinned);
-		else if (r > 0 && !d.pinned) {
-			fl_park_evict_to(fl_evms_capacity() - 1);
-			fl_evms_push(d.page);
-		}
-	}
+	for (uint32_t i = 0; i < n; i++)
+		resolve_one(deferred[i].page, deferred[i].write, deferred[i].pinned);
 }
 
 static void handle_event(const struct uffd_msg *m)
@@ -653,13 +749,32 @@ static int serve(struct fl_req *q)
 
 /*
  * Stop tracing: the program must never hang and never lose data because of us. Clear
- * `active` first so interposers pass through and posters cancel their own requests, then
- * bring every parked page home and unregister (UFFDIO_UNREGISTER wakes threads still waiting
- * in a fault; they retry and find their page present or fault normally), close the uffd.
+ * `active` first so interposers pass through and posters cancel their own requests, send the
+ * fault threads away, then bring every parked page home and unregister (UFFDIO_UNREGISTER
+ * wakes threads still waiting in a fault; they retry and find their page present or fault
+ * normally), close the uffd. Guard thread, lock not held on entry.
  */
 static void teardown(uint32_t reason, int err)
 {
+	agent_lock_take();
 	__atomic_store_n(&fl_agent.active, 2, __ATOMIC_RELEASE); /* 2: stopped for good */
+	stopping = 1;
+	agent_unlock();
+	uint64_t one = 1;
+	ssize_t w = write(stop_efd, &one, sizeof(one));
+	(void)w;
+	/*
+	 * Wait for the fault threads to leave, so none uses the uffd after it is closed. One that
+	 * is starved (SCHED_IDLE on a busy CPU) may take long: past 2 s we go on, which is safe
+	 * because a fault thread checks `stopping` under the lock before it reads anything.
+	 */
+	for (int i = 0; i < 200; i++) {
+		uint32_t alive = __atomic_load_n(&fault_threads_alive, __ATOMIC_ACQUIRE);
+		if (!alive)
+			break;
+		fl_futex_wait(&fault_threads_alive, alive, 10 * 1000 * 1000L);
+	}
+	agent_lock_take();
 	fl_req_cancel_all();
 	quiet = 1;
 	/* faults already queued: record what we can without waiting, resolve them all */
@@ -675,7 +790,10 @@ static void teardown(uint32_t reason, int err)
 		if (drain_uffd() <= 0)
 			stuck_pause();
 	}
-	close(fl_agent.uffd);
+	int fd = fl_agent.uffd;
+	agent_unlock(); /* wakes what the last drains resolved, on the still open uffd */
+	agent_lock_take();
+	close(fd);
 	fl_agent.uffd = -1;
 	fl_publish_counters();
 	__atomic_store_n(fl_slot32(FL_SLOT_ERROR), (uint32_t)err, __ATOMIC_RELEASE);
@@ -683,84 +801,263 @@ static void teardown(uint32_t reason, int err)
 	__atomic_store_n(fl_slot32(FL_SLOT_STATE), FL_SLOT_STOPPED, __ATOMIC_RELEASE);
 	fl_emit_event(FL_EV_TRACE_STOP, 0, reason, (uint64_t)err, 0, 0, NULL, 0);
 	fl_req_cancel_all();
+	agent_unlock();
 }
 
-static void *handler_main(void *arg)
+/*
+ * A fault thread's duty cycle, on its own CPU at SCHED_IDLE: drain the uffd, serve requests,
+ * sleep in poll until the next fault, request or stop. A fatal uffd error is left to the guard.
+ */
+static int fatal_error; /* under the lock: -errno from reading the uffd; the guard tears down */
+static int guard_efd = -1; /* anyone -> guard: look at fatal_error / stop now */
+
+static void *fault_main(void *arg)
+{
+	int cpu = (int)(intptr_t)arg;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	struct sched_param sp = { 0 };
+	pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	struct pollfd fds[3] = {
+		{ .fd = fl_agent.uffd, .events = POLLIN },
+		{ .fd = fl_req_eventfd(), .events = POLLIN },
+		{ .fd = stop_efd, .events = POLLIN },
+	};
+	for (;;) {
+		agent_lock_take();
+		if (stopping || fatal_error) {
+			agent_unlock();
+			break;
+		}
+		int n = drain_uffd();
+		if (n < 0) {
+			fatal_error = n;
+			agent_unlock();
+			uint64_t one = 1;
+			ssize_t w = write(guard_efd, &one, sizeof(one));
+			(void)w;
+			break;
+		}
+		uint64_t before = progress;
+		if (n > 0)
+			progress++;
+		if (fl_req_pending())
+			serve_requests(serve);
+		int busy = progress != before;
+		agent_unlock();
+		if (busy)
+			continue;
+		if (poll(fds, 3, -1) < 0 && errno != EINTR)
+			break;
+	}
+	__atomic_fetch_sub(&fault_threads_alive, 1, __ATOMIC_ACQ_REL);
+	fl_futex_wake(&fault_threads_alive);
+	return NULL;
+}
+
+/*
+ * The guard's deadline table: each entry runs, under the lock, when its time has come, and the
+ * guard sleeps until the earliest one (or until a request, the recorder's death, or a fault
+ * while it watches the uffd). Later entries: Moca's interval end, DAMON's sampling ticks.
+ */
+struct deadline {
+	uint64_t due;    /* fl_now_ns(); 0 = not armed */
+	uint64_t period; /* re-armed this far ahead after running; 0 = once */
+	void (*run)(uint64_t now);
+};
+enum { DL_LIVENESS, DL_STALL, DL_COUNT };
+static struct deadline deadlines[DL_COUNT];
+static uint32_t stop_reason; /* set by a deadline: the guard tears down with it */
+static int stop_err;
+
+static void liveness_due(uint64_t now)
+{
+	(void)now;
+	if (stop_requested())
+		stop_reason = FL_STOP_REQUESTED;
+	else if (!recorder_alive())
+		stop_reason = FL_STOP_RECORDER_GONE;
+}
+
+/*
+ * Starvation check, every tick while faults are recent: a fault or request that has waited
+ * two ticks in a row with no progress by anyone means the fault threads get no CPU (their CPUs
+ * are busy with other work): the guard handles faults itself for a while.
+ */
+static uint64_t last_progress, last_active, contended_until;
+static int pending_before;
+static uint64_t stalls;
+
+static int uffd_readable(void)
+{
+	struct pollfd p = { .fd = fl_agent.uffd, .events = POLLIN };
+	return poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
+}
+
+static void stall_due(uint64_t now)
+{
+	if (progress != last_progress) {
+		last_progress = progress;
+		last_active = now;
+		pending_before = 0;
+		return;
+	}
+	int pending = uffd_readable() || fl_req_pending();
+	if (pending && pending_before) {
+		stalls++;
+		contended_until = now + CONTENDED_NS;
+		FL_DEBUG("stall", stalls, 0, 0);
+	}
+	pending_before = pending;
+	if (!pending && now - last_active > ACTIVE_NS)
+		deadlines[DL_STALL].due = 0; /* quiet: stop ticking, watch the uffd instead */
+}
+
+static int guard_handles_faults(uint64_t now)
+{
+	return single_handler || now < contended_until;
+}
+
+static void *guard_main(void *arg)
 {
 	(void)arg;
 	const char *exe = fl_exe_path();
+	agent_lock_take();
 	fl_emit_event(FL_EV_PROCESS_START, (uint32_t)fl_agent.pid, (uint64_t)fl_agent.ppid, fl_agent.slot_index, 0, 0,
 		      exe, (uint32_t)strlen(exe));
 	if (fl_agent.exec_event)
 		fl_emit_event(FL_EV_EXEC, (uint32_t)fl_agent.pid, 0, 0, 0, 0, exe, (uint32_t)strlen(exe));
-	struct pollfd fds[3];
-	int nfds = 0;
-	fds[nfds++] = (struct pollfd){ .fd = fl_agent.uffd, .events = POLLIN };
-	fds[nfds++] = (struct pollfd){ .fd = fl_req_eventfd(), .events = POLLIN };
-	if (fl_agent.recorder_pidfd >= 0)
-		fds[nfds++] = (struct pollfd){ .fd = fl_agent.recorder_pidfd, .events = POLLIN };
-	uint64_t last_check = fl_now_ns();
+	agent_unlock();
+	uint64_t now = fl_now_ns();
+	deadlines[DL_LIVENESS] = (struct deadline){ now + LIVENESS_NS, LIVENESS_NS, liveness_due };
+	deadlines[DL_STALL] = (struct deadline){ 0, TICK_NS, stall_due };
 	for (;;) {
-		int n = drain_uffd();
-		if (n < 0) {
-			teardown(FL_STOP_ERROR, -n);
+		now = fl_now_ns();
+		agent_lock_take();
+		if (fatal_error && !stop_reason) {
+			stop_reason = FL_STOP_ERROR;
+			stop_err = -fatal_error;
+		}
+		for (int i = 0; i < DL_COUNT && !stop_reason; i++) {
+			struct deadline *d = &deadlines[i];
+			if (d->due && d->due <= now) {
+				d->due = d->period ? now + d->period : 0;
+				d->run(now);
+			}
+		}
+		if (!stop_reason && guard_handles_faults(now)) {
+			int n = drain_uffd();
+			if (n < 0) {
+				stop_reason = FL_STOP_ERROR;
+				stop_err = -n;
+			} else if (n > 0) {
+				progress++;
+			}
+		}
+		if (!stop_reason && fl_req_pending() && (guard_handles_faults(now) || n_fault_threads == 0))
+			serve_requests(serve);
+		int handles = guard_handles_faults(now);
+		agent_unlock();
+		if (stop_reason) {
+			teardown(stop_reason, stop_err);
 			return NULL;
 		}
-		if (recorder_dead) {
-			teardown(FL_STOP_RECORDER_GONE, 0);
-			return NULL;
+		/*
+		 * Sleep until the next deadline. The uffd and the request eventfd are watched only
+		 * when the guard handles faults, or, while no faults are coming, to notice the first
+		 * one and start ticking (it then leaves it to the fault threads).
+		 */
+		uint64_t next = UINT64_MAX;
+		for (int i = 0; i < DL_COUNT; i++)
+			if (deadlines[i].due && deadlines[i].due < next)
+				next = deadlines[i].due;
+		int ticking = deadlines[DL_STALL].due != 0;
+		struct pollfd fds[5];
+		nfds_t nfds = 0;
+		fds[nfds++] = (struct pollfd){ .fd = guard_efd, .events = POLLIN };
+		if (fl_agent.recorder_pidfd >= 0)
+			fds[nfds++] = (struct pollfd){ .fd = fl_agent.recorder_pidfd, .events = POLLIN };
+		nfds_t watched = nfds;
+		if (handles || !ticking) {
+			fds[nfds++] = (struct pollfd){ .fd = fl_agent.uffd, .events = POLLIN };
+			fds[nfds++] = (struct pollfd){ .fd = fl_req_eventfd(), .events = POLLIN };
 		}
-		if (fl_req_pending())
-			fl_req_serve(serve);
-		if (n > 0) {
-			/* busy: check stop and the recorder at most every 100 ms */
-			uint64_t now = fl_now_ns();
-			if (now - last_check < 100000000ULL)
-				continue;
-			last_check = now;
-		}
-		if (stop_requested()) {
-			teardown(FL_STOP_REQUESTED, 0);
-			return NULL;
-		}
-		if (!recorder_alive()) {
-			teardown(FL_STOP_RECORDER_GONE, 0);
-			return NULL;
-		}
-		if (n > 0)
-			continue;
-		if (spin_us > 0) {
-			/* keep the CPU a little: a fault arriving now costs no wake-up of this thread */
-			uint64_t until = fl_now_ns() + (uint64_t)spin_us * 1000;
-			struct pollfd p = { .fd = fl_agent.uffd, .events = POLLIN };
-			int got = 0;
-			while (!got && fl_now_ns() < until && !fl_req_pending())
-				got = poll(&p, 1, 0) > 0;
-			if (got || fl_req_pending())
-				continue;
-		}
-		int r = poll(fds, (nfds_t)nfds, 100);
+		now = fl_now_ns();
+		int timeout = next == UINT64_MAX ? -1 : next <= now ? 0 : (int)((next - now + 999999) / 1000000);
+		int r = poll(fds, nfds, timeout);
 		if (r < 0 && errno != EINTR) {
-			teardown(FL_STOP_ERROR, errno);
-			return NULL;
+			stop_reason = FL_STOP_ERROR;
+			stop_err = errno;
+			continue;
 		}
-		if (nfds > 2 && (fds[2].revents & (POLLIN | POLLHUP | POLLERR)))
-			recorder_dead = 1;
-		if (fds[1].revents & POLLIN)
-			fl_req_serve(serve);
-		last_check = fl_now_ns();
+		if (fds[0].revents & POLLIN) {
+			uint64_t v;
+			ssize_t got = read(guard_efd, &v, sizeof(v));
+			(void)got;
+		}
+		if (watched > 1 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)))
+			recorder_dead = 1, stop_reason = FL_STOP_RECORDER_GONE;
+		if (!handles && nfds > watched && ((fds[watched].revents | fds[watched + 1].revents) & POLLIN)) {
+			/* the first fault or request after a quiet spell: start ticking */
+			now = fl_now_ns();
+			agent_lock_take();
+			last_active = now;
+			last_progress = progress;
+			pending_before = 0;
+			deadlines[DL_STALL].due = now + TICK_NS;
+			agent_unlock();
+		}
 	}
 }
 
 void fl_handler_reset_after_fork(void)
 {
+	/* the child has only the forking thread: no handler thread, the lock as the fork left it */
+	pthread_mutex_init(&agent_lock, NULL);
 	handler_started = 0;
+	n_fault_threads = 0;
+	fault_threads_alive = 0;
+	stopping = 0;
+	fatal_error = 0;
+	stop_reason = 0;
+	stop_err = 0;
+	progress = last_progress = last_active = contended_until = 0;
+	pending_before = 0;
+	wake_n = 0;
+	wake_reqs = 0;
+	if (stop_efd >= 0)
+		close(stop_efd);
+	if (guard_efd >= 0)
+		close(guard_efd);
+	stop_efd = guard_efd = -1;
 	chunk_id = 0;
 	quiet = 0;
 	recorder_dead = 0;
 	known_brk = 0;
 	deferred_n = 0;
 	memset(hints, 0, sizeof(hints));
+}
+
+/* a thread with its own agent-mapped stack and every signal blocked (inherited from here) */
+static int start_thread(pthread_t *t, size_t stack_len, void *(*fn)(void *), void *arg)
+{
+	void *stack = fl_mem_map(stack_len + FL_PAGE);
+	if (!stack)
+		return -ENOMEM;
+	mprotect(stack, FL_PAGE, PROT_NONE); /* guard page */
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstack(&attr, (char *)stack + FL_PAGE, stack_len);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int err = fl_real_pthread_create(t, &attr, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	return -err;
 }
 
 int fl_handler_start(void)
@@ -771,44 +1068,57 @@ int fl_handler_start(void)
 		chunk_records = max_records;
 	if (chunk_records > MSG_BATCH)
 		chunk_records = MSG_BATCH; /* a chunk never spans batches: a batch has <= MSG_BATCH faults */
-	msgs = fl_mem_map(MSG_BATCH * sizeof(*msgs));
-	staged = fl_mem_map(MSG_BATCH * sizeof(*staged));
-	chunk_buf = fl_mem_map(FL_CHUNK_HEADER_SIZE + (size_t)MSG_BATCH * FL_RECORD_SIZE);
-	event_buf = fl_mem_map(FL_EVENT_HEADER_SIZE + EVENT_TEXT_MAX);
+	if (!msgs) {
+		msgs = fl_mem_map(MSG_BATCH * sizeof(*msgs));
+		staged = fl_mem_map(MSG_BATCH * sizeof(*staged));
+		chunk_buf = fl_mem_map(FL_CHUNK_HEADER_SIZE + (size_t)MSG_BATCH * FL_RECORD_SIZE);
+		event_buf = fl_mem_map(FL_EVENT_HEADER_SIZE + EVENT_TEXT_MAX);
+	}
 	if (!msgs || !staged || !chunk_buf || !event_buf)
 		return -ENOMEM;
-	const char *spin = getenv("FAULTLINE_SPIN_US");
-	if (spin)
-		spin_us = atoi(spin);
 	const char *delay = getenv("FAULTLINE_TEST_EVENT_DELAY_US");
 	if (delay)
 		test_event_delay_us = atoi(delay);
+	const char *mode = getenv("FAULTLINE_HANDLERS");
+	single_handler = mode && strcmp(mode, "single") == 0;
+	stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	guard_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (stop_efd < 0 || guard_efd < 0)
+		return -errno;
 
-	/* the stack is agent memory; glibc puts the thread's TLS and descriptor at its top */
-	void *stack = fl_mem_map(HANDLER_STACK + FL_PAGE);
-	if (!stack)
-		return -ENOMEM;
-	mprotect(stack, FL_PAGE, PROT_NONE); /* guard page */
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setstack(&attr, (char *)stack + FL_PAGE, HANDLER_STACK);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	/* the new thread inherits this mask: no signal handler of the program ever runs on it */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int err = fl_real_pthread_create(&handler_thread, &attr, handler_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
-	if (err)
-		return -err;
-	/* FAULTLINE_HANDLER_CPU=n pins the handler (same-CPU handoff is the cheap one, DESIGN.md) */
-	const char *cpu = getenv("FAULTLINE_HANDLER_CPU");
-	if (cpu && *cpu) {
-		cpu_set_t set;
-		CPU_ZERO(&set);
-		CPU_SET(atoi(cpu), &set);
-		pthread_setaffinity_np(handler_thread, sizeof(set), &set);
+	/*
+	 * One fault thread per CPU this process may run on (the constructor's thread's affinity;
+	 * a program that later widens its own affinity gets no fault thread on the new CPUs, and
+	 * the guard covers their faults when they stall).
+	 */
+	int err;
+	if (!single_handler) {
+		cpu_set_t allowed;
+		if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) {
+			CPU_ZERO(&allowed);
+			CPU_SET(0, &allowed);
+		}
+		for (int cpu = 0; cpu < CPU_SETSIZE && n_fault_threads < MAX_FAULT_THREADS; cpu++) {
+			if (!CPU_ISSET(cpu, &allowed))
+				continue;
+			__atomic_fetch_add(&fault_threads_alive, 1, __ATOMIC_ACQ_REL);
+			if ((err = start_thread(&fault_threads[n_fault_threads], FAULT_STACK, fault_main,
+						(void *)(intptr_t)cpu)) != 0) {
+				__atomic_fetch_sub(&fault_threads_alive, 1, __ATOMIC_ACQ_REL);
+				break;
+			}
+			n_fault_threads++;
+		}
+	}
+	if ((err = start_thread(&guard_thread, HANDLER_STACK, guard_main, NULL)) != 0) {
+		/* fault threads started already leave at once: nothing is registered yet */
+		agent_lock_take();
+		stopping = 1;
+		agent_unlock();
+		uint64_t one = 1;
+		ssize_t w = write(stop_efd, &one, sizeof(one));
+		(void)w;
+		return err;
 	}
 	handler_started = 1;
 	return 0;

@@ -252,7 +252,7 @@ static int restore_fail(const struct fl_range *r, uintptr_t page, int err)
 	 */
 	uintptr_t p = park_of(r, page);
 	if (fl_page_present(p)) {
-		int cerr = fl_uffd_copy(fl_agent.uffd, page, p, FL_PAGE);
+		int cerr = fl_uffd_copy(fl_agent.uffd, page, p, FL_PAGE, 0);
 		if (cerr && cerr != -EEXIST) /* EEXIST: the traced page is present, the slot is stale */
 			restore_stuck++;
 	}
@@ -441,19 +441,31 @@ void fl_park_relocate(uintptr_t from, uintptr_t to, size_t len)
 static int fill_zero(uintptr_t page, int write)
 {
 	/* a write would only fault again on the read-only zero page: give it a private page now */
-	int err = write ? fl_uffd_copy(fl_agent.uffd, page, zero_src, FL_PAGE)
-			: fl_uffd_zeropage(fl_agent.uffd, page, FL_PAGE);
+	int err = write ? fl_uffd_copy(fl_agent.uffd, page, zero_src, FL_PAGE, 1)
+			: fl_uffd_zeropage(fl_agent.uffd, page, FL_PAGE, 1);
 	FL_CHECK_LOG(FL_OP_FILL_ZERO, page, write, err);
 	return err;
 }
 
+static int enable_page(int fd, uintptr_t page, int write);
+
 /*
- * Resolve the fault on page. Never leaves the faulting thread blocked: every path ends in a
- * successful move/zero-fill (which wakes), an explicit UFFDIO_WAKE, or untracing the range.
+ * Resolve the fault on page. Never leaves the faulting thread blocked: every path but -EAGAIN
+ * ends in fl_wake_later(page), which wakes it once the agent lock is released (handler.c: a
+ * thread woken while its handler holds the lock would preempt it there). The moves and fills
+ * themselves never wake.
  */
 int fl_park_enable(uintptr_t page, int write)
 {
 	int fd = fl_agent.uffd;
+	int r = enable_page(fd, page, write);
+	if (r != -EAGAIN)
+		fl_wake_later(page);
+	return r;
+}
+
+static int enable_page(int fd, uintptr_t page, int write)
+{
 	for (int attempt = 0; attempt < EAGAIN_RETRIES; attempt++) {
 		struct fl_range *r = fl_range_find(page);
 		if (!r) {
@@ -461,12 +473,10 @@ int fl_park_enable(uintptr_t page, int write)
 			int err = fill_zero(page, write);
 			if (err == -EAGAIN)
 				continue;
-			if (err)
-				fl_uffd_wake(fd, page, FL_PAGE);
 			return 0;
 		}
 		uintptr_t park = park_of(r, page);
-		int err = fl_uffd_move(fd, page, park, FL_PAGE, 0, NULL);
+		int err = fl_uffd_move(fd, page, park, FL_PAGE, UFFDIO_MOVE_MODE_DONTWAKE, NULL);
 		if (fl_check)
 			fl_check_enable(r, page, err);
 		if (!err)
@@ -477,8 +487,7 @@ int fl_park_enable(uintptr_t page, int write)
 		}
 		if (err == -EEXIST) { /* already resolved (another thread's fault on the same page) */
 			fl_cnt.races++;
-			fl_uffd_wake(fd, page, FL_PAGE);
-			return 0;
+				return 0;
 		}
 		if (err == -ENOENT || (err == -EINVAL && !fl_page_present(park))) {
 			/*
@@ -495,12 +504,8 @@ int fl_park_enable(uintptr_t page, int write)
 				fl_cnt.races++;
 				continue;
 			}
-			if (err == -EEXIST) {
+			if (err == -EEXIST)
 				fl_cnt.races++;
-				fl_uffd_wake(fd, page, FL_PAGE);
-				return 0;
-			}
-			fl_uffd_wake(fd, page, FL_PAGE);
 			return 0;
 		}
 		if (fl_page_present(park)) {
@@ -510,14 +515,13 @@ int fl_park_enable(uintptr_t page, int write)
 			 * EVMS: it is enabled but cannot be disabled.
 			 */
 			fl_cnt.races++;
-			err = fl_uffd_copy(fd, page, park, FL_PAGE);
+			err = fl_uffd_copy(fd, page, park, FL_PAGE, 1);
 			if (err == -EAGAIN)
 				continue;
 			if (!err)
 				return 0;
 		}
 		/* nothing we can do for this page (the thread sees the kernel's verdict on retry) */
-		fl_uffd_wake(fd, page, FL_PAGE);
 		return 0;
 	}
 	/*
@@ -529,7 +533,7 @@ int fl_park_enable(uintptr_t page, int write)
 	return -EAGAIN;
 }
 
-static void evict(uintptr_t page)
+void fl_park_evict(uintptr_t page)
 {
 	int fd = fl_agent.uffd;
 	if (fl_pins_has(page))
@@ -558,14 +562,6 @@ static void evict(uintptr_t page)
 			fl_cnt.lost++;
 		return;
 	}
-}
-
-void fl_park_evict_to(uint32_t count)
-{
-	if (fl_fork_depth)
-		return;
-	while (fl_evms_count() > count)
-		evict(fl_evms_pop());
 }
 
 void fl_park_pin(uintptr_t addr)

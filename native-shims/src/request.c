@@ -1,11 +1,12 @@
 /*
  * request.c: how a program thread asks the handler to change agent state (register a new
- * mapping, trace a range, prepare a fork). The handler is the single writer of agent state, so
- * program threads post a request and sleep on it.
+ * mapping, trace a range, prepare a fork). Agent state changes only under the agent lock, held
+ * by handler threads (handler.c), so program threads post a request and sleep on it.
  *
  * Slot protocol (futex word = state):
  *   FREE -CAS-> FILLING (poster) -store-> POSTED (poster, then eventfd wakes the handler)
- *   POSTED -CAS-> TAKEN (handler) -> DONE (handler, futex wake) -> FREE (poster, after reading)
+ *   POSTED -CAS-> TAKEN (handler) -> DONE (handler; futex wake after the lock is released)
+ *   DONE -> FREE (poster, after reading)
  *   POSTED -CAS-> FREE (poster, only once the handler is gone: it cancels its own request)
  * The CAS on POSTED decides who owns a request when the handler stops concurrently, so a
  * poster never sleeps forever: it re-checks every 50 ms whether the handler is still there.
@@ -129,26 +130,37 @@ static int take(struct fl_req *q)
 	return 1;
 }
 
+/* the poster is woken later, by fl_req_wake, once the agent lock is released (handler.c) */
 static void finish(struct fl_req *q, int result)
 {
 	q->result = result;
 	__atomic_store_n(&q->state, FL_RS_DONE, __ATOMIC_RELEASE);
-	fl_futex_wake(&q->state);
 }
 
-int fl_req_serve(int (*fn)(struct fl_req *))
+/*
+ * Wake the posters of the slots in mask (bit i = slot i). A slot may have been freed and
+ * posted again meanwhile: its waiter re-checks the state, so a spurious wake is harmless.
+ */
+void fl_req_wake(uint64_t mask)
+{
+	for (int i = 0; mask; i++, mask >>= 1)
+		if (mask & 1)
+			fl_futex_wake(&slots[i].state);
+}
+
+uint64_t fl_req_serve(int (*fn)(struct fl_req *))
 {
 	uint64_t drained;
 	ssize_t r = read(evfd, &drained, sizeof(drained));
 	(void)r;
-	int served = 0;
+	uint64_t served = 0;
 	for (int i = 0; i < FL_REQ_SLOTS; i++) {
 		if (__atomic_load_n(&slots[i].state, __ATOMIC_ACQUIRE) != FL_RS_POSTED)
 			continue;
 		if (!take(&slots[i]))
 			continue;
 		finish(&slots[i], fn(&slots[i]));
-		served++;
+		served |= 1ULL << i;
 	}
 	return served;
 }
@@ -157,6 +169,8 @@ int fl_req_serve(int (*fn)(struct fl_req *))
 void fl_req_cancel_all(void)
 {
 	for (int i = 0; i < FL_REQ_SLOTS; i++)
-		if (__atomic_load_n(&slots[i].state, __ATOMIC_ACQUIRE) == FL_RS_POSTED && take(&slots[i]))
+		if (__atomic_load_n(&slots[i].state, __ATOMIC_ACQUIRE) == FL_RS_POSTED && take(&slots[i])) {
 			finish(&slots[i], -ENOSYS);
+			fl_futex_wake(&slots[i].state);
+		}
 }

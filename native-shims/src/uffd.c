@@ -66,17 +66,17 @@ int fl_uffd_move(int fd, uintptr_t dst, uintptr_t src, size_t len, uint64_t mode
 	return r;
 }
 
-int fl_uffd_zeropage(int fd, uintptr_t dst, size_t len)
+int fl_uffd_zeropage(int fd, uintptr_t dst, size_t len, int dontwake)
 {
-	struct uffdio_zeropage z = { .range = { dst, len }, .mode = 0 };
+	struct uffdio_zeropage z = { .range = { dst, len }, .mode = dontwake ? UFFDIO_ZEROPAGE_MODE_DONTWAKE : 0 };
 	int r = ioctl(fd, UFFDIO_ZEROPAGE, &z) < 0 ? -errno : 0;
 	FL_DEBUG("zeropage", dst, len, r);
 	return r;
 }
 
-int fl_uffd_copy(int fd, uintptr_t dst, uintptr_t src, size_t len)
+int fl_uffd_copy(int fd, uintptr_t dst, uintptr_t src, size_t len, int dontwake)
 {
-	struct uffdio_copy c = { .dst = dst, .src = src, .len = len, .mode = 0 };
+	struct uffdio_copy c = { .dst = dst, .src = src, .len = len, .mode = dontwake ? UFFDIO_COPY_MODE_DONTWAKE : 0 };
 	int r = ioctl(fd, UFFDIO_COPY, &c) < 0 ? -errno : 0;
 	FL_DEBUG("copy", dst, src, r);
 	return r;
