@@ -23,6 +23,14 @@
 struct fl_agent fl_agent = { .uffd = -1, .recorder_pidfd = -1 };
 
 static char exe_path[4096];
+static char shm_path[512];
+
+/* the recorder is gone: nobody else will delete its shared-memory file (handler.c, teardown) */
+void fl_unlink_shm(void)
+{
+	if (shm_path[0])
+		unlink(shm_path);
+}
 
 const char *fl_exe_path(void)
 {
@@ -91,9 +99,31 @@ static int map_shm(const char *path)
  * if no slot was ever claimed, or if it is the same pid as a claimed slot (the first process
  * after exec; its old image can no longer write, so we end that slot with FL_STOP_EXEC).
  */
+static int claim_one(pid_t pid, uint32_t slots);
+
 static int claim_free_slot(pid_t pid)
 {
 	uint32_t slots = *fl_ctl32(FL_CTL_SLOT_COUNT);
+	/*
+	 * The recorder gives the slot of a process that is gone back (FREE) once its ring is
+	 * drained, checking every 50 ms: when every slot is taken, wait a little for one.
+	 */
+	for (int wait = 0; wait < 100; wait++) {
+		if (claim_one(pid, slots) == 0)
+			return 0;
+		struct timespec ts = { 0, 5 * 1000 * 1000L };
+		nanosleep(&ts, NULL);
+	}
+	char n[24];
+	n[fl_fmt_u64(n, slots)] = 0;
+	fl_log("all ", n, " process slots are taken by processes that are still running (each traced process and "
+	       "each exec'd image takes one until it exits): this process runs untraced; record with a larger "
+	       "--max-processes");
+	return -1;
+}
+
+static int claim_one(pid_t pid, uint32_t slots)
+{
 	for (uint32_t i = 0; i < slots; i++) {
 		uint8_t *s = fl_agent.shm + FL_SLOTS_OFFSET + (size_t)i * FL_SLOT_SIZE;
 		uint32_t expect = FL_SLOT_FREE;
@@ -106,10 +136,6 @@ static int claim_free_slot(pid_t pid)
 			return 0;
 		}
 	}
-	char n[24];
-	n[fl_fmt_u64(n, slots)] = 0;
-	fl_log("all ", n, " process slots are taken (each traced process and each exec'd image takes one): this "
-	       "process runs untraced; record with a larger --max-processes");
 	return -1;
 }
 
@@ -124,14 +150,18 @@ static int claim_slot(void)
 	uint32_t slots = *fl_ctl32(FL_CTL_SLOT_COUNT);
 	uint32_t flags = *fl_ctl32(FL_CTL_FLAGS);
 	pid_t pid = getpid();
-	int any_claimed = 0, mine = -1;
+	int any_claimed = 0, mine = -1, mine_active = 0;
 	for (uint32_t i = 0; i < slots; i++) {
 		uint8_t *s = fl_agent.shm + FL_SLOTS_OFFSET + (size_t)i * FL_SLOT_SIZE;
 		uint32_t state = __atomic_load_n((uint32_t *)(s + FL_SLOT_STATE), __ATOMIC_ACQUIRE);
 		if (state != FL_SLOT_FREE) {
 			any_claimed = 1;
-			if (*(uint32_t *)(s + FL_SLOT_PID) == (uint32_t)pid)
-				mine = (int)i; /* the latest one: slots are claimed in order */
+			/* the image before this one: its slot is the active one (slots are reused, so the
+			 * index says nothing about age; older images of this pid are stopped) */
+			if (*(uint32_t *)(s + FL_SLOT_PID) == (uint32_t)pid && !mine_active) {
+				mine = (int)i;
+				mine_active = state == FL_SLOT_ACTIVE;
+			}
 		}
 	}
 	if (mine >= 0) {
@@ -240,6 +270,8 @@ __attribute__((constructor)) static void fl_init(void)
 	fl_check = getenv("FAULTLINE_CHECK") != NULL;
 	if (map_shm(path) < 0)
 		return;
+	if (strlen(path) < sizeof(shm_path))
+		strcpy(shm_path, path);
 	if (claim_slot() < 0)
 		return;
 	fl_agent.pid = getpid();

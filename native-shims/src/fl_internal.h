@@ -287,6 +287,7 @@ int fl_real_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)
 
 /* ---- agent.c: process-wide state ---- */
 const char *fl_exe_path(void);
+void fl_unlink_shm(void);
 struct fl_agent {
 	/* written once by the constructor, then read-only */
 	uint8_t *shm;

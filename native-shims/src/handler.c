@@ -802,6 +802,8 @@ static void teardown(uint32_t reason, int err)
 	fl_emit_event(FL_EV_TRACE_STOP, 0, reason, (uint64_t)err, 0, 0, NULL, 0);
 	fl_req_cancel_all();
 	agent_unlock();
+	if (reason == FL_STOP_RECORDER_GONE)
+		fl_unlink_shm(); /* a killed recorder cannot delete it; the memory stays ours while mapped */
 }
 
 /*

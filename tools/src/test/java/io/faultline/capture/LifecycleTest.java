@@ -2,6 +2,7 @@ package io.faultline.capture;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Exit statuses, signals, a dying recorder: the program's fate is its own, and the trace completes. */
@@ -54,11 +56,16 @@ class LifecycleTest
             Workloads.build("churn").toString(), "1", "sleep", "60"))
             .redirectOutput(out.toFile()).redirectErrorStream(true).start();
         waitForFile(out, "churn rounds=1");
+        final List<Path> shm = shmFilesOf(recorder.pid());
+        assertEquals(1, shm.size(), "one shared-memory file per recording: " + shm);
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(shm.get(0))),
+            "the rings hold every address the program touches: only its user may read them");
         // Signal only the recorder (as `kill PID` would): it must pass SIGTERM on to the program.
         recorder.toHandle().destroy();
         assertTrue(recorder.waitFor(60, TimeUnit.SECONDS), "the recording ends once the program does");
         assertEquals(128 + 15, recorder.exitValue(), Files.readString(out));
         assertTrue(TraceHeader.read(trace.resolve(TraceLayout.HEADER_FILE)).isComplete());
+        assertEquals(List.of(), shmFilesOf(recorder.pid()), "the recorder deletes its shared memory");
     }
 
     @Test
@@ -81,9 +88,40 @@ class LifecycleTest
         }
         waitForFile(out, "after-sleep=");
         assertEquals(nativeRun.out(), Files.readString(out), "the orphaned program finishes with native output");
+        assertEquals(List.of(), shmFilesOf(recorder.pid()),
+            "the agent deletes the shared memory of a recorder that was killed (it would stay in /dev/shm)");
         final Faultline.Result info = Faultline.run("info", trace.toString());
         assertEquals(1, info.status());
         assertTrue(info.err().contains("is incomplete (state=recording)"), info.describe());
+    }
+
+    @Test
+    void slotsOfProcessesThatAreGoneAreReused() throws Exception
+    {
+        // 30 processes one after the other (each fork child and its exec'd image take a slot
+        // while they run), with 4 slots: every one of them is traced.
+        final Path trace = tmp.resolve("script");
+        final Faultline.Result result = Faultline.run("record", "-q", "--max-processes", "4", "-o", trace.toString(),
+            "--", "sh", "-c", "i=1; while [ $i -le 30 ]; do /bin/echo $i; i=$((i+1)); done");
+        assertEquals(0, result.status(), result.describe());
+        assertFalse(result.err().contains("process slots are taken"), result.describe());
+        final TraceHeader header = TraceHeader.read(trace.resolve(TraceLayout.HEADER_FILE));
+        assertEquals(31, Integer.parseInt(header.get(TraceHeader.PROCESSES)), "sh and its 30 children");
+        final StringBuilder expected = new StringBuilder();
+        for (int i = 1; i <= 30; i++)
+        {
+            expected.append(i).append('\n');
+        }
+        assertEquals(expected.toString(), result.out());
+    }
+
+    /** The recorder's shared-memory files: /dev/shm/faultline-PID-*. */
+    static List<Path> shmFilesOf(final long recorderPid) throws Exception
+    {
+        try (var files = Files.list(Path.of("/dev/shm")))
+        {
+            return files.filter(f -> f.getFileName().toString().startsWith("faultline-" + recorderPid + "-")).toList();
+        }
     }
 
     static void waitForFile(final Path file, final String text) throws Exception

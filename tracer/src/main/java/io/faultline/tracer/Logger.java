@@ -37,6 +37,7 @@ public final class Logger implements Agent
     private int mainPid = -1;
     private long nextExitCheckNs;
     private final org.agrona.collections.IntHashSet exited = new org.agrona.collections.IntHashSet();
+    private final java.util.List<SlotCounters> retired = new java.util.ArrayList<>();
     private final UnsafeBuffer exitEvent = new UnsafeBuffer(new byte[EventDescriptor.HEADER_SIZE]);
 
     public Logger(final SharedMemory shm, final TraceWriter writer, final TraceStats stats, final int chunkRecords)
@@ -128,33 +129,49 @@ public final class Logger implements Agent
     /**
      * Writes a process-exit event (status unknown: a = -1) for each traced process other than
      * the program that is gone, after everything its ring held. Its parent, not the recorder,
-     * collects its status. A pid that exec'd lives on in a newer slot and has not exited.
+     * collects its status. A pid that exec'd lives on in a newer slot and has not exited. When
+     * the agents follow forks, the slots of a process that is gone (every image of it) are then
+     * given back, their counters kept in {@link #retired()}, so a long script needs only as many
+     * slots as it runs processes at once.
      */
     private int noteExits(final long now)
     {
         int work = 0;
+        final boolean reuse = shm.followsForks();
         for (int slot = slotsInUse - 1; slot >= 0; slot--)
         {
             final int pid = shm.slotInt(slot, ShmLayout.SLOT_PID);
-            if (pid <= 0 || pid == mainPid || exited.contains(pid) || ProcessHandle.of(pid).isPresent())
+            if (pid <= 0 || pid == mainPid || ProcessHandle.of(pid).isPresent())
             {
                 continue;
             }
             shm.ring(slot).read(this::onMessage, Integer.MAX_VALUE);
             flushJoined();
-            exited.add(pid);
-            exitEvent.setMemory(0, EventDescriptor.HEADER_SIZE, (byte)0);
-            exitEvent.putInt(EventDescriptor.TYPE, EventType.PROCESS_EXIT.code());
-            exitEvent.putInt(EventDescriptor.PID, pid);
-            exitEvent.putInt(EventDescriptor.TID, pid);
-            exitEvent.putLong(EventDescriptor.SEQ, shm.clock());
-            exitEvent.putLong(EventDescriptor.TIME_NS, now - shm.startMonoNs());
-            exitEvent.putLong(EventDescriptor.A, -1);
-            writer.write(TraceLayout.EXCERPT_EVENT, exitEvent, 0, EventDescriptor.HEADER_SIZE);
-            stats.onEvent(exitEvent, 0);
-            work++;
+            if (exited.add(pid))
+            {
+                exitEvent.setMemory(0, EventDescriptor.HEADER_SIZE, (byte)0);
+                exitEvent.putInt(EventDescriptor.TYPE, EventType.PROCESS_EXIT.code());
+                exitEvent.putInt(EventDescriptor.PID, pid);
+                exitEvent.putInt(EventDescriptor.TID, pid);
+                exitEvent.putLong(EventDescriptor.SEQ, shm.clock());
+                exitEvent.putLong(EventDescriptor.TIME_NS, now - shm.startMonoNs());
+                exitEvent.putLong(EventDescriptor.A, -1);
+                writer.write(TraceLayout.EXCERPT_EVENT, exitEvent, 0, EventDescriptor.HEADER_SIZE);
+                stats.onEvent(exitEvent, 0);
+                work++;
+            }
+            if (reuse)
+            {
+                retired.add(shm.retire(slot));
+            }
         }
         return work;
+    }
+
+    /** What the slots given back for reuse reported, in the order they were given back. */
+    public java.util.List<SlotCounters> retired()
+    {
+        return retired;
     }
 
     private void flushJoined()

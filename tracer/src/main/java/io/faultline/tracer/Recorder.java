@@ -86,14 +86,15 @@ public final class Recorder
                 writeExitEvent(writer, (int)process.pid(), exitStatus, shm.clock(), endMonoNs - startMonoNs);
                 stats.events++;
 
-                final String failure = agentFailure(shm, logger.slotsInUse(), program);
+                final List<SlotCounters> slotCounters = slotCounters(shm, logger);
+                final String failure = agentFailure(slotCounters, program);
                 if (failure != null)
                 {
                     writer.close();
                     err.println("faultline record: " + failure);
                     return exitStatus != 0 ? exitStatus : 1;
                 }
-                finish(writer, header, stats, shm, logger.slotsInUse(), exitStatus, endMonoNs - startMonoNs);
+                finish(writer, header, stats, slotCounters, exitStatus, endMonoNs - startMonoNs);
                 kept = true;
                 if (!options.quiet)
                 {
@@ -177,21 +178,34 @@ public final class Recorder
         writer.write(TraceLayout.EXCERPT_EVENT, event, 0, EventDescriptor.HEADER_SIZE);
     }
 
-    /** @return why the trace must not be kept, or null if every agent traced to the end */
-    private String agentFailure(final SharedMemory shm, final int slots, final Path program)
+    /** Every slot's report: those given back during the recording, then those still held. */
+    private static List<SlotCounters> slotCounters(final SharedMemory shm, final Logger logger)
     {
-        if (slots == 0)
+        final List<SlotCounters> all = new ArrayList<>(logger.retired());
+        for (int slot = 0; slot < logger.slotsInUse(); slot++)
+        {
+            if (shm.slotState(slot) != ShmLayout.SLOT_FREE)
+            {
+                all.add(SlotCounters.read(shm, slot));
+            }
+        }
+        return all;
+    }
+
+    /** @return why the trace must not be kept, or null if every agent traced to the end */
+    private String agentFailure(final List<SlotCounters> slots, final Path program)
+    {
+        if (slots.isEmpty())
         {
             return program + " never loaded the agent (is it statically linked, setuid, or does it clear "
                 + "LD_PRELOAD?); nothing was traced and no trace was kept";
         }
-        for (int slot = 0; slot < slots; slot++)
+        for (final SlotCounters slot : slots)
         {
-            if (shm.slotState(slot) == ShmLayout.SLOT_STOPPED
-                && shm.slotInt(slot, ShmLayout.SLOT_STOP_REASON) == ShmLayout.STOP_ERROR)
+            if (slot.stoppedOnError())
             {
-                final int errno = shm.slotInt(slot, ShmLayout.SLOT_ERROR);
-                return "the agent in pid " + shm.slotInt(slot, ShmLayout.SLOT_PID) + " stopped tracing: "
+                final int errno = slot.error();
+                return "the agent in pid " + slot.pid() + " stopped tracing: "
                     + Libc.INSTANCE.strerror(errno) + " (errno " + errno + ")" + hint(errno)
                     + "; the trace would be incomplete, so it was not kept";
             }
@@ -207,24 +221,24 @@ public final class Recorder
     }
 
     private void finish(final TraceWriter writer, final TraceHeader header, final TraceStats stats,
-        final SharedMemory shm, final int slots, final int exitStatus, final long durationNs) throws IOException
+        final List<SlotCounters> slots, final int exitStatus, final long durationNs) throws IOException
     {
         long agentRecords = 0;
         long ringWaits = 0;
         long ringWaitNs = 0;
         long evictions = 0;
         long races = 0;
-        for (int slot = 0; slot < slots; slot++)
+        for (final SlotCounters slot : slots)
         {
-            agentRecords += shm.slotLong(slot, ShmLayout.SLOT_RECORDS);
-            ringWaits += shm.slotLong(slot, ShmLayout.SLOT_RING_WAITS);
-            ringWaitNs += shm.slotLong(slot, ShmLayout.SLOT_WAIT_NS);
-            evictions += shm.slotLong(slot, ShmLayout.SLOT_EVICTIONS);
-            races += shm.slotLong(slot, ShmLayout.SLOT_RACES);
-            final TraceStats.ProcessStats process = stats.process(shm.slotInt(slot, ShmLayout.SLOT_PID));
+            agentRecords += slot.records();
+            ringWaits += slot.ringWaits();
+            ringWaitNs += slot.ringWaitNs();
+            evictions += slot.evictions();
+            races += slot.races();
+            final TraceStats.ProcessStats process = stats.process(slot.pid());
             if (process.ppid == 0)
             {
-                process.ppid = shm.slotInt(slot, ShmLayout.SLOT_PPID);
+                process.ppid = slot.ppid();
             }
         }
         header.put(TraceHeader.END_TIME, Instant.now())

@@ -6,6 +6,7 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 
@@ -58,6 +59,8 @@ public final class SharedMemory implements AutoCloseable
         {
             throw new RecordException("shared memory of " + size + " bytes is too large; lower --ring-size");
         }
+        // 0600: the rings carry every address the program touches; only its own user may read them
+        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         final MappedByteBuffer mapped;
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"))
         {
@@ -165,6 +168,30 @@ public final class SharedMemory implements AutoCloseable
             rings[slot] = ring;
         }
         return ring;
+    }
+
+    /** True when the agents follow forks (and so may need more slots over time than there are). */
+    public boolean followsForks()
+    {
+        return (buffer.getInt(ShmLayout.CTL_FLAGS) & ShmLayout.FLAG_FOLLOW_FORKS) != 0;
+    }
+
+    /**
+     * Gives a slot back for a new process: its process is gone and its ring was read to the end
+     * by the caller. Returns what the slot reported; its counters, its ring (data and trailer)
+     * and its fields are zeroed before its state becomes FREE, with release semantics, so an
+     * agent that claims it (CAS FREE to ACTIVE) finds a fresh slot.
+     */
+    public SlotCounters retire(final int slot)
+    {
+        final SlotCounters counters = SlotCounters.read(this, slot);
+        final long ring = ringOffset + slot * ringStride;
+        buffer.setMemory((int)ring, ringCapacity + ShmLayout.RING_TRAILER_LENGTH, (byte)0);
+        final int base = (int)ShmLayout.slotOffset(slot);
+        buffer.setMemory(base + 4, ShmLayout.SLOT_SIZE - 4, (byte)0);
+        rings[slot] = null;
+        buffer.putIntOrdered(base + ShmLayout.SLOT_STATE, ShmLayout.SLOT_FREE);
+        return counters;
     }
 
     /** Asks every agent to restore its pages and stop tracing. */
