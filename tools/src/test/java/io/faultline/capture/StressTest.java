@@ -69,4 +69,29 @@ class StressTest
             assertTrue(!traced.out().contains("same_address=0 "), "the address was reused: " + traced.out());
         }
     }
+
+    /**
+     * A fault whose resolution met EAGAIN (an event pending) is retried after the event is read;
+     * the retry must evict the fault's victim before its thread runs again, as the first try
+     * would have. In an N+1 loop the victim is the next page referenced, so a thread woken too
+     * early would skip a fault: the trace must hold exactly one record per reference, in order.
+     */
+    @Test
+    void aRetriedFaultEvictsItsVictimBeforeItsThreadRunsAgain() throws Exception
+    {
+        final int rounds = 400;
+        final int window = 16;
+        final Path trace = tmp.resolve("defer");
+        final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--scope", "api", "--evms",
+            String.valueOf(window), "-o", trace.toString(), "--", Workloads.build("defer_race", "-pthread").toString(),
+            String.valueOf(rounds), String.valueOf(window)), 240);
+        assertEquals(0, traced.status(), traced.describe());
+        final long base = Long.decode(traced.out().replaceAll("(?s).*base=(0x[0-9a-f]+).*", "$1"));
+        final List<Traces.Ref> refs = Traces.read(trace).refs;
+        assertEquals(rounds * (window + 1), refs.size(), "one record per reference: " + traced.describe());
+        for (int i = 0; i < refs.size(); i++)
+        {
+            assertEquals(base + (long)(i % (window + 1)) * 4096, refs.get(i).address() & ~4095L, "reference " + i);
+        }
+    }
 }
