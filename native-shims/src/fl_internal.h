@@ -245,7 +245,7 @@ int fl_park_untrace(uintptr_t s, uintptr_t e, int unmapped); /* forget [s,e): re
 void fl_park_relocate(uintptr_t from, uintptr_t to, size_t len);
 /* resolve a fault at page; returns 1 if the page was enabled by us, 0 if resolved otherwise */
 int fl_park_enable(uintptr_t page, int write);
-void fl_park_evict(uintptr_t page); /* disable an enabled page the EVMS let go */
+int fl_park_evict(uintptr_t page); /* disable an enabled page the EVMS let go; -EAGAIN: retry after the next event */
 void fl_park_pin(uintptr_t addr);
 int fl_park_untrace_all(void);
 

@@ -408,6 +408,8 @@ static void label_and_publish(uint32_t from, uint32_t to)
  * the thread never sees a set larger than the policy's. (Before the wake was deferred, a
  * retried fault was woken by its move back before the victim was evicted.)
  */
+static void hold(uintptr_t victim, uintptr_t page);
+
 static void resolve_one(uintptr_t page, int write, int pinned)
 {
 	int r = fl_park_enable(page, write);
@@ -417,9 +419,49 @@ static void resolve_one(uintptr_t page, int write, int pinned)
 	}
 	if (r > 0 && !pinned) {
 		uintptr_t victim = fl_evms_admit(page);
-		if (victim && !fl_fork_depth)
-			fl_park_evict(victim);
+		if (victim && !fl_fork_depth && fl_park_evict(victim) == -EAGAIN)
+			hold(victim, page);
 	}
+}
+
+/*
+ * A victim whose eviction met a pending event (EAGAIN) is still enabled: the thread whose fault
+ * chose it stays asleep until the eviction succeeds after the event is read, or it could
+ * reference the victim without a fault (in an N+1 loop the victim is its very next page).
+ */
+struct held {
+	uintptr_t victim, page;
+};
+static struct held held[DEFERRED_MAX];
+static uint32_t held_n;
+
+static void unwake(uintptr_t page)
+{
+	for (uint32_t i = 0; i < wake_n; i++)
+		if (wake_pages[i] == page) {
+			wake_pages[i] = wake_pages[--wake_n];
+			return;
+		}
+}
+
+static void hold(uintptr_t victim, uintptr_t page)
+{
+	if (held_n == DEFERRED_MAX)
+		return; /* woken anyway: one reference may go unrecorded, never a hang */
+	unwake(page);
+	held[held_n++] = (struct held){ victim, page };
+}
+
+static void retry_held(void)
+{
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < held_n; i++) {
+		if (fl_park_evict(held[i].victim) == -EAGAIN)
+			held[kept++] = held[i];
+		else
+			fl_wake_later(held[i].page);
+	}
+	held_n = kept;
 }
 
 /* resolve staged[0..n): every event of the batch has been applied already (handle_batch) */
@@ -436,6 +478,7 @@ static void resolve_faults(uint32_t n)
 /* faults whose resolution met EAGAIN (an event in flight): retried after the next read */
 static void retry_deferred(void)
 {
+	retry_held();
 	uint32_t n = deferred_n;
 	deferred_n = 0;
 	for (uint32_t i = 0; i < n; i++)
@@ -518,12 +561,12 @@ static int drain_uffd(void)
 	ssize_t r = read(fl_agent.uffd, msgs, MSG_BATCH * sizeof(*msgs));
 	if (r < 0) {
 		int e = errno;
-		if (deferred_n) {
+		if (deferred_n || held_n) {
 			/* the event's thread must run to clear mmap_changing */
 			struct timespec ts = { 0, 20000 };
 			nanosleep(&ts, NULL);
 			retry_deferred();
-			return deferred_n ? 1 : 0;
+			return deferred_n || held_n ? 1 : 0;
 		}
 		return e == EAGAIN || e == EINTR ? 0 : -e;
 	}
@@ -536,7 +579,7 @@ static int drain_uffd(void)
 				break;
 			}
 	handle_batch(n);
-	if (deferred_n)
+	if (deferred_n || held_n)
 		retry_deferred();
 	return (int)n;
 }
@@ -1039,6 +1082,7 @@ void fl_handler_reset_after_fork(void)
 	recorder_dead = 0;
 	known_brk = 0;
 	deferred_n = 0;
+	held_n = 0;
 	memset(hints, 0, sizeof(hints));
 }
 

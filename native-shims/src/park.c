@@ -533,21 +533,26 @@ static int enable_page(int fd, uintptr_t page, int write)
 	return -EAGAIN;
 }
 
-void fl_park_evict(uintptr_t page)
+/*
+ * Disable an enabled page. -EAGAIN: the kernel kept refusing the move because an event is
+ * pending (mmap_changing); the page is still enabled and the caller must retry once the event
+ * is read (handler.c holds the faulting thread back until then). 0 otherwise.
+ */
+int fl_park_evict(uintptr_t page)
 {
 	int fd = fl_agent.uffd;
 	if (fl_pins_has(page))
-		return;
+		return 0;
 	for (int attempt = 0; attempt < EAGAIN_RETRIES; attempt++) {
 		struct fl_range *r = fl_range_find(page);
 		if (!r) /* the mapping went away: forget the page */
-			return;
+			return 0;
 		int err = fl_uffd_move(fd, park_of(r, page), page, FL_PAGE, UFFDIO_MOVE_MODE_DONTWAKE, NULL);
 		if (fl_check)
 			fl_check_evict(r, page, err);
 		if (!err) {
 			fl_cnt.evictions++;
-			return;
+			return 0;
 		}
 		if (err == -EAGAIN) {
 			fl_cnt.races++;
@@ -556,12 +561,13 @@ void fl_park_evict(uintptr_t page)
 		if (err == -EEXIST) {
 			if (slot_taken(r, page))
 				continue;
-			return; /* parked already: this EVMS entry was stale */
+			return 0; /* parked already: this EVMS entry was stale */
 		}
 		if (err != -ENOENT) /* ENOENT: zapped under us, nothing to disable */
 			fl_cnt.lost++;
-		return;
+		return 0;
 	}
+	return -EAGAIN;
 }
 
 void fl_park_pin(uintptr_t addr)
