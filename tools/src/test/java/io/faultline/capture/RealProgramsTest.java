@@ -136,27 +136,8 @@ class RealProgramsTest
     void multiThreadedJavaProgram() throws Exception
     {
         final Path dir = Files.createDirectories(tmp.resolve("javaprog"));
-        Files.writeString(dir.resolve("Workers.java"), String.join("\n",
-            "import java.util.*;",
-            "import java.util.concurrent.*;",
-            "public class Workers {",
-            "  public static void main(String[] args) throws Exception {",
-            "    ExecutorService pool = Executors.newFixedThreadPool(3);",
-            "    List<Future<Long>> parts = new ArrayList<>();",
-            "    for (int t = 0; t < 6; t++) {",
-            "      final int seed = t;",
-            "      parts.add(pool.submit(() -> {",
-            "        Map<Integer, Long> m = new HashMap<>();",
-            "        long h = seed;",
-            "        for (int i = 0; i < 200_000; i++) { h = h * 6364136223846793005L + 1442695040888963407L;",
-            "          m.merge((int) (h >>> 48), 1L, Long::sum); }",
-            "        long s = 0; for (Map.Entry<Integer, Long> e : new TreeMap<>(m).entrySet()) s = s * 31 + e.getKey() * e.getValue();",
-            "        return s; }));",
-            "    }",
-            "    for (Future<Long> f : parts) System.out.println(f.get());",
-            "    pool.shutdown();",
-            "  }",
-            "}", ""));
+        // the capture benchmark's JVM workload (bench/workloads), one definition for both
+        Files.copy(Faultline.ROOT.resolve("bench/workloads/Workers.java"), dir.resolve("Workers.java"));
         final Process javac = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "javac").toString(),
             "-d", dir.toString(), dir.resolve("Workers.java").toString()).inheritIO().start();
         assertEquals(0, javac.waitFor());
