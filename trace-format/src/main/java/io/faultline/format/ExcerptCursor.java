@@ -4,8 +4,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.stream.Stream;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -87,8 +89,13 @@ final class ExcerptCursor implements AutoCloseable
         {
             if (nextHeader < 0 && ordinal == 0)
             {
-                locate(queue.firstCycle());
-                nextHeader = 0;
+                // Chronicle starts at its first cycle's file, whose name sorts first.
+                final Path first = firstFile();
+                if (first != null)
+                {
+                    open(first);
+                    nextHeader = 0;
+                }
             }
             if (nextHeader >= 0)
             {
@@ -219,15 +226,32 @@ final class ExcerptCursor implements AutoCloseable
         if (excerptCycle != cycle)
         {
             cycle = excerptCycle;
-            file = queue.file().toPath().resolve(
+            final Path cycleFile = queue.file().toPath().resolve(
                 fileNames.format(Instant.ofEpochMilli(excerptCycle * cycleMillis + queue.epoch())) + ".cq4");
-            if (channel != null)
+            if (!cycleFile.equals(file))
             {
-                channel.close();
+                open(cycleFile);
             }
-            channel = FileChannel.open(file, StandardOpenOption.READ);
-            fileLength = channel.size();
-            windowStart = -1;
+        }
+    }
+
+    private void open(final Path queueFile) throws IOException
+    {
+        file = queueFile;
+        if (channel != null)
+        {
+            channel.close();
+        }
+        channel = FileChannel.open(file, StandardOpenOption.READ);
+        fileLength = channel.size();
+        windowStart = -1;
+    }
+
+    private Path firstFile() throws IOException
+    {
+        try (Stream<Path> files = Files.list(queue.file().toPath()))
+        {
+            return files.filter(p -> p.getFileName().toString().endsWith(".cq4")).sorted().findFirst().orElse(null);
         }
     }
 
