@@ -8,8 +8,9 @@
  * separated by commas, each `rK` (read one byte of page K), `wK` (write one byte of page K) or
  * `sK` (read(2) 100 bytes of DATAFILE into page K: a kernel-mode write) or `t0` (pass the whole
  * range to faultline_trace_range again: its enabled pages are disabled, its parked pages must
- * keep their contents). Prints the range's base
- * address and a checksum of the whole range, so a traced and a native run can be compared.
+ * keep their contents) or `pK` (print "paused" and the base address, then sleep K seconds).
+ * Prints the range's base address and a checksum of the whole range, so a traced and a native
+ * run can be compared.
  * Every access goes through a volatile pointer: the compiler may neither drop nor reorder them.
  */
 #include <faultline.h>
@@ -62,6 +63,11 @@ int main(int argc, char **argv)
                 perror("faultline_trace_range");
                 return 1;
             }
+        } else if (op == 'p') {
+            /* pause: say so, then sleep PAGE seconds (tests kill the recorder meanwhile) */
+            printf("paused base=%p\n", (void *)base);
+            fflush(stdout);
+            sleep((unsigned)page);
         } else if (op == 's') {
             int fd = open(datafile, O_RDONLY);
             if (fd < 0 || read(fd, (void *)(base + page * PAGE + 100), 100) < 0) {

@@ -110,7 +110,8 @@ public final class Policies
             List.of(Parameter.fraction("kin"), Parameter.number("kout", 0.0, false, 100.0, false)),
             (spec, capacity, trace) -> new TwoQueue(capacity,
                 spec.doubleParam("kin", TwoQueue.DEFAULT_KIN), spec.doubleParam("kout", TwoQueue.DEFAULT_KOUT)));
-        register("arc", List.of(), (spec, capacity, trace) -> new Arc(capacity));
+        register("arc", List.of(Parameter.choice("integer", "true", "false")),
+            (spec, capacity, trace) -> new Arc(capacity, Boolean.parseBoolean(spec.stringParam("integer", "false"))));
         register("car", List.of(), (spec, capacity, trace) -> new Car(capacity));
         register("lirs",
             List.of(Parameter.fraction("hir"), Parameter.number("stack", 0.0, false, 1000.0, false)),

@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.faultline.format.ReadSummary;
 import io.faultline.format.TraceEvent;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.TraceReader;
@@ -11,12 +12,14 @@ import io.faultline.format.TraceVisitor;
 
 /**
  * {@code faultline dump [--format text|csv] [--pid N] [--tid N] DIR}: one line per reference in
- * trace order. CSV has the header {@code seq,time_ns,pid,tid,kind,address}; text also shows
- * events, as lines starting with {@code --}.
+ * trace order, global seq order across processes. CSV has the header
+ * {@code seq,time_ns,pid,tid,kind,address}; text also shows events, as lines starting with
+ * {@code --}.
  */
 public final class DumpCommand implements Command
 {
-    private static final String USAGE = "usage: faultline dump [--format text|csv] [--pid N] [--tid N] [--no-events] TRACE_DIR";
+    private static final String USAGE = "usage: faultline dump [--format text|csv] [--pid N] [--tid N] [--no-events]"
+        + " [--skip-corrupt] TRACE_DIR";
 
     /** Stops the reader once the consumer is gone (dump | head). */
     private static final class OutputClosed extends RuntimeException
@@ -44,6 +47,7 @@ public final class DumpCommand implements Command
     {
         boolean csv = false;
         boolean events = true;
+        boolean skipCorrupt = false;
         int pidFilter = -1;
         int tidFilter = -1;
         final List<String> operands = new ArrayList<>();
@@ -67,6 +71,7 @@ public final class DumpCommand implements Command
                 case "--pid" -> pidFilter = TraceArguments.intValue(arg, value(args, ++i, arg));
                 case "--tid" -> tidFilter = TraceArguments.intValue(arg, value(args, ++i, arg));
                 case "--no-events" -> events = false;
+                case "--skip-corrupt" -> skipCorrupt = true;
                 default -> {
                     if (arg.startsWith("-"))
                     {
@@ -81,12 +86,12 @@ public final class DumpCommand implements Command
         final boolean withEvents = events && !csv;
         final int pid = pidFilter;
         final int tid = tidFilter;
-        try (TraceReader reader = TraceArguments.open(path))
+        try (TraceReader reader = TraceArguments.open(path, skipCorrupt))
         {
             out.println(asCsv ? "seq,time_ns,pid,tid,kind,address" : "#seq time_ns pid tid kind address");
             final StringBuilder line = new StringBuilder(64);
             final long[] lines = new long[1];
-            reader.forEach(new TraceVisitor()
+            final ReadSummary summary = reader.forEach(new TraceVisitor()
             {
                 @Override
                 public void onReference(final long seq, final long timeNs, final int p, final int t,
@@ -118,6 +123,8 @@ public final class DumpCommand implements Command
                     emit(out, line, lines);
                 }
             });
+            out.flush();
+            summary.notes(reader.dir()).forEach(err::println);
         }
         catch (final OutputClosed ignored)
         {

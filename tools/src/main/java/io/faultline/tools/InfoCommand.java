@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import io.faultline.format.ReadSummary;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceReader;
@@ -15,7 +16,7 @@ import io.faultline.format.TraceReader;
  */
 public final class InfoCommand implements Command
 {
-    private static final String USAGE = "usage: faultline info TRACE_DIR";
+    private static final String USAGE = "usage: faultline info [--skip-corrupt] TRACE_DIR";
 
     @Override
     public String name()
@@ -33,8 +34,14 @@ public final class InfoCommand implements Command
     public int run(final List<String> args, final PrintStream out, final PrintStream err)
     {
         final List<String> operands = new ArrayList<>();
+        boolean skipCorrupt = false;
         for (final String arg : args)
         {
+            if (arg.equals("--skip-corrupt"))
+            {
+                skipCorrupt = true;
+                continue;
+            }
             if (arg.equals("-h") || arg.equals("--help"))
             {
                 out.println(USAGE);
@@ -47,36 +54,49 @@ public final class InfoCommand implements Command
             operands.add(arg);
         }
         final String path = TraceArguments.single(operands, USAGE);
-        try (TraceReader reader = TraceArguments.open(path))
+        try (TraceReader reader = TraceArguments.open(path, skipCorrupt))
         {
-            final long[] counted = new long[1];
+            final ReadSummary summary;
             try
             {
-                reader.forEachReference((seq, t, pid, tid, address, write) -> counted[0]++);
+                summary = reader.scan();
             }
             catch (final TraceFormatException ex)
             {
                 throw new CliException(ex.getMessage(), 1);
             }
-            print(out, path, reader.header());
+            if (reader.isPartial())
+            {
+                printPartial(out, path, reader.header(), summary);
+            }
+            else
+            {
+                print(out, path, reader.header());
+            }
+            if (summary.skipped() > 0 || summary.unreadable() != null)
+            {
+                summary.notes(reader.dir()).stream().filter(n -> !n.startsWith("trace ")).forEach(err::println);
+            }
         }
         return 0;
+    }
+
+    /** A trace whose recorder died: what the header knows from the start, and how far the queue goes. */
+    private static void printPartial(final PrintStream out, final String path, final TraceHeader h,
+        final ReadSummary s)
+    {
+        origin(out, path, h);
+        row(out, "state", String.format(java.util.Locale.ROOT, "incomplete: the recorder stopped before finishing; "
+            + "readable up to excerpt %d at %.3f s", s.lastExcerpt(), s.lastTimeNs() / 1e9));
+        row(out, "processes", String.valueOf(s.processes()));
+        row(out, "references", String.format("%,d", s.references()));
+        row(out, "excerpts", String.format("%,d, events %,d", s.excerpts(), s.events()));
     }
 
     private static void print(final PrintStream out, final String path, final TraceHeader h)
     {
         final long pageSize = h.pageSize();
-        row(out, "trace", path);
-        row(out, "command", h.get(TraceHeader.COMMAND));
-        row(out, "recorded", h.get(TraceHeader.START_TIME) + " on " + h.get(TraceHeader.HOST) + " ("
-            + h.get(TraceHeader.KERNEL) + "), faultline " + h.get(TraceHeader.FAULTLINE_VERSION) + ", format "
-            + h.get(TraceHeader.FORMAT_VERSION));
-        final long evms = h.longValue(TraceHeader.EVMS_PAGES);
-        row(out, "configuration", "evms " + evms + " pages (" + bytes(evms * pageSize) + "), policy "
-            + h.get(TraceHeader.POLICY) + ", scope " + h.get(TraceHeader.SCOPE) + ", page size " + pageSize
-            + ", " + ("true".equals(h.get(TraceHeader.FOLLOW_FORKS)) ? "follows forks" : "first process only")
-            + ", ring " + bytes(h.longValue(TraceHeader.RING_CAPACITY)) + ", chunks of up to "
-            + h.get(TraceHeader.CHUNK_RECORDS) + " records");
+        origin(out, path, h);
         row(out, "duration", String.format("%.3f s", h.longValue(TraceHeader.DURATION_NS) / 1e9)
             + ", exit status " + h.get(TraceHeader.EXIT_STATUS));
         row(out, "processes", h.get(TraceHeader.PROCESSES));
@@ -112,6 +132,23 @@ public final class InfoCommand implements Command
                     f.get("pid"), f.get("references"), f.get("reads"), f.get("writes"), f.getOrDefault("name", ""));
             }
         }
+    }
+
+    /** What was traced, where, and how: all known from the header written at the start. */
+    private static void origin(final PrintStream out, final String path, final TraceHeader h)
+    {
+        row(out, "trace", path);
+        row(out, "command", h.get(TraceHeader.COMMAND));
+        row(out, "recorded", h.get(TraceHeader.START_TIME) + " on " + h.get(TraceHeader.HOST) + " ("
+            + h.get(TraceHeader.KERNEL) + "), faultline " + h.get(TraceHeader.FAULTLINE_VERSION) + ", format "
+            + h.get(TraceHeader.FORMAT_VERSION));
+        final long pageSize = h.pageSize();
+        final long evms = h.longValue(TraceHeader.EVMS_PAGES);
+        row(out, "configuration", "evms " + evms + " pages (" + bytes(evms * pageSize) + "), policy "
+            + h.get(TraceHeader.POLICY) + ", scope " + h.get(TraceHeader.SCOPE) + ", page size " + pageSize
+            + ", " + ("true".equals(h.get(TraceHeader.FOLLOW_FORKS)) ? "follows forks" : "first process only")
+            + ", ring " + bytes(h.longValue(TraceHeader.RING_CAPACITY)) + ", chunks of up to "
+            + h.get(TraceHeader.CHUNK_RECORDS) + " records");
     }
 
     /** Parses "k=v k=v last=rest of line": the field named {@code last} takes the remainder, spaces and all. */

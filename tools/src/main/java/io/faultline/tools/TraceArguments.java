@@ -13,11 +13,11 @@ final class TraceArguments
     {
     }
 
-    static TraceReader open(final String path)
+    static TraceReader open(final String path, final boolean skipCorrupt)
     {
         try
         {
-            return TraceReader.open(Path.of(path));
+            return TraceReader.open(Path.of(path), skipCorrupt);
         }
         catch (final TraceFormatException ex)
         {

@@ -51,6 +51,18 @@ public final class ReferenceTraces
         return file("address-gzip.trace.gz");
     }
 
+    /**
+     * One of the LIRS project's block traces (Jiang and Zhang, SIGMETRICS 2002) by its name there:
+     * {@code cpp}, {@code multi1}, {@code multi2}, {@code sprite}, {@code 2_pools}, {@code gli}.
+     * Read with the {@code lirs} reader, as {@code faultline simulate --format lirs} would.
+     */
+    public static long[] lirs(final String name)
+    {
+        final Path file = file("lirs-" + name + ".trace.gz");
+        return io.faultline.sim.trace.TraceFormats.read(io.faultline.sim.trace.TraceFormats.get("lirs"), file,
+            io.faultline.sim.trace.TraceOptions.defaults()).toArray();
+    }
+
     /** libCacheSim's cloudPhysicsIO.txt: 113,872 object ids, one per line. */
     public static long[] cloudPhysicsIO()
     {

@@ -1,39 +1,76 @@
 package io.faultline.format;
 
 import java.io.IOException;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.stream.Stream;
 
-import net.openhft.chronicle.bytes.Bytes;
-import net.openhft.chronicle.queue.ChronicleQueue;
-import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
-import net.openhft.chronicle.wire.DocumentContext;
+import org.agrona.DirectBuffer;
+import org.agrona.collections.LongHashSet;
 
 /**
- * Reads a trace directory written by {@link TraceWriter}: validates the header, then streams
- * references and events in trace order. Every inconsistency (incomplete recording, unknown
- * version, bad excerpt, fewer references than the header counts) is a
- * {@link TraceFormatException} with one line that names it.
+ * Reads a trace directory written by {@link TraceWriter}: checks the header, then delivers
+ * references and events in the trace's true order, global {@code seq} order across processes
+ * (trace-format/FORMAT.md, "Order").
+ * <p>
+ * A read makes two passes over the queue. The first, a survey, checks every excerpt
+ * ({@link ExcerptCheck}, and that each process's excerpts keep their seq order), finds the
+ * processes, and decides where reading stops: at the first corrupt excerpt, or, with
+ * {@code skipCorrupt}, nowhere but at a break in the queue itself, leaving the corrupt excerpts
+ * out. The second delivers. The agent writes one process's ring from one thread and the
+ * recorder copies each ring in order, so each process's excerpts are in seq order in the queue;
+ * several processes are merged with one cursor per process (a k-way merge: memory for k
+ * excerpts, each cursor passing over the others' excerpts by their pid alone).
+ * <p>
+ * A trace whose header says {@code state=recording} (its recorder died) is read up to its
+ * last complete excerpt; {@link ReadSummary#notes} says so. Every problem is a
+ * {@link TraceFormatException} with one line that names it, delivered after everything before
+ * the corrupt excerpt and nothing from it.
  */
 public final class TraceReader implements AutoCloseable
 {
+    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    private static final int KIND = TraceLayout.EXCERPT_KIND_SIZE;
+    /** Events sort before records of the same seq: an event's seq is the clock when it happened, not yet taken. */
+    private static final int EVENT_RANK = 0;
+    private static final int RECORD_RANK = 1;
+
     private final Path dir;
     private final TraceHeader header;
-    private final ChronicleQueue queue;
-    /** True while a visitor runs: its exceptions are its own, not signs of a corrupt trace. */
-    private boolean inVisitor;
+    private final SingleChronicleQueue queue;
+    private final boolean skipCorrupt;
+    private Survey survey;
 
-    private TraceReader(final Path dir, final TraceHeader header, final ChronicleQueue queue)
+    private TraceReader(final Path dir, final TraceHeader header, final SingleChronicleQueue queue,
+        final boolean skipCorrupt)
     {
         this.dir = dir;
         this.header = header;
         this.queue = queue;
+        this.skipCorrupt = skipCorrupt;
     }
 
+    /** Opens a trace; a corrupt excerpt stops every read with an error. */
     public static TraceReader open(final Path dir)
+    {
+        return open(dir, false);
+    }
+
+    /**
+     * @param skipCorrupt read past corrupt excerpts, leaving them out and counting them, instead
+     *                    of stopping at the first
+     */
+    public static TraceReader open(final Path dir, final boolean skipCorrupt)
     {
         if (!Files.isDirectory(dir))
         {
@@ -59,36 +96,45 @@ public final class TraceReader implements AutoCloseable
             throw new TraceFormatException("trace " + dir + " has format version " + version
                 + " but this faultline reads version " + TraceLayout.FORMAT_VERSION + "; use a matching faultline");
         }
-        if (!header.isComplete())
+        final String state = header.get(TraceHeader.STATE);
+        if (!header.isComplete() && !TraceLayout.STATE_RECORDING.equals(state))
         {
-            throw new TraceFormatException("trace " + dir + " is incomplete (state=" + header.get(TraceHeader.STATE)
-                + "): its recorder stopped before finishing; record it again");
+            throw new TraceFormatException("corrupt trace header " + headerFile + ": state is '" + state
+                + "', not complete or recording");
         }
-        header.longValue(TraceHeader.REFERENCES);
         header.pageSize();
         final Path queueDir = dir.resolve(TraceLayout.QUEUE_DIR);
+        final boolean hasData;
         try (Stream<Path> files = Files.isDirectory(queueDir) ? Files.list(queueDir) : Stream.empty())
         {
-            final boolean hasData = files.anyMatch(p -> p.getFileName().toString().endsWith(".cq4"));
-            if (!hasData && header.longValue(TraceHeader.REFERENCES) + header.longValue(TraceHeader.EVENTS) > 0)
-            {
-                throw new TraceFormatException("truncated trace " + dir + ": the queue files are missing");
-            }
+            hasData = files.anyMatch(p -> p.getFileName().toString().endsWith(".cq4"));
         }
         catch (final IOException ex)
         {
             throw new TraceFormatException("cannot read trace " + dir + ": " + ex.getMessage());
         }
-        final ChronicleQueue queue;
+        if (header.isComplete())
+        {
+            header.longValue(TraceHeader.REFERENCES);
+            if (!hasData && header.longValue(TraceHeader.REFERENCES) + header.longValue(TraceHeader.EVENTS) > 0)
+            {
+                throw new TraceFormatException("truncated trace " + dir + ": the queue files are missing");
+            }
+        }
+        if (!hasData)
+        {
+            return new TraceReader(dir, header, null, skipCorrupt);
+        }
         try
         {
-            queue = SingleChronicleQueueBuilder.binary(queueDir.toFile()).readOnly(true).build();
+            return new TraceReader(dir, header,
+                SingleChronicleQueueBuilder.binary(queueDir.toFile()).readOnly(true).build(), skipCorrupt);
         }
-        catch (final RuntimeException ex)
+        catch (final RuntimeException | InternalError ex)
         {
-            throw new TraceFormatException("corrupt trace " + dir + ": cannot open its queue: " + ex.getMessage(), ex);
+            throw new TraceFormatException("corrupt trace " + dir + ": its queue cannot be opened ("
+                + ex.getClass().getSimpleName() + "); the queue files are damaged");
         }
-        return new TraceReader(dir, header, queue);
     }
 
     public TraceHeader header()
@@ -101,9 +147,27 @@ public final class TraceReader implements AutoCloseable
         return dir;
     }
 
-    public void forEachReference(final ReferenceVisitor visitor)
+    /** The recorder stopped before finishing the trace (header state=recording). */
+    public boolean isPartial()
     {
-        forEach(new TraceVisitor()
+        return !header.isComplete();
+    }
+
+    /**
+     * Checks every excerpt without delivering any.
+     *
+     * @throws TraceFormatException as {@link #forEach} would
+     */
+    public ReadSummary scan()
+    {
+        final Survey s = survey();
+        s.verify();
+        return s.summary;
+    }
+
+    public ReadSummary forEachReference(final ReferenceVisitor visitor)
+    {
+        return forEach(new TraceVisitor()
         {
             @Override
             public void onReference(final long seq, final long timeNs, final int pid, final int tid,
@@ -115,139 +179,444 @@ public final class TraceReader implements AutoCloseable
     }
 
     /**
-     * Streams every excerpt. Checks each excerpt's length against its own counts and, at the end,
-     * the number of references against the header's total.
+     * Delivers every reference and event in seq order (events before records of the same seq;
+     * events of the same seq by time, then by process in order of appearance).
+     *
+     * @throws TraceFormatException after delivering everything the corrupt excerpt did not hold
      */
-    public void forEach(final TraceVisitor visitor)
+    public ReadSummary forEach(final TraceVisitor visitor)
     {
-        long references = 0;
-        long excerpt = 0;
-        final long expected = header.longValue(TraceHeader.REFERENCES);
-        try (ExcerptTailer tailer = queue.createTailer())
+        final Survey s = survey();
+        try
         {
-            while (true)
+            if (s.streams.size() == 1)
             {
-                try (DocumentContext dc = tailer.readingDocument())
+                final ProcessStream only = s.streams.values().iterator().next();
+                only.open(queue, 0);
+                while (only.advance(s))
                 {
-                    if (!dc.isPresent())
-                    {
-                        break;
-                    }
-                    final Bytes<?> bytes = dc.wire().bytes();
-                    final long length = bytes.readRemaining();
-                    if (length < TraceLayout.EXCERPT_KIND_SIZE)
-                    {
-                        throw corrupt(excerpt, "it is " + length + " bytes long");
-                    }
-                    final int kind = bytes.readInt();
-                    final long base = bytes.readPosition();
-                    if (kind == TraceLayout.EXCERPT_CHUNK)
-                    {
-                        references += readChunk(bytes, base, length - TraceLayout.EXCERPT_KIND_SIZE, excerpt, visitor);
-                    }
-                    else if (kind == TraceLayout.EXCERPT_EVENT)
-                    {
-                        final TraceEvent event = readEvent(bytes, base, length - TraceLayout.EXCERPT_KIND_SIZE, excerpt);
-                        inVisitor = true;
-                        visitor.onEvent(event);
-                        inVisitor = false;
-                    }
-                    else
-                    {
-                        throw corrupt(excerpt, "unknown excerpt kind " + kind);
-                    }
-                    excerpt++;
+                    only.deliver(visitor);
+                }
+                only.close();
+            }
+            else if (s.streams.size() > 1)
+            {
+                merge(s, visitor);
+            }
+        }
+        catch (final InternalError ex)
+        {
+            // The survey read the same bytes without a fault: the files changed under us.
+            throw new TraceFormatException("trace " + dir + " changed while it was read: its queue file is now "
+                + "cut short; read it again");
+        }
+        s.verify();
+        return s.summary;
+    }
+
+    private void merge(final Survey s, final TraceVisitor visitor)
+    {
+        final PriorityQueue<ProcessStream> heads = new PriorityQueue<>(s.streams.size(), HEAD_ORDER);
+        try
+        {
+            for (final ProcessStream stream : s.streams.values())
+            {
+                stream.open(queue, stream.pid);
+                if (stream.advance(s))
+                {
+                    heads.add(stream);
+                }
+            }
+            while (!heads.isEmpty())
+            {
+                final ProcessStream stream = heads.poll();
+                stream.deliver(visitor);
+                if (stream.advance(s))
+                {
+                    heads.add(stream);
                 }
             }
         }
-        catch (final TraceFormatException ex)
+        finally
         {
-            throw ex;
-        }
-        catch (final RuntimeException | InternalError ex)
-        {
-            // InternalError: Chronicle maps the queue files; a truncated file faults (SIGBUS) on read.
-            if (inVisitor)
+            for (final ProcessStream stream : s.streams.values())
             {
-                inVisitor = false;
-                throw ex;
+                stream.close();
             }
-            throw new TraceFormatException("corrupt trace " + dir + " at excerpt " + excerpt + ": " + ex, ex);
-        }
-        if (references != expected)
-        {
-            throw new TraceFormatException("truncated trace " + dir + ": the header counts " + expected
-                + " references but the queue holds " + references);
         }
     }
 
-    private long readChunk(final Bytes<?> bytes, final long base, final long length, final long excerpt,
-        final TraceVisitor visitor)
+    private static final Comparator<ProcessStream> HEAD_ORDER = (x, y) ->
     {
-        if (length < ChunkDescriptor.HEADER_SIZE)
+        int c = Long.compareUnsigned(x.headSeq, y.headSeq);
+        if (c == 0)
         {
-            throw corrupt(excerpt, "chunk of " + length + " bytes is shorter than its header");
+            c = Integer.compare(x.headRank, y.headRank);
         }
-        final int pid = bytes.readInt(base + ChunkDescriptor.PID);
-        final int tid = bytes.readInt(base + ChunkDescriptor.TID);
-        final int count = bytes.readInt(base + ChunkDescriptor.COUNT);
-        if (count < 0 || ChunkDescriptor.length(count) != length)
+        if (c == 0)
         {
-            throw corrupt(excerpt, "chunk says " + count + " records but holds " + length + " bytes");
+            c = Long.compare(x.headTimeNs, y.headTimeNs);
         }
-        for (int i = 0; i < count; i++)
+        return c != 0 ? c : Integer.compare(x.order, y.order);
+    };
+
+    private Survey survey()
+    {
+        if (survey == null)
         {
-            final long r = base + ChunkDescriptor.recordOffset(i);
-            final int flags = bytes.readInt(r + ChunkDescriptor.RECORD_FLAGS);
-            final long seq = bytes.readLong(r + ChunkDescriptor.RECORD_SEQ);
-            final long timeNs = bytes.readLong(r + ChunkDescriptor.RECORD_TIME_NS);
-            final long address = bytes.readLong(r + ChunkDescriptor.RECORD_ADDRESS);
-            inVisitor = true;
-            visitor.onReference(seq, timeNs, pid, tid, address, (flags & ChunkDescriptor.REC_WRITE) != 0);
-            inVisitor = false;
+            survey = new Survey();
+            if (queue != null)
+            {
+                survey.run();
+            }
+            else
+            {
+                survey.finish();
+            }
         }
-        return count;
+        return survey;
     }
 
-    private TraceEvent readEvent(final Bytes<?> bytes, final long base, final long length, final long excerpt)
+    /** The first pass: every excerpt checked, the processes found, the stop decided. */
+    private final class Survey
     {
-        if (length < EventDescriptor.HEADER_SIZE)
+        final Map<Integer, ProcessStream> streams = new LinkedHashMap<>();
+        final LongHashSet skippedIndexes = new LongHashSet();
+        /** Chronicle index of the corrupt excerpt reading stops at; MAX_VALUE if none. */
+        long stopIndex = Long.MAX_VALUE;
+        /** Position of the excerpt where the queue itself could not be read; MAX_VALUE if none. */
+        long brokenOrdinal = Long.MAX_VALUE;
+        String stopError;
+        String unreadable;
+        long excerpts;
+        long references;
+        long events;
+        long lastExcerpt = -1;
+        long lastTimeNs;
+        ReadSummary summary;
+
+        void run()
         {
-            throw corrupt(excerpt, "event of " + length + " bytes is shorter than its header");
+            try (ExcerptCursor cursor = new ExcerptCursor(queue))
+            {
+                try
+                {
+                    survey(cursor);
+                }
+                catch (final InternalError ex)
+                {
+                    // A fault in mapped memory that surfaced after the cursor's own guard (it is
+                    // delivered a little after the access): the queue breaks about here.
+                    broken(cursor, "the queue file cannot be read there (it is cut short or its framing is damaged)");
+                }
+            }
+            finish();
         }
-        final int code = bytes.readInt(base + EventDescriptor.TYPE);
-        final int textLength = bytes.readInt(base + EventDescriptor.TEXT_LENGTH);
-        if (textLength < 0 || EventDescriptor.HEADER_SIZE + (long)textLength != length)
+
+        private void broken(final ExcerptCursor cursor, final String problem)
         {
-            throw corrupt(excerpt, "event says " + textLength + " bytes of text but holds " + length + " bytes");
+            brokenOrdinal = Math.min(brokenOrdinal, cursor.ordinal());
+            final String where = where(cursor) + problem;
+            if (skipCorrupt)
+            {
+                unreadable = where;
+            }
+            else if (stopError == null)
+            {
+                stopError = "truncated trace " + dir + ": " + where;
+            }
         }
+
+        private void survey(final ExcerptCursor cursor)
+        {
+            {
+                while (true)
+                {
+                    final ExcerptCursor.Step step = cursor.next(0);
+                    if (step == ExcerptCursor.Step.END)
+                    {
+                        break;
+                    }
+                    if (step == ExcerptCursor.Step.BROKEN)
+                    {
+                        broken(cursor, cursor.problem());
+                        break;
+                    }
+                    String problem = step == ExcerptCursor.Step.CORRUPT ? cursor.problem() : null;
+                    ProcessStream stream = null;
+                    if (problem == null)
+                    {
+                        final int pid = ExcerptCheck.pid(cursor.excerpt());
+                        stream = streams.get(pid);
+                        problem = stream == null ? null : stream.goesBack(cursor.excerpt());
+                    }
+                    if (problem != null)
+                    {
+                        if (!skipCorrupt)
+                        {
+                            stopIndex = cursor.index();
+                            stopError = "corrupt trace " + dir + ": " + where(cursor) + problem
+                                + "; faultline reads past it with --skip-corrupt";
+                            break;
+                        }
+                        skippedIndexes.add(cursor.index());
+                        continue;
+                    }
+                    if (stream == null)
+                    {
+                        final int pid = ExcerptCheck.pid(cursor.excerpt());
+                        stream = new ProcessStream(pid, streams.size(), skippedIndexes);
+                        streams.put(pid, stream);
+                    }
+                    stream.noteLast(cursor.excerpt());
+                    count(cursor);
+                }
+            }
+        }
+
+        private void count(final ExcerptCursor cursor)
+        {
+            final DirectBuffer e = cursor.excerpt();
+            excerpts++;
+            lastExcerpt = cursor.ordinal();
+            if (e.getInt(0, LE) == TraceLayout.EXCERPT_CHUNK)
+            {
+                final int count = e.getInt(KIND + ChunkDescriptor.COUNT, LE);
+                references += count;
+                for (int i = 0; i < count; i++)
+                {
+                    lastTimeNs = Math.max(lastTimeNs,
+                        e.getLong(KIND + ChunkDescriptor.recordOffset(i) + ChunkDescriptor.RECORD_TIME_NS, LE));
+                }
+            }
+            else
+            {
+                events++;
+                lastTimeNs = Math.max(lastTimeNs, e.getLong(KIND + EventDescriptor.TIME_NS, LE));
+            }
+        }
+
+        void finish()
+        {
+            summary = new ReadSummary(isPartial(), excerpts, references, events, streams.size(), lastExcerpt,
+                lastTimeNs, skippedIndexes.size(), unreadable);
+        }
+
+        /** Throws the reason reading stopped, or a complete trace's shortfall against its header. */
+        void verify()
+        {
+            if (stopError != null)
+            {
+                throw new TraceFormatException(stopError);
+            }
+            if (header.isComplete() && summary.skipped() == 0 && unreadable == null)
+            {
+                final long expected = header.longValue(TraceHeader.REFERENCES);
+                if (references != expected)
+                {
+                    throw new TraceFormatException("truncated trace " + dir + ": the header counts " + expected
+                        + " references but the queue holds " + references);
+                }
+            }
+        }
+
+        private String where(final ExcerptCursor cursor)
+        {
+            return cursor.file() + ": excerpt " + cursor.ordinal() + ": ";
+        }
+    }
+
+    /**
+     * The excerpts of one process, read by a cursor of its own, one record or event at a time:
+     * the merge's unit. The head is the item not yet delivered.
+     */
+    private static final class ProcessStream
+    {
+        final int pid;
+        final int order;
+        private final LongHashSet skipped;
+        private ExcerptCursor cursor;
+        private DirectBuffer excerpt;
+        private int kind;
+        private int count;
+        private int position;
+        private boolean started;
+        /** The survey's view of the last excerpt: its last item's seq and rank. */
+        private long lastSeq;
+        private int lastRank = -1;
+        long headSeq;
+        int headRank;
+        long headTimeNs;
+
+        ProcessStream(final int pid, final int order, final LongHashSet skipped)
+        {
+            this.pid = pid;
+            this.order = order;
+            this.skipped = skipped;
+        }
+
+        /** Null if the excerpt's first item does not go back before this process's last one. */
+        String goesBack(final DirectBuffer e)
+        {
+            final boolean chunk = e.getInt(0, LE) == TraceLayout.EXCERPT_CHUNK;
+            final long seq = chunk ? e.getLong(KIND + ChunkDescriptor.recordOffset(0) + ChunkDescriptor.RECORD_SEQ, LE)
+                : e.getLong(KIND + EventDescriptor.SEQ, LE);
+            final int rank = chunk ? RECORD_RANK : EVENT_RANK;
+            if (chunk && e.getInt(KIND + ChunkDescriptor.COUNT, LE) == 0)
+            {
+                return null;
+            }
+            final int c = Long.compareUnsigned(seq, lastSeq);
+            if (lastRank >= 0 && (c < 0 || (c == 0 && rank < lastRank) || (c == 0 && chunk && lastRank == RECORD_RANK)))
+            {
+                return "seq " + Long.toUnsignedString(seq) + " of process " + pid + " goes back before seq "
+                    + Long.toUnsignedString(lastSeq) + ", which the queue holds before it";
+            }
+            return null;
+        }
+
+        void noteLast(final DirectBuffer e)
+        {
+            if (e.getInt(0, LE) == TraceLayout.EXCERPT_CHUNK)
+            {
+                final int n = e.getInt(KIND + ChunkDescriptor.COUNT, LE);
+                if (n > 0)
+                {
+                    lastSeq = e.getLong(KIND + ChunkDescriptor.recordOffset(n - 1) + ChunkDescriptor.RECORD_SEQ, LE);
+                    lastRank = RECORD_RANK;
+                }
+            }
+            else
+            {
+                lastSeq = e.getLong(KIND + EventDescriptor.SEQ, LE);
+                lastRank = EVENT_RANK;
+            }
+        }
+
+        /**
+         * @param onlyPid pass over other processes' excerpts by pid (0: this is the only process)
+         */
+        void open(final SingleChronicleQueue queue, final int onlyPid)
+        {
+            // From the start, not by Chronicle's index: its index arrays may be what is damaged.
+            cursor = new ExcerptCursor(queue);
+            filter = onlyPid;
+        }
+
+        private int filter;
+
+        /** Moves the head to the next item; false at the end of this process's part of the queue. */
+        boolean advance(final Survey survey)
+        {
+            if (started && position + 1 < count)
+            {
+                position++;
+                head();
+                return true;
+            }
+            while (true)
+            {
+                if (cursor.ordinal() + 1 >= survey.brokenOrdinal)
+                {
+                    return false;
+                }
+                final ExcerptCursor.Step step = cursor.next(filter);
+                if (step == ExcerptCursor.Step.END || step == ExcerptCursor.Step.BROKEN
+                    || cursor.index() >= survey.stopIndex)
+                {
+                    return false;
+                }
+                if (step == ExcerptCursor.Step.OTHER || skipped.contains(cursor.index()))
+                {
+                    continue;
+                }
+                if (step == ExcerptCursor.Step.CORRUPT)
+                {
+                    // The survey passed this excerpt: the queue changed under us.
+                    throw new TraceFormatException("trace " + cursor.file() + " changed while it was read: excerpt "
+                        + cursor.ordinal() + ": " + cursor.problem());
+                }
+                excerpt = cursor.excerpt();
+                kind = excerpt.getInt(0, LE);
+                count = kind == TraceLayout.EXCERPT_CHUNK ? excerpt.getInt(KIND + ChunkDescriptor.COUNT, LE) : 1;
+                if (count == 0)
+                {
+                    continue;
+                }
+                position = 0;
+                started = true;
+                head();
+                return true;
+            }
+        }
+
+        private void head()
+        {
+            if (kind == TraceLayout.EXCERPT_CHUNK)
+            {
+                final int r = KIND + ChunkDescriptor.recordOffset(position);
+                headSeq = excerpt.getLong(r + ChunkDescriptor.RECORD_SEQ, LE);
+                headRank = RECORD_RANK;
+                headTimeNs = excerpt.getLong(r + ChunkDescriptor.RECORD_TIME_NS, LE);
+            }
+            else
+            {
+                headSeq = excerpt.getLong(KIND + EventDescriptor.SEQ, LE);
+                headRank = EVENT_RANK;
+                headTimeNs = excerpt.getLong(KIND + EventDescriptor.TIME_NS, LE);
+            }
+        }
+
+        void deliver(final TraceVisitor visitor)
+        {
+            if (kind == TraceLayout.EXCERPT_CHUNK)
+            {
+                final int r = KIND + ChunkDescriptor.recordOffset(position);
+                visitor.onReference(headSeq, headTimeNs, excerpt.getInt(KIND + ChunkDescriptor.PID, LE),
+                    excerpt.getInt(KIND + ChunkDescriptor.TID, LE),
+                    excerpt.getLong(r + ChunkDescriptor.RECORD_ADDRESS, LE),
+                    (excerpt.getInt(r + ChunkDescriptor.RECORD_FLAGS, LE) & ChunkDescriptor.REC_WRITE) != 0);
+            }
+            else
+            {
+                visitor.onEvent(event(excerpt));
+            }
+        }
+
+        void close()
+        {
+            if (cursor != null)
+            {
+                cursor.close();
+                cursor = null;
+            }
+        }
+    }
+
+    static TraceEvent event(final DirectBuffer e)
+    {
+        final int code = e.getInt(KIND + EventDescriptor.TYPE, LE);
+        final int textLength = e.getInt(KIND + EventDescriptor.TEXT_LENGTH, LE);
         final byte[] text = new byte[textLength];
-        for (int i = 0; i < textLength; i++)
-        {
-            text[i] = bytes.readByte(base + EventDescriptor.HEADER_SIZE + i);
-        }
-        return new TraceEvent(
-            code,
-            EventType.of(code),
-            bytes.readInt(base + EventDescriptor.PID),
-            bytes.readInt(base + EventDescriptor.TID),
-            bytes.readLong(base + EventDescriptor.SEQ),
-            bytes.readLong(base + EventDescriptor.TIME_NS),
-            bytes.readLong(base + EventDescriptor.A),
-            bytes.readLong(base + EventDescriptor.B),
-            bytes.readLong(base + EventDescriptor.C),
-            bytes.readLong(base + EventDescriptor.D),
+        e.getBytes(KIND + EventDescriptor.HEADER_SIZE, text);
+        return new TraceEvent(code, EventType.of(code),
+            e.getInt(KIND + EventDescriptor.PID, LE),
+            e.getInt(KIND + EventDescriptor.TID, LE),
+            e.getLong(KIND + EventDescriptor.SEQ, LE),
+            e.getLong(KIND + EventDescriptor.TIME_NS, LE),
+            e.getLong(KIND + EventDescriptor.A, LE),
+            e.getLong(KIND + EventDescriptor.B, LE),
+            e.getLong(KIND + EventDescriptor.C, LE),
+            e.getLong(KIND + EventDescriptor.D, LE),
             new String(text, StandardCharsets.UTF_8));
-    }
-
-    private TraceFormatException corrupt(final long excerpt, final String what)
-    {
-        return new TraceFormatException("corrupt trace " + dir + ": excerpt " + excerpt + ": " + what);
     }
 
     @Override
     public void close()
     {
-        queue.close();
+        if (queue != null)
+        {
+            queue.close();
+        }
     }
 }

@@ -39,6 +39,12 @@ public final class Logger implements Agent
     private final org.agrona.collections.IntHashSet exited = new org.agrona.collections.IntHashSet();
     private final java.util.List<SlotCounters> retired = new java.util.ArrayList<>();
     private final UnsafeBuffer exitEvent = new UnsafeBuffer(new byte[EventDescriptor.HEADER_SIZE]);
+    /**
+     * For each slot, the older slot of the same pid (the image it exec'd from), -1 if none,
+     * UNKNOWN until the slot's pid is known.
+     */
+    private final int[] execPredecessor;
+    private static final int UNKNOWN = -2;
 
     public Logger(final SharedMemory shm, final TraceWriter writer, final TraceStats stats, final int chunkRecords)
     {
@@ -47,6 +53,8 @@ public final class Logger implements Agent
         this.stats = stats;
         this.maxRecords = chunkRecords;
         this.joined = new UnsafeBuffer(new byte[ChunkDescriptor.length(chunkRecords)]);
+        this.execPredecessor = new int[shm.slotCount()];
+        java.util.Arrays.fill(execPredecessor, UNKNOWN);
     }
 
     private void onMessage(final int type, final MutableDirectBuffer buffer, final int index, final int length)
@@ -101,6 +109,10 @@ public final class Logger implements Agent
             {
                 break;
             }
+            if (!drainExecPredecessor(slot))
+            {
+                continue;
+            }
             final OneToOneRingBuffer ring = shm.ring(slot);
             final int read = ring.read(this::onMessage, READ_LIMIT);
             if (read < READ_LIMIT)
@@ -118,6 +130,40 @@ public final class Logger implements Agent
             work += noteExits(now);
         }
         return work;
+    }
+
+    /**
+     * Keeps one pid's excerpts in seq order across an exec (trace-format/FORMAT.md, Order): the
+     * new image's ring is read only after the old image's ring is empty. The old image wrote
+     * its last message before exec, so once empty it stays empty.
+     *
+     * @return false if the slot's pid is not set yet: its ring is read on a later pass
+     */
+    private boolean drainExecPredecessor(final int slot)
+    {
+        if (execPredecessor[slot] == UNKNOWN)
+        {
+            final int pid = shm.slotInt(slot, ShmLayout.SLOT_PID);
+            if (pid <= 0)
+            {
+                return false;
+            }
+            int older = -1;
+            for (int s = slot - 1; s >= 0 && older < 0; s--)
+            {
+                if (shm.slotInt(s, ShmLayout.SLOT_PID) == pid)
+                {
+                    older = s;
+                }
+            }
+            execPredecessor[slot] = older;
+        }
+        final int older = execPredecessor[slot];
+        if (older >= 0 && shm.ring(older).read(this::onMessage, Integer.MAX_VALUE) > 0)
+        {
+            flushJoined();
+        }
+        return true;
     }
 
     /** The program's own pid: its exit, with its status, is written by the recorder. */

@@ -10,6 +10,8 @@ import java.nio.file.Path;
  * (from its header), or at {@code --page-size} if given, which replays a trace taken at 4 KiB
  * as if memory were managed in larger pages. {@code --pid} and {@code --tid} keep one process's
  * or one thread's references; every reference is tagged with its thread for per-thread curves.
+ * References come in global seq order across processes; a partial trace is read to its last
+ * complete excerpt, and {@code --skip-corrupt} reads past corrupt excerpts (both noted).
  */
 final class FaultlineTraceFormat implements TraceFormat
 {
@@ -28,7 +30,7 @@ final class FaultlineTraceFormat implements TraceFormat
     @Override
     public void read(final Path path, final TraceOptions options, final KeyTrace out)
     {
-        try (TraceReader reader = TraceReader.open(path))
+        try (TraceReader reader = TraceReader.open(path, options.skipCorrupt()))
         {
             final int pageSize = options.pageSize().orElse(reader.header().pageSize());
             out.pageSize(pageSize);
@@ -42,7 +44,7 @@ final class FaultlineTraceFormat implements TraceFormat
                 {
                     out.add(Long.divideUnsigned(address, pageSize), refTid);
                 }
-            });
+            }).notes(path).forEach(out::note);
         }
         catch (final TraceFormatException ex)
         {

@@ -1,7 +1,9 @@
 package io.faultline.sim.trace;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -17,6 +19,18 @@ public final class KeyTrace
     private int[] tags;
     private int size;
     private int pageSize = TraceOptions.DEFAULT_PAGE_SIZE;
+    private final List<String> notes = new ArrayList<>();
+
+    /** A line the reader wants the user to see: the trace is partial, excerpts were skipped. */
+    public void note(final String line)
+    {
+        notes.add(line);
+    }
+
+    public List<String> notes()
+    {
+        return notes;
+    }
 
     /** Appends an untagged reference. */
     public void add(final long key)

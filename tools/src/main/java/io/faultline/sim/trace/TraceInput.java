@@ -8,7 +8,7 @@ import java.util.function.Supplier;
 
 /**
  * The trace options shared by the replay commands ({@code --format}, {@code --page-size},
- * {@code --pid}, {@code --tid}, {@code --no-ifetch}) and the reading of a trace with them,
+ * {@code --pid}, {@code --tid}, {@code --no-ifetch}, {@code --skip-corrupt}) and the reading of a trace with them,
  * reporting progress on stderr.
  */
 public final class TraceInput
@@ -19,6 +19,7 @@ public final class TraceInput
         "                    gzip, xz and zstd files are decompressed whatever their name",
         "  --page-size B     bytes per page for address traces (default 4096; a faultline trace's own)",
         "  --pid N, --tid N  faultline traces: keep one process's / one thread's references",
+        "  --skip-corrupt    faultline traces: read past corrupt excerpts, counting them",
         "  --no-ifetch       lackey traces: leave out instruction fetches (I lines)");
 
     private Optional<String> format = Optional.empty();
@@ -60,6 +61,7 @@ public final class TraceInput
             case "--pid" -> options = options.withPid(nonNegativeInt(name, value.get()));
             case "--tid" -> options = options.withTid(nonNegativeInt(name, value.get()));
             case "--no-ifetch" -> options = options.withoutInstructionFetches();
+            case "--skip-corrupt" -> options = options.skippingCorrupt();
             default ->
             {
                 return false;
@@ -93,6 +95,7 @@ public final class TraceInput
         final KeyTrace trace = TraceFormats.read(traceFormat, path, options);
         progress.printf(Locale.ROOT, "Read %,d references from %s in %.3f s%n",
             trace.size(), path.getFileName(), (System.nanoTime() - start) / 1e9);
+        trace.notes().forEach(progress::println);
         return trace;
     }
 

@@ -10,8 +10,10 @@ import java.util.OptionalInt;
  * @param pid               keep only this process's references (faultline traces)
  * @param tid               keep only this thread's references (faultline traces)
  * @param instructionFetches count lackey's {@code I} lines (instruction fetches) as references
+ * @param skipCorrupt       faultline traces: read past corrupt excerpts, counting them
  */
-public record TraceOptions(OptionalInt pageSize, OptionalInt pid, OptionalInt tid, boolean instructionFetches)
+public record TraceOptions(OptionalInt pageSize, OptionalInt pid, OptionalInt tid, boolean instructionFetches,
+    boolean skipCorrupt)
 {
     public static final int DEFAULT_PAGE_SIZE = 4096;
 
@@ -25,27 +27,32 @@ public record TraceOptions(OptionalInt pageSize, OptionalInt pid, OptionalInt ti
 
     public static TraceOptions defaults()
     {
-        return new TraceOptions(OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(), true);
+        return new TraceOptions(OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(), true, false);
     }
 
     public TraceOptions withPageSize(final int bytes)
     {
-        return new TraceOptions(OptionalInt.of(bytes), pid, tid, instructionFetches);
+        return new TraceOptions(OptionalInt.of(bytes), pid, tid, instructionFetches, skipCorrupt);
     }
 
     public TraceOptions withPid(final int value)
     {
-        return new TraceOptions(pageSize, OptionalInt.of(value), tid, instructionFetches);
+        return new TraceOptions(pageSize, OptionalInt.of(value), tid, instructionFetches, skipCorrupt);
     }
 
     public TraceOptions withTid(final int value)
     {
-        return new TraceOptions(pageSize, pid, OptionalInt.of(value), instructionFetches);
+        return new TraceOptions(pageSize, pid, OptionalInt.of(value), instructionFetches, skipCorrupt);
     }
 
     public TraceOptions withoutInstructionFetches()
     {
-        return new TraceOptions(pageSize, pid, tid, false);
+        return new TraceOptions(pageSize, pid, tid, false, skipCorrupt);
+    }
+
+    public TraceOptions skippingCorrupt()
+    {
+        return new TraceOptions(pageSize, pid, tid, instructionFetches, true);
     }
 
     /** The page size for formats that carry none of their own. */

@@ -1,0 +1,128 @@
+package io.faultline.format;
+
+import java.io.IOException;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.agrona.concurrent.UnsafeBuffer;
+
+/** Writes small traces excerpt by excerpt, as the logger would, and lists what a reader should deliver. */
+final class TestTrace implements AutoCloseable
+{
+    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+
+    private final TraceWriter writer;
+    private final UnsafeBuffer buffer = new UnsafeBuffer(new byte[1 << 16]);
+    /** Every record and event written, as {@link #line} gives them. */
+    final List<String> written = new ArrayList<>();
+    long references;
+    long events;
+
+    TestTrace(final Path dir) throws IOException
+    {
+        writer = TraceWriter.create(dir, header());
+    }
+
+    static TraceHeader header()
+    {
+        return TraceHeader.create()
+            .put(TraceHeader.FORMAT_VERSION, TraceLayout.FORMAT_VERSION)
+            .put(TraceHeader.PAGE_SIZE, 4096)
+            .put(TraceHeader.COMMAND, "prog 'a b' = c:d #x");
+    }
+
+    static String line(final long seq, final long timeNs, final int pid, final int tid, final long address,
+        final boolean write)
+    {
+        return seq + " " + timeNs + " " + pid + " " + tid + " " + Long.toHexString(address) + " " + write;
+    }
+
+    static String line(final TraceEvent e)
+    {
+        return "-- " + e.seq() + " " + e.pid() + " " + e.tid() + " " + (e.type() == null ? e.code() : e.type().label())
+            + " " + e.text();
+    }
+
+    /** A chunk of consecutive seq from {@code seq}: address = 0x1000 * (seq + 1), writes on odd seq. */
+    TestTrace chunk(final int pid, final int tid, final long seq, final int count)
+    {
+        buffer.setMemory(0, ChunkDescriptor.HEADER_SIZE, (byte)0);
+        buffer.putInt(ChunkDescriptor.PID, pid, LE);
+        buffer.putInt(ChunkDescriptor.TID, tid, LE);
+        buffer.putInt(ChunkDescriptor.COUNT, count, LE);
+        for (int i = 0; i < count; i++)
+        {
+            final int r = ChunkDescriptor.recordOffset(i);
+            final long s = seq + i;
+            buffer.putLong(r + ChunkDescriptor.RECORD_SEQ, s, LE);
+            buffer.putLong(r + ChunkDescriptor.RECORD_TIME_NS, s * 10, LE);
+            buffer.putLong(r + ChunkDescriptor.RECORD_ADDRESS, 0x1000 * (s + 1), LE);
+            buffer.putInt(r + ChunkDescriptor.RECORD_FLAGS, (int)(s & 1), LE);
+            buffer.putInt(r + ChunkDescriptor.RECORD_FLAGS + 4, 0, LE);
+            written.add(line(s, s * 10, pid, tid, 0x1000 * (s + 1), (s & 1) != 0));
+        }
+        writer.write(TraceLayout.EXCERPT_CHUNK, buffer, 0, ChunkDescriptor.length(count));
+        references += count;
+        return this;
+    }
+
+    TestTrace event(final EventType type, final int pid, final int tid, final long seq, final String text)
+    {
+        final byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        buffer.setMemory(0, EventDescriptor.HEADER_SIZE, (byte)0);
+        buffer.putInt(EventDescriptor.TYPE, type.code(), LE);
+        buffer.putInt(EventDescriptor.PID, pid, LE);
+        buffer.putInt(EventDescriptor.TID, tid, LE);
+        buffer.putInt(EventDescriptor.TEXT_LENGTH, bytes.length, LE);
+        buffer.putLong(EventDescriptor.SEQ, seq, LE);
+        buffer.putLong(EventDescriptor.TIME_NS, seq * 10, LE);
+        buffer.putBytes(EventDescriptor.HEADER_SIZE, bytes);
+        writer.write(TraceLayout.EXCERPT_EVENT, buffer, 0, EventDescriptor.HEADER_SIZE + bytes.length);
+        written.add("-- " + seq + " " + pid + " " + tid + " " + type.label() + " " + text);
+        events++;
+        return this;
+    }
+
+    /** Ends the trace as a finished recording would. */
+    void finish() throws IOException
+    {
+        writer.finish(header().put(TraceHeader.REFERENCES, references).put(TraceHeader.EVENTS, events));
+    }
+
+    /** Ends it as a killed recorder would: header still state=recording. */
+    @Override
+    public void close()
+    {
+        writer.close();
+    }
+
+    /** Every record and event of the trace, in the order the reader delivers them. */
+    static List<String> read(final TraceReader reader)
+    {
+        final List<String> seen = new ArrayList<>();
+        reader.forEach(collector(seen));
+        return seen;
+    }
+
+    static TraceVisitor collector(final List<String> seen)
+    {
+        return new TraceVisitor()
+        {
+            @Override
+            public void onReference(final long seq, final long timeNs, final int pid, final int tid,
+                final long address, final boolean write)
+            {
+                seen.add(line(seq, timeNs, pid, tid, address, write));
+            }
+
+            @Override
+            public void onEvent(final TraceEvent event)
+            {
+                seen.add(line(event));
+            }
+        };
+    }
+}

@@ -1,0 +1,92 @@
+package io.faultline.format;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Several processes' excerpts, written in drain order, come out in global seq order. */
+class TraceOrderTest
+{
+    @TempDir
+    Path tmp;
+
+    @Test
+    void processesAreMergedBySeqWithEventsBeforeRecordsOfTheSameSeq() throws IOException
+    {
+        final Path dir = tmp.resolve("t");
+        try (TestTrace t = new TestTrace(dir))
+        {
+            // The logger drained process 200's ring before process 100's.
+            t.chunk(200, 201, 2, 2)
+                .chunk(100, 101, 0, 2)
+                .event(EventType.FORK, 100, 101, 4, "")
+                .chunk(100, 101, 4, 2)
+                .event(EventType.MMAP, 200, 201, 6, "")
+                .chunk(200, 202, 6, 1)
+                .event(EventType.PROCESS_EXIT, 200, 200, 7, "")
+                .finish();
+        }
+        try (TraceReader reader = TraceReader.open(dir))
+        {
+            assertEquals(List.of(
+                TestTrace.line(0, 0, 100, 101, 0x1000, false),
+                TestTrace.line(1, 10, 100, 101, 0x2000, true),
+                TestTrace.line(2, 20, 200, 201, 0x3000, false),
+                TestTrace.line(3, 30, 200, 201, 0x4000, true),
+                "-- 4 100 101 fork ",
+                TestTrace.line(4, 40, 100, 101, 0x5000, false),
+                TestTrace.line(5, 50, 100, 101, 0x6000, true),
+                "-- 6 200 201 mmap ",
+                TestTrace.line(6, 60, 200, 202, 0x7000, false),
+                "-- 7 200 200 process-exit "), TestTrace.read(reader));
+        }
+    }
+
+    @Test
+    void eventsOfTheSameSeqInSeveralProcessesComeByTimeThenByFirstAppearance() throws IOException
+    {
+        final Path dir = tmp.resolve("t");
+        try (TestTrace t = new TestTrace(dir))
+        {
+            // Same seq and (from TestTrace) same time: the process seen first in the queue comes first.
+            t.event(EventType.THREAD_START, 300, 301, 5, "")
+                .event(EventType.THREAD_START, 100, 101, 5, "")
+                .event(EventType.THREAD_NAME, 300, 301, 5, "w")
+                .chunk(100, 101, 5, 1)
+                .finish();
+        }
+        try (TraceReader reader = TraceReader.open(dir))
+        {
+            assertEquals(List.of("-- 5 300 301 thread-start ", "-- 5 300 301 thread-name w",
+                "-- 5 100 101 thread-start ", TestTrace.line(5, 50, 100, 101, 0x6000, true)), TestTrace.read(reader));
+        }
+    }
+
+    @Test
+    void aProcessWhoseSeqGoesBackInTheQueueIsCorruptAtThatExcerpt() throws IOException
+    {
+        final Path dir = tmp.resolve("t");
+        try (TestTrace t = new TestTrace(dir))
+        {
+            t.chunk(100, 101, 10, 2).chunk(200, 201, 0, 1).chunk(100, 101, 5, 1).finish();
+        }
+        final List<String> seen = new ArrayList<>();
+        try (TraceReader reader = TraceReader.open(dir))
+        {
+            final TraceFormatException ex = assertThrows(TraceFormatException.class,
+                () -> reader.forEach(TestTrace.collector(seen)));
+            assertTrue(ex.getMessage().contains(": excerpt 2: seq 5 of process 100 goes back before seq 11"),
+                ex.getMessage());
+        }
+        assertEquals(List.of(TestTrace.line(0, 0, 200, 201, 0x1000, false), TestTrace.line(10, 100, 100, 101, 0xb000, false),
+            TestTrace.line(11, 110, 100, 101, 0xc000, true)), seen, "everything before the corrupt excerpt, in seq order");
+    }
+}
