@@ -35,6 +35,7 @@
  *   72  u32 stop             the recorder sets 1: every agent restores its pages and stops
  *   76  u32 reserved
  *   80  u64 start_mono_ns    CLOCK_MONOTONIC at recording start; record times are relative to it
+ *   104 u64 claims           slots claimed so far: each claim takes the next number (slot claim)
  *
  * Slot descriptor (FL_SLOT_SIZE bytes, one writer: the agent that claimed it):
  *
@@ -52,7 +53,9 @@
  *   72  u32 error            errno of the failure that stopped tracing, 0 if none
  *   76  u32 reserved
  *   80  u64 registered_pages pages currently registered for tracing
- *   88  ... reserved up to FL_SLOT_SIZE
+ *   96  u64 claim            order of this claim among all (control block claims, from 1): slots
+ *                            are reused, so their index says nothing about which came first
+ *   88, 104 ... reserved up to FL_SLOT_SIZE
  *
  * Ring: Agrona OneToOneRingBuffer layout (see ../shared/DESIGN.md). Message types:
  *
@@ -109,6 +112,7 @@
 #define FL_CTL_CLOCK            64
 #define FL_CTL_STOP             72
 #define FL_CTL_START_MONO_NS    80
+#define FL_CTL_CLAIMS           104
 #define FL_CTL_SIZE             256
 
 #define FL_SCOPE_ALL 0
@@ -135,6 +139,7 @@
 #define FL_SLOT_RACES           64
 #define FL_SLOT_ERROR           72
 #define FL_SLOT_REGISTERED_PAGES 80
+#define FL_SLOT_CLAIM           96
 
 #define FL_SLOT_FREE    0
 #define FL_SLOT_ACTIVE  1 /* claimed; the agent is tracing */

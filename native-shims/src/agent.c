@@ -133,6 +133,8 @@ static int claim_one(pid_t pid, uint32_t slots)
 			fl_agent.slot_index = i;
 			__atomic_store_n(fl_slot32(FL_SLOT_PID), (uint32_t)pid, __ATOMIC_RELEASE);
 			__atomic_store_n(fl_slot32(FL_SLOT_PPID), (uint32_t)getppid(), __ATOMIC_RELEASE);
+			__atomic_store_n(fl_slot64(FL_SLOT_CLAIM), __atomic_add_fetch(fl_ctl64(FL_CTL_CLAIMS), 1, __ATOMIC_ACQ_REL),
+					 __ATOMIC_RELEASE);
 			return 0;
 		}
 	}

@@ -34,6 +34,7 @@ public final class ShmLayout
     public static final int CTL_CLOCK = 64;
     public static final int CTL_STOP = 72;
     public static final int CTL_START_MONO_NS = 80;
+    public static final int CTL_CLAIMS = 104;
     public static final int CTL_SIZE = 256;
 
     public static final int SCOPE_ALL = 0;
@@ -62,6 +63,7 @@ public final class ShmLayout
     public static final int SLOT_RACES = 64;
     public static final int SLOT_ERROR = 72;
     public static final int SLOT_REGISTERED_PAGES = 80;
+    public static final int SLOT_CLAIM = 96;
 
     public static final int SLOT_FREE = 0;
     public static final int SLOT_ACTIVE = 1;

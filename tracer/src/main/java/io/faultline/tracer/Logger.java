@@ -144,24 +144,35 @@ public final class Logger implements Agent
         if (execPredecessor[slot] == UNKNOWN)
         {
             final int pid = shm.slotInt(slot, ShmLayout.SLOT_PID);
-            if (pid <= 0)
+            final long claim = shm.slotLong(slot, ShmLayout.SLOT_CLAIM);
+            if (pid <= 0 || claim == 0)
             {
                 return false;
             }
+            // the image this one replaced: the same pid's latest claim before ours (slots are
+            // reused, so the index says nothing about order)
             int older = -1;
-            for (int s = slot - 1; s >= 0 && older < 0; s--)
+            long olderClaim = 0;
+            for (int s = 0; s < shm.slotCount(); s++)
             {
-                if (shm.slotInt(s, ShmLayout.SLOT_PID) == pid)
+                final long c = shm.slotLong(s, ShmLayout.SLOT_CLAIM);
+                if (s != slot && shm.slotInt(s, ShmLayout.SLOT_PID) == pid && c < claim && c > olderClaim
+                    && shm.slotState(s) != ShmLayout.SLOT_FREE)
                 {
                     older = s;
+                    olderClaim = c;
                 }
             }
             execPredecessor[slot] = older;
         }
         final int older = execPredecessor[slot];
-        if (older >= 0 && shm.ring(older).read(this::onMessage, Integer.MAX_VALUE) > 0)
+        if (older >= 0)
         {
-            flushJoined();
+            drainExecPredecessor(older);
+            if (shm.ring(older).read(this::onMessage, Integer.MAX_VALUE) > 0)
+            {
+                flushJoined();
+            }
         }
         return true;
     }
@@ -209,6 +220,7 @@ public final class Logger implements Agent
             if (reuse)
             {
                 retired.add(shm.retire(slot));
+                java.util.Arrays.fill(execPredecessor, UNKNOWN); // a slot's meaning changed: ask again
             }
         }
         return work;
