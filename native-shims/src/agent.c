@@ -7,6 +7,7 @@
  * Stdio and strerror are used only here, on the constructor's thread, before tracing starts.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -16,6 +17,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fl_internal.h"
@@ -30,6 +32,35 @@ const char *fl_exe_path(void)
 }
 
 int fl_interpose_alloc(void);
+
+static int fl_attached; /* started by faultline_attach, not by the constructor */
+static int tables_ready;
+static int start_handler(void);
+
+/*
+ * The agent's tables are allocated once per process image. A later attached session starts
+ * from them as a followed fork child does (the same resets): the previous session's handler
+ * is gone and its teardown emptied the range table and brought every page home. Only the
+ * EVMS is allocated again, for this session's size; the old one stays mapped (a few KiB).
+ */
+static int init_tables(void)
+{
+	if (tables_ready) {
+		fl_req_reset_after_fork();
+		fl_park_reset_after_fork();
+		fl_evms_clear();
+		fl_pins_forget(0, UINTPTR_MAX);
+		fl_handler_reset_after_fork();
+		return fl_evms_init(fl_agent.evms_pages);
+	}
+	int err;
+	if ((err = fl_maps_init()) || (err = fl_ranges_init(65536)) || (err = fl_evms_init(fl_agent.evms_pages)) ||
+	    (err = fl_pins_init(16384)) || (err = fl_req_init()) || (err = fl_park_init()) ||
+	    (err = fl_interpose_alloc()) || (err = fl_scope_init()))
+		return err;
+	tables_ready = 1;
+	return 0;
+}
 
 static void stop_with_error(uint32_t reason, int err)
 {
@@ -230,21 +261,26 @@ int fl_agent_follow_child(void)
 	return 0;
 }
 
-__attribute__((constructor)) static void fl_init(void)
+/*
+ * Claims a slot in the shared memory at path, creates the userfaultfd and the agent's tables
+ * and starts the handler; in scope all it waits until the existing memory is registered and
+ * disabled. Returns 0, or -errno after saying why on stderr (the slot, if claimed, says
+ * FL_STOP_ERROR). The constructor runs it with the recorder's environment; faultline_attach
+ * runs it in a process that loaded the library late.
+ */
+static int start_tracing(const char *path)
 {
-	const char *path = getenv(FL_ENV_SHM);
-	if (!path || !*path)
-		return;
 	fl_interpose_init();
 	fl_debug = getenv("FAULTLINE_DEBUG") != NULL;
 	fl_check = getenv("FAULTLINE_CHECK") != NULL;
 	if (map_shm(path) < 0)
-		return;
+		return -EINVAL;
 	if (claim_slot() < 0)
-		return;
+		return -EBUSY;
 	fl_agent.pid = getpid();
 	fl_agent.ppid = getppid();
-	fl_agent.scope = *fl_ctl32(FL_CTL_SCOPE);
+	/* attached late, nothing is interposed: only what faultline_trace_range registers */
+	fl_agent.scope = fl_attached ? FL_SCOPE_API : *fl_ctl32(FL_CTL_SCOPE);
 	fl_agent.evms_pages = *fl_ctl32(FL_CTL_EVMS_PAGES);
 	fl_agent.chunk_records = *fl_ctl32(FL_CTL_CHUNK_RECORDS);
 	fl_agent.flags = *fl_ctl32(FL_CTL_FLAGS);
@@ -261,7 +297,7 @@ __attribute__((constructor)) static void fl_init(void)
 
 	int fd = open_uffd();
 	if (fd < 0)
-		return;
+		return -EPERM;
 	fl_agent.uffd = fd;
 	int err;
 
@@ -271,36 +307,190 @@ __attribute__((constructor)) static void fl_init(void)
 		if (fl_agent.recorder_pidfd >= 0)
 			fcntl(fl_agent.recorder_pidfd, F_SETFD, FD_CLOEXEC);
 		if (fl_agent.recorder_pidfd < 0) {
+			err = errno;
 			close(fd);
-			stop_with_error(FL_STOP_RECORDER_GONE, errno);
-			fl_log("recorder process is gone: ", strerror(errno), NULL);
-			return;
+			fl_agent.uffd = -1;
+			stop_with_error(FL_STOP_RECORDER_GONE, err);
+			fl_log("recorder process is gone: ", strerror(err), NULL);
+			return -err;
 		}
 	}
 
 	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
 	exe_path[n > 0 ? n : 0] = 0;
 
-	if ((err = fl_maps_init()) || (err = fl_ranges_init(65536)) || (err = fl_evms_init(fl_agent.evms_pages)) ||
-	    (err = fl_pins_init(16384)) || (err = fl_req_init()) || (err = fl_park_init()) ||
-	    (err = fl_interpose_alloc()) || (err = fl_scope_init())) {
+	if ((err = init_tables()) != 0) {
 		close(fd);
+		fl_agent.uffd = -1;
 		stop_with_error(FL_STOP_ERROR, -err);
 		fl_log("cannot allocate agent memory: ", strerror(-err), NULL);
-		return;
+		return err;
 	}
-	struct lib_find libs = { { (uintptr_t)&poll, (uintptr_t)&__tls_get_addr, (uintptr_t)&fl_init } };
+	struct lib_find libs = { { (uintptr_t)&poll, (uintptr_t)&__tls_get_addr, (uintptr_t)&start_tracing } };
 	fl_maps_each(find_libs, &libs);
 
 	/* active only once the handler exists: pthread_create itself calls calloc (our wrapper) */
-	if ((err = fl_handler_start()) != 0) {
+	if ((err = start_handler()) != 0) {
 		close(fd);
+		fl_agent.uffd = -1;
 		stop_with_error(FL_STOP_ERROR, -err);
 		fl_log("cannot start the handler thread: ", strerror(-err), NULL);
-		return;
+		return err;
 	}
 	int expect = 0; /* 0 -> 1 unless the handler already stopped (2) */
 	__atomic_compare_exchange_n(&fl_agent.active, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 	/* scope all: register and disable what exists now, before main() runs */
 	fl_req_call(FL_REQ_INIT, (uintptr_t)pthread_self(), 0, 0, 0);
+	return 0;
+}
+
+__attribute__((constructor)) static void fl_init(void)
+{
+	const char *path = getenv(FL_ENV_SHM);
+	if (!path || !*path)
+		return;
+	start_tracing(path);
+}
+
+/* ---- attaching to a running process (faultline.h): the Java API's way in ---- */
+
+/*
+ * The handler of an attached session is created while the attaching thread carries this name,
+ * so it inherits it (a new task copies its creator's comm): that is how faultline_detach and
+ * the next faultline_attach find it and wait until it has exited. Its last acts after marking
+ * the slot stopped (the FL_EV_TRACE_STOP event, cancelling requests) use the session's ring
+ * and buffers, so nothing may be reset under it while it runs.
+ */
+#define ATTACHED_HANDLER_NAME "faultline-agent"
+
+static pid_t attached_handler_tid;
+static int thp_disabled_before; /* PR_GET_THP_DISABLE before the session: restored on detach */
+
+static int tid_is_attached_handler(pid_t tid)
+{
+	char path[64] = "/proc/self/task/", comm[32];
+	size_t p = strlen(path);
+	p += fl_fmt_u64(path + p, (uint64_t)tid);
+	memcpy(path + p, "/comm", 6);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, comm, sizeof(comm) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	comm[n] = 0;
+	return strncmp(comm, ATTACHED_HANDLER_NAME "\n", sizeof(ATTACHED_HANDLER_NAME)) == 0;
+}
+
+static pid_t find_attached_handler(void)
+{
+	int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	char buf[4096];
+	pid_t found = 0;
+	long n;
+	while (!found && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+		for (long off = 0; off < n && !found;) {
+			struct dirent64 *d = (struct dirent64 *)(buf + off);
+			off += d->d_reclen;
+			pid_t tid = (pid_t)atoi(d->d_name);
+			if (tid > 0 && tid_is_attached_handler(tid))
+				found = tid;
+		}
+	close(fd);
+	return found;
+}
+
+/* 0 once the attached session's handler thread has exited; -ETIMEDOUT after timeout_ms */
+static int wait_attached_handler_gone(long timeout_ms)
+{
+	for (long waited = 0; attached_handler_tid && tid_is_attached_handler(attached_handler_tid); waited++) {
+		if (waited >= timeout_ms)
+			return -ETIMEDOUT;
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	attached_handler_tid = 0;
+	return 0;
+}
+
+static int start_handler(void)
+{
+	if (!fl_attached)
+		return fl_handler_start();
+	char name[32] = { 0 };
+	syscall(SYS_prctl, PR_GET_NAME, name, 0, 0, 0);
+	syscall(SYS_prctl, PR_SET_NAME, ATTACHED_HANDLER_NAME, 0, 0, 0);
+	int err = fl_handler_start();
+	syscall(SYS_prctl, PR_SET_NAME, name, 0, 0, 0);
+	if (!err)
+		attached_handler_tid = find_attached_handler();
+	return err;
+}
+
+/* the previous attached session's shared memory: nothing uses it once its handler is gone */
+static void release_session(void)
+{
+	if (fl_agent.recorder_pidfd >= 0)
+		close(fl_agent.recorder_pidfd);
+	fl_agent.recorder_pidfd = -1;
+	if (fl_agent.shm) {
+		fl_sys_munmap(fl_agent.shm, fl_agent.shm_len);
+		fl_mem_release((uintptr_t)fl_agent.shm, (uintptr_t)fl_agent.shm + FL_PAGE_UP(fl_agent.shm_len));
+	}
+	fl_agent.shm = NULL;
+	fl_agent.shm_len = 0;
+	fl_agent.slot = NULL;
+	if (!thp_disabled_before)
+		syscall(SYS_prctl, PR_SET_THP_DISABLE, 0, 0, 0, 0);
+}
+
+FL_EXPORT int faultline_attach(const char *shm_path)
+{
+	int err = 0;
+	if (!shm_path || !*shm_path)
+		err = EINVAL;
+	else if (getenv(FL_ENV_SHM) || (fl_agent.shm && !fl_attached))
+		err = EEXIST; /* preloaded by faultline record: this process is traced already */
+	else if (__atomic_load_n(&fl_agent.active, __ATOMIC_ACQUIRE) == 1 || fl_agent.shm)
+		err = EBUSY;  /* a session is running: faultline_detach first */
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	fl_attached = 1;
+	thp_disabled_before = (int)syscall(SYS_prctl, PR_GET_THP_DISABLE, 0, 0, 0, 0) > 0;
+	__atomic_store_n(&fl_agent.active, 0, __ATOMIC_RELEASE);
+	int r = start_tracing(shm_path);
+	if (r == 0)
+		return 0;
+	release_session();
+	errno = -r;
+	return -1;
+}
+
+FL_EXPORT int faultline_detach(void)
+{
+	if (!fl_attached || !fl_agent.shm) {
+		errno = ENOENT;
+		return -1;
+	}
+	__atomic_store_n(fl_ctl32(FL_CTL_STOP), 1, __ATOMIC_RELEASE);
+	uint64_t one = 1;
+	ssize_t w = write(fl_req_eventfd(), &one, sizeof(one)); /* the handler sleeps in poll on it */
+	(void)w;
+	int err = wait_attached_handler_gone(60000);
+	if (err) {
+		errno = -err;
+		return -1;
+	}
+	uint32_t reason = __atomic_load_n(fl_slot32(FL_SLOT_STOP_REASON), __ATOMIC_ACQUIRE);
+	uint32_t slot_err = __atomic_load_n(fl_slot32(FL_SLOT_ERROR), __ATOMIC_ACQUIRE);
+	release_session();
+	if (reason == FL_STOP_REQUESTED)
+		return 0;
+	errno = reason == FL_STOP_RECORDER_GONE ? EPIPE : (slot_err ? (int)slot_err : EIO);
+	return -1;
 }
