@@ -1,21 +1,17 @@
 package io.faultline.api;
 
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import io.faultline.tracer.AttachedRecorder;
-import io.faultline.tracer.JvmFlags;
+import io.faultline.tracer.RecorderJvm;
 
 /**
  * The recording's recorder, {@link AttachedRecorder}, in a child JVM: it creates the shared
@@ -37,14 +33,8 @@ final class RecorderProcess
 
     static RecorderProcess start(final Path dir, final RecordOptions options)
     {
-        final List<String> command = new ArrayList<>();
-        command.add(JvmFlags.javaExecutable());
-        command.add("-Xmx256m");
-        command.addAll(JvmFlags.CHRONICLE);
-        command.add("-cp");
-        command.add(classPath());
-        command.addAll(AttachedRecorder.arguments(dir, options.evmsPages(), options.ringBytes(),
-            options.chunkRecords(), thisJvmCommand()));
+        final List<String> command = RecorderJvm.command(AttachedRecorder.class, AttachedRecorder.arguments(dir,
+            options.evmsPages(), options.ringBytes(), options.chunkRecords(), thisJvmCommand()));
         try
         {
             return new RecorderProcess(new ProcessBuilder(command)
@@ -55,34 +45,6 @@ final class RecorderProcess
             throw new FaultlineException("cannot start the recorder process " + command.get(0) + ": "
                 + ex.getMessage() + "; check that this JVM's java.home holds bin/java");
         }
-    }
-
-    /**
-     * This JVM's class path, and first the jar or folder holding the recorder: under a custom
-     * class loader java.class.path may not name it. The recorder needs trace-format, Agrona,
-     * Chronicle Queue and JNA as well: with Maven they are on java.class.path; the launcher's
-     * jar (faultline.jar) holds them all.
-     */
-    private static String classPath()
-    {
-        final Set<String> entries = new LinkedHashSet<>();
-        try
-        {
-            entries.add(Path.of(AttachedRecorder.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-                .toString());
-        }
-        catch (final URISyntaxException | NullPointerException | SecurityException ex)
-        {
-            // java.class.path alone, then
-        }
-        for (final String entry : System.getProperty("java.class.path", "").split(File.pathSeparator))
-        {
-            if (!entry.isEmpty())
-            {
-                entries.add(entry);
-            }
-        }
-        return String.join(File.pathSeparator, entries);
     }
 
     private static List<String> thisJvmCommand()

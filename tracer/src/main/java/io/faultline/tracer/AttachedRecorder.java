@@ -154,11 +154,11 @@ public final class AttachedRecorder
         return true;
     }
 
-    /** @return the words of this recorder's command line after the java executable and class path */
+    /** @return this recorder's arguments, for {@link RecorderJvm#command} */
     public static List<String> arguments(final Path output, final int evmsPages, final int ringCapacity,
         final int chunkRecords, final List<String> tracedCommand)
     {
-        final List<String> words = new ArrayList<>(List.of(AttachedRecorder.class.getName(), "-q", "-o",
+        final List<String> words = new ArrayList<>(List.of("-q", "-o",
             output.toString(), "--evms", String.valueOf(evmsPages), "--ring-size", String.valueOf(ringCapacity),
             "--chunk-records", String.valueOf(chunkRecords), "--"));
         words.addAll(tracedCommand);
