@@ -29,6 +29,22 @@ extern "C" {
  */
 int faultline_trace_range(void *addr, size_t len) __attribute__((weak));
 
+/*
+ * For a process that loads libfaultline.so late (dlopen, Java's System.load), without
+ * LD_PRELOAD: the Java API (io.faultline.api) calls these. faultline_attach starts tracing
+ * into the shared memory a recorder created at shm_path (the recorder runs in another process,
+ * whose death the agent notices); only ranges registered with faultline_trace_range are
+ * traced, as with --scope api, whatever the control block says. faultline_detach stops it:
+ * every page comes home, and when it returns the agent's handler thread has exited and wrote
+ * its last record. Sessions may follow each other; one runs at a time.
+ * Both return 0, or -1 with errno: attach EBUSY (a session runs), EEXIST (the process runs
+ * under faultline record already), EINVAL (not a faultline shared memory), EPERM (no
+ * userfaultfd); detach ENOENT (no session), EPIPE (the recorder died first; the pages came
+ * home then), ETIMEDOUT, or the errno that stopped the agent.
+ */
+int faultline_attach(const char *shm_path) __attribute__((weak));
+int faultline_detach(void) __attribute__((weak));
+
 #ifdef __cplusplus
 }
 #endif

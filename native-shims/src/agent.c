@@ -16,6 +16,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fl_internal.h"
@@ -38,6 +39,36 @@ const char *fl_exe_path(void)
 }
 
 int fl_interpose_alloc(void);
+
+static int fl_attached; /* started by faultline_attach, not by the constructor */
+static int tables_ready;
+static int start_handler(void);
+
+/*
+ * The agent's tables are allocated once per process image. A later attached session starts
+ * from them as a followed fork child does (the same resets): the previous session's handler
+ * is gone and its teardown emptied the range table and brought every page home. Only the
+ * EVMS is allocated again, for this session's size; the old one stays mapped (a few KiB).
+ */
+static int init_tables(void)
+{
+	if (tables_ready) {
+		fl_req_reset_after_fork();
+		fl_park_reset_after_fork();
+		fl_evms_clear();
+		fl_pins_forget(0, UINTPTR_MAX);
+		fl_handler_reset_after_fork();
+		return fl_evms_init(*fl_ctl32(FL_CTL_POLICY), fl_agent.evms_pages);
+	}
+	int err;
+	if ((err = fl_maps_init()) || (err = fl_ranges_init(65536)) ||
+	    (err = fl_evms_init(*fl_ctl32(FL_CTL_POLICY), fl_agent.evms_pages)) ||
+	    (err = fl_pins_init(16384)) || (err = fl_req_init()) || (err = fl_park_init()) ||
+	    (err = fl_interpose_alloc()) || (err = fl_scope_init()))
+		return err;
+	tables_ready = 1;
+	return 0;
+}
 
 static void stop_with_error(uint32_t reason, int err)
 {
@@ -262,23 +293,28 @@ int fl_agent_follow_child(void)
 	return 0;
 }
 
-__attribute__((constructor)) static void fl_init(void)
+/*
+ * Claims a slot in the shared memory at path, creates the userfaultfd and the agent's tables
+ * and starts the handler; in scope all it waits until the existing memory is registered and
+ * disabled. Returns 0, or -errno after saying why on stderr (the slot, if claimed, says
+ * FL_STOP_ERROR). The constructor runs it with the recorder's environment; faultline_attach
+ * runs it in a process that loaded the library late.
+ */
+static int start_tracing(const char *path)
 {
-	const char *path = getenv(FL_ENV_SHM);
-	if (!path || !*path)
-		return;
 	fl_interpose_init();
 	fl_debug = getenv("FAULTLINE_DEBUG") != NULL;
 	fl_check = getenv("FAULTLINE_CHECK") != NULL;
 	if (map_shm(path) < 0)
-		return;
+		return -EINVAL;
 	if (strlen(path) < sizeof(shm_path))
 		strcpy(shm_path, path);
 	if (claim_slot() < 0)
-		return;
+		return -EBUSY;
 	fl_agent.pid = getpid();
 	fl_agent.ppid = getppid();
-	fl_agent.scope = *fl_ctl32(FL_CTL_SCOPE);
+	/* attached late, nothing is interposed: only what faultline_trace_range registers */
+	fl_agent.scope = fl_attached ? FL_SCOPE_API : *fl_ctl32(FL_CTL_SCOPE);
 	fl_agent.evms_pages = *fl_ctl32(FL_CTL_EVMS_PAGES);
 	fl_agent.chunk_records = *fl_ctl32(FL_CTL_CHUNK_RECORDS);
 	fl_agent.flags = *fl_ctl32(FL_CTL_FLAGS);
@@ -295,7 +331,7 @@ __attribute__((constructor)) static void fl_init(void)
 
 	int fd = open_uffd();
 	if (fd < 0)
-		return;
+		return -EPERM;
 	fl_agent.uffd = fd;
 	int err;
 
@@ -305,36 +341,134 @@ __attribute__((constructor)) static void fl_init(void)
 		if (fl_agent.recorder_pidfd >= 0)
 			fcntl(fl_agent.recorder_pidfd, F_SETFD, FD_CLOEXEC);
 		if (fl_agent.recorder_pidfd < 0) {
+			err = errno;
 			close(fd);
-			stop_with_error(FL_STOP_RECORDER_GONE, errno);
-			fl_log("recorder process is gone: ", strerror(errno), NULL);
-			return;
+			fl_agent.uffd = -1;
+			stop_with_error(FL_STOP_RECORDER_GONE, err);
+			fl_log("recorder process is gone: ", strerror(err), NULL);
+			return -err;
 		}
 	}
 
 	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
 	exe_path[n > 0 ? n : 0] = 0;
 
-	if ((err = fl_maps_init()) || (err = fl_ranges_init(65536)) || (err = fl_evms_init(*fl_ctl32(FL_CTL_POLICY), fl_agent.evms_pages)) ||
-	    (err = fl_pins_init(16384)) || (err = fl_req_init()) || (err = fl_park_init()) ||
-	    (err = fl_interpose_alloc()) || (err = fl_scope_init())) {
+	if ((err = init_tables()) != 0) {
 		close(fd);
+		fl_agent.uffd = -1;
 		stop_with_error(FL_STOP_ERROR, -err);
 		fl_log("cannot allocate agent memory: ", strerror(-err), NULL);
-		return;
+		return err;
 	}
-	struct lib_find libs = { { (uintptr_t)&poll, (uintptr_t)&__tls_get_addr, (uintptr_t)&fl_init } };
+	struct lib_find libs = { { (uintptr_t)&poll, (uintptr_t)&__tls_get_addr, (uintptr_t)&start_tracing } };
 	fl_maps_each(find_libs, &libs);
 
 	/* active only once the handler exists: pthread_create itself calls calloc (our wrapper) */
-	if ((err = fl_handler_start()) != 0) {
+	if ((err = start_handler()) != 0) {
 		close(fd);
+		fl_agent.uffd = -1;
 		stop_with_error(FL_STOP_ERROR, -err);
 		fl_log("cannot start the handler thread: ", strerror(-err), NULL);
-		return;
+		return err;
 	}
 	int expect = 0; /* 0 -> 1 unless the handler already stopped (2) */
 	__atomic_compare_exchange_n(&fl_agent.active, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 	/* scope all: register and disable what exists now, before main() runs */
 	fl_req_call(FL_REQ_INIT, (uintptr_t)pthread_self(), 0, 0, 0);
+	return 0;
+}
+
+__attribute__((constructor)) static void fl_init(void)
+{
+	const char *path = getenv(FL_ENV_SHM);
+	if (!path || !*path)
+		return;
+	start_tracing(path);
+}
+
+/* ---- attaching to a running process (faultline.h): the Java API's way in ---- */
+
+/*
+ * The handler threads of an attached session carry this name (a new task copies its
+ * creator's comm), so a user can tell them from the JVM's own threads in a profiler or top.
+ */
+#define ATTACHED_HANDLER_NAME "faultline-agent"
+
+static int thp_disabled_before; /* PR_GET_THP_DISABLE before the session: restored on detach */
+
+static int start_handler(void)
+{
+	if (!fl_attached)
+		return fl_handler_start();
+	char name[32] = { 0 };
+	syscall(SYS_prctl, PR_GET_NAME, name, 0, 0, 0);
+	syscall(SYS_prctl, PR_SET_NAME, ATTACHED_HANDLER_NAME, 0, 0, 0);
+	int err = fl_handler_start();
+	syscall(SYS_prctl, PR_SET_NAME, name, 0, 0, 0);
+	return err;
+}
+
+/* the previous attached session's shared memory: nothing uses it once its handler is gone */
+static void release_session(void)
+{
+	if (fl_agent.recorder_pidfd >= 0)
+		close(fl_agent.recorder_pidfd);
+	fl_agent.recorder_pidfd = -1;
+	if (fl_agent.shm) {
+		fl_sys_munmap(fl_agent.shm, fl_agent.shm_len);
+		fl_mem_release((uintptr_t)fl_agent.shm, (uintptr_t)fl_agent.shm + FL_PAGE_UP(fl_agent.shm_len));
+	}
+	fl_agent.shm = NULL;
+	fl_agent.shm_len = 0;
+	fl_agent.slot = NULL;
+	if (!thp_disabled_before)
+		syscall(SYS_prctl, PR_SET_THP_DISABLE, 0, 0, 0, 0);
+}
+
+FL_EXPORT int faultline_attach(const char *shm_path)
+{
+	int err = 0;
+	if (!shm_path || !*shm_path)
+		err = EINVAL;
+	else if (getenv(FL_ENV_SHM) || (fl_agent.shm && !fl_attached))
+		err = EEXIST; /* preloaded by faultline record: this process is traced already */
+	else if (__atomic_load_n(&fl_agent.active, __ATOMIC_ACQUIRE) == 1 || fl_agent.shm)
+		err = EBUSY;  /* a session is running: faultline_detach first */
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	fl_attached = 1;
+	thp_disabled_before = (int)syscall(SYS_prctl, PR_GET_THP_DISABLE, 0, 0, 0, 0) > 0;
+	__atomic_store_n(&fl_agent.active, 0, __ATOMIC_RELEASE);
+	int r = start_tracing(shm_path);
+	if (r == 0)
+		return 0;
+	release_session();
+	errno = -r;
+	return -1;
+}
+
+FL_EXPORT int faultline_detach(void)
+{
+	if (!fl_attached || !fl_agent.shm) {
+		errno = ENOENT;
+		return -1;
+	}
+	__atomic_store_n(fl_ctl32(FL_CTL_STOP), 1, __ATOMIC_RELEASE);
+	fl_handler_poke();
+	/* the guard's last acts after marking the slot stopped use the session's ring and buffers:
+	 * nothing may be reset under it, so wait until it has returned */
+	int err = fl_handler_wait_stopped(60000);
+	if (err) {
+		errno = -err;
+		return -1;
+	}
+	uint32_t reason = __atomic_load_n(fl_slot32(FL_SLOT_STOP_REASON), __ATOMIC_ACQUIRE);
+	uint32_t slot_err = __atomic_load_n(fl_slot32(FL_SLOT_ERROR), __ATOMIC_ACQUIRE);
+	release_session();
+	if (reason == FL_STOP_REQUESTED)
+		return 0;
+	errno = reason == FL_STOP_RECORDER_GONE ? EPIPE : (slot_err ? (int)slot_err : EIO);
+	return -1;
 }

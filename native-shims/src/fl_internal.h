@@ -273,6 +273,8 @@ int fl_scope_check_api_range(uintptr_t s, uintptr_t e);      /* handler: 0 or -E
 
 /* ---- handler.c ---- */
 int fl_handler_start(void);
+void fl_handler_poke(void);                  /* the guard looks at the stop flag now */
+int fl_handler_wait_stopped(long timeout_ms); /* 0 once the guard has torn down and returned; -ETIMEDOUT */
 int fl_handler_is_handler_thread(void);
 void fl_wake_later(uintptr_t page); /* agent lock held: wake the page's faulting threads at release */
 void fl_emit_event(uint32_t type, uint32_t tid, uint64_t a, uint64_t b, uint64_t c, uint64_t d,

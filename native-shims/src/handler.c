@@ -93,6 +93,7 @@ static int single_handler;  /* FAULTLINE_HANDLERS=single: the guard handles ever
 static int stopping;        /* under the lock: teardown has begun, fault threads leave */
 static int stop_efd = -1;   /* teardown -> fault threads */
 static uint64_t progress;   /* under the lock: faults handled and requests served */
+static uint32_t guard_done; /* futex word: 1 once the guard has torn down and is about to return */
 
 static pthread_mutex_t agent_lock = PTHREAD_MUTEX_INITIALIZER;
 static uintptr_t wake_pages[WAKE_MAX]; /* under the lock: resolved, to wake at unlock */
@@ -1007,6 +1008,8 @@ static void *guard_main(void *arg)
 		agent_unlock();
 		if (stop_reason) {
 			teardown(stop_reason, stop_err);
+			__atomic_store_n(&guard_done, 1, __ATOMIC_RELEASE);
+			fl_futex_wake(&guard_done);
 			return NULL;
 		}
 		/*
@@ -1038,9 +1041,11 @@ static void *guard_main(void *arg)
 			continue;
 		}
 		if (fds[0].revents & POLLIN) {
+			/* poked (a fault thread's fatal error, or a stop asked for): look at once */
 			uint64_t v;
 			ssize_t got = read(guard_efd, &v, sizeof(v));
 			(void)got;
+			deadlines[DL_LIVENESS].due = fl_now_ns();
 		}
 		if (watched > 1 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)))
 			recorder_dead = 1, stop_reason = FL_STOP_RECORDER_GONE;
@@ -1055,6 +1060,23 @@ static void *guard_main(void *arg)
 			agent_unlock();
 		}
 	}
+}
+
+void fl_handler_poke(void)
+{
+	uint64_t one = 1;
+	ssize_t w = write(guard_efd, &one, sizeof(one));
+	(void)w;
+}
+
+int fl_handler_wait_stopped(long timeout_ms)
+{
+	for (long waited = 0; !__atomic_load_n(&guard_done, __ATOMIC_ACQUIRE); waited += 10) {
+		if (waited >= timeout_ms)
+			return -ETIMEDOUT;
+		fl_futex_wait(&guard_done, 0, 10 * 1000 * 1000L);
+	}
+	return 0;
 }
 
 void fl_handler_reset_after_fork(void)
@@ -1077,6 +1099,7 @@ void fl_handler_reset_after_fork(void)
 	if (guard_efd >= 0)
 		close(guard_efd);
 	stop_efd = guard_efd = -1;
+	guard_done = 0;
 	chunk_id = 0;
 	quiet = 0;
 	recorder_dead = 0;

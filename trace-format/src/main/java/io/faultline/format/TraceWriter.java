@@ -51,15 +51,24 @@ public final class TraceWriter implements AutoCloseable
     /** Fails with a one-line reason if {@code dir} cannot receive a new trace. */
     public static void checkUsable(final Path dir) throws IOException
     {
+        checkUsable(dir, "-o");
+    }
+
+    /**
+     * As {@link #checkUsable(Path)}; {@code option} names where the user gave the directory
+     * (the fix in the message says to change it).
+     */
+    public static void checkUsable(final Path dir, final String option) throws IOException
+    {
         if (Files.exists(dir))
         {
             if (!Files.isDirectory(dir))
             {
-                throw new TraceFormatException("output " + dir + " exists and is not a directory; choose another -o");
+                throw new TraceFormatException("output " + dir + " exists and is not a directory; choose another " + option);
             }
             if (Files.exists(dir.resolve(TraceLayout.HEADER_FILE)) || Files.exists(dir.resolve(TraceLayout.QUEUE_DIR)))
             {
-                throw new TraceFormatException("output " + dir + " already holds a trace; choose another -o or delete it");
+                throw new TraceFormatException("output " + dir + " already holds a trace; choose another " + option + " or delete it");
             }
             try (Stream<Path> entries = Files.list(dir))
             {
@@ -70,7 +79,7 @@ public final class TraceWriter implements AutoCloseable
             }
             if (!Files.isWritable(dir))
             {
-                throw new TraceFormatException("cannot write to output directory " + dir + "; choose a writable -o");
+                throw new TraceFormatException("cannot write to output directory " + dir + "; choose a writable " + option);
             }
         }
         else
@@ -83,12 +92,12 @@ public final class TraceWriter implements AutoCloseable
             if (parent != null && !Files.isDirectory(parent))
             {
                 throw new TraceFormatException("cannot create output directory " + dir + ": " + parent
-                    + " is not a directory; choose another -o");
+                    + " is not a directory; choose another " + option);
             }
             if (parent == null || !Files.isWritable(parent))
             {
                 throw new TraceFormatException("cannot create output directory " + dir + ": " + parent
-                    + " is not writable; choose a writable -o");
+                    + " is not writable; choose a writable " + option);
             }
         }
     }

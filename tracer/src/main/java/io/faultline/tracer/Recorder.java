@@ -42,6 +42,39 @@ public final class Recorder
         this.err = err;
     }
 
+    /**
+     * {@code faultline record} without the launcher, for tools that start it as a command prefix
+     * (the JMH profiler runs each benchmark fork under it). Same arguments, output and status.
+     */
+    public static void main(final String[] args)
+    {
+        int status;
+        try
+        {
+            final RecordOptions options = RecordOptions.parse(List.of(args));
+            if (options == null)
+            {
+                System.out.println(RecordOptions.USAGE);
+                status = 0;
+            }
+            else
+            {
+                status = new Recorder(options, System.err).record();
+            }
+        }
+        catch (final RecordException ex)
+        {
+            System.err.println("faultline record: " + ex.getMessage());
+            status = 2;
+        }
+        catch (final Exception ex)
+        {
+            System.err.println("faultline record: " + ex);
+            status = 1;
+        }
+        System.exit(status);
+    }
+
     public int record() throws Exception
     {
         final Path program = Preflight.resolveProgram(options.command.get(0));
@@ -61,7 +94,7 @@ public final class Recorder
 
         final long startMonoNs = System.nanoTime(); // CLOCK_MONOTONIC on Linux, like the agent's clock
         final Instant startTime = Instant.now();
-        final TraceHeader header = startHeader(pageSize, startTime);
+        final TraceHeader header = startHeader(options, pageSize, startTime);
         boolean kept = false;
         try (SharedMemory shm = SharedMemory.create(options, pageSize, startMonoNs))
         {
@@ -94,7 +127,7 @@ public final class Recorder
                     err.println("faultline record: " + failure);
                     return exitStatus != 0 ? exitStatus : 1;
                 }
-                finish(writer, header, stats, slotCounters, exitStatus, endMonoNs - startMonoNs);
+                finish(writer, header, stats, slotCounters, exitStatus, endMonoNs - startMonoNs, err);
                 kept = true;
                 if (!options.quiet)
                 {
@@ -113,7 +146,7 @@ public final class Recorder
         }
     }
 
-    private TraceHeader startHeader(final int pageSize, final Instant startTime)
+    static TraceHeader startHeader(final RecordOptions options, final int pageSize, final Instant startTime)
     {
         return TraceHeader.create()
             .put(TraceHeader.STATE, TraceLayout.STATE_RECORDING)
@@ -179,7 +212,7 @@ public final class Recorder
     }
 
     /** Every slot's report: those given back during the recording, then those still held. */
-    private static List<SlotCounters> slotCounters(final SharedMemory shm, final Logger logger)
+    static List<SlotCounters> slotCounters(final SharedMemory shm, final Logger logger)
     {
         final List<SlotCounters> all = new ArrayList<>(logger.retired());
         for (int slot = 0; slot < logger.slotsInUse(); slot++)
@@ -200,6 +233,12 @@ public final class Recorder
             return program + " never loaded the agent (is it statically linked, setuid, or does it clear "
                 + "LD_PRELOAD?); nothing was traced and no trace was kept";
         }
+        return agentStopped(slots);
+    }
+
+    /** @return why an agent stopped tracing before it was asked to, or null */
+    static String agentStopped(final List<SlotCounters> slots)
+    {
         for (final SlotCounters slot : slots)
         {
             if (slot.stoppedOnError())
@@ -220,8 +259,9 @@ public final class Recorder
             : "";
     }
 
-    private void finish(final TraceWriter writer, final TraceHeader header, final TraceStats stats,
-        final List<SlotCounters> slots, final int exitStatus, final long durationNs) throws IOException
+    static void finish(final TraceWriter writer, final TraceHeader header, final TraceStats stats,
+        final List<SlotCounters> slots, final int exitStatus, final long durationNs, final PrintStream err)
+        throws IOException
     {
         long agentRecords = 0;
         long ringWaits = 0;
@@ -283,7 +323,7 @@ public final class Recorder
             stats.threads().size(), durationNs / 1e9, options.output, ringWaits, exitStatus);
     }
 
-    private static void deleteTrace(final Path dir, final boolean dirExisted)
+    static void deleteTrace(final Path dir, final boolean dirExisted)
     {
         if (!Files.exists(dir))
         {

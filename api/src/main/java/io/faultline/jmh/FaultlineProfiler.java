@@ -1,0 +1,220 @@
+package io.faultline.jmh;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import io.faultline.format.TraceFormatException;
+import io.faultline.format.TraceHeader;
+import io.faultline.format.TraceLayout;
+import io.faultline.format.TraceWriter;
+import io.faultline.tracer.RecordOptions;
+import io.faultline.tracer.Recorder;
+import io.faultline.tracer.RecorderJvm;
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.profile.ExternalProfiler;
+import org.openjdk.jmh.profile.ProfilerException;
+import org.openjdk.jmh.results.AggregationPolicy;
+import org.openjdk.jmh.results.BenchmarkResult;
+import org.openjdk.jmh.results.BenchmarkResultMetaData;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.ScalarResult;
+import org.openjdk.jmh.results.TextResult;
+
+/**
+ * A JMH profiler that runs every fork of a benchmark under {@code faultline record}, as a
+ * prefix of the fork's command line (as JMH's perf profilers run it under perf), and adds the
+ * trace's totals to the benchmark's secondary results: trapped references per operation,
+ * distinct pages, reads, writes, ring waits, and the trace directory.
+ * <pre>
+ *   java -jar benchmarks.jar Scan -prof "io.faultline.jmh.FaultlineProfiler:evms=512;scope=all;dir=traces"
+ *   new OptionsBuilder().addProfiler(FaultlineProfiler.class, "evms=512;dir=traces")
+ * </pre>
+ * Options, separated by ';': {@code evms} (enabled pages, default 512), {@code scope} ({@code all},
+ * the default: the whole fork JVM; {@code api}: only ranges its native code registers with
+ * faultline_trace_range), {@code dir} (where each fork's trace goes, as
+ * {@code BENCHMARK-forkN}; default faultline-jmh-TIME in the working directory).
+ * <p>
+ * References per operation divide every reference of the fork (JVM start, JMH itself, warmup
+ * and measurement) by the operations of warmup and measurement: an upper bound of the
+ * benchmark's own.
+ */
+public final class FaultlineProfiler implements ExternalProfiler
+{
+    private static final String USAGE = "options: evms=N (at least " + RecordOptions.MIN_EVMS_PAGES
+        + ", default 512); scope=all|api (default all); dir=DIRECTORY (default faultline-jmh-TIME), separated by ';'";
+
+    private final int evmsPages;
+    private final String scope;
+    private final Path dir;
+    private int forks;
+    private Path trace;
+
+    public FaultlineProfiler() throws ProfilerException
+    {
+        this("");
+    }
+
+    public FaultlineProfiler(final String initLine) throws ProfilerException
+    {
+        final Map<String, String> options = new TreeMap<>();
+        for (final String option : initLine.split("[;,]"))
+        {
+            if (option.isBlank())
+            {
+                continue;
+            }
+            final int eq = option.indexOf('=');
+            if (eq <= 0)
+            {
+                throw new ProfilerException("faultline profiler: '" + option + "' is not key=value; " + USAGE);
+            }
+            options.put(option.substring(0, eq).trim(), option.substring(eq + 1).trim());
+        }
+        int evms = 512;
+        String scopeName = "all";
+        Path traces = Path.of("faultline-jmh-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        for (final Map.Entry<String, String> option : options.entrySet())
+        {
+            switch (option.getKey())
+            {
+                case "evms" -> {
+                    try
+                    {
+                        evms = Integer.parseInt(option.getValue());
+                    }
+                    catch (final NumberFormatException ex)
+                    {
+                        evms = -1;
+                    }
+                    if (evms < RecordOptions.MIN_EVMS_PAGES)
+                    {
+                        throw new ProfilerException("faultline profiler: evms must be a whole number of at least "
+                            + RecordOptions.MIN_EVMS_PAGES + " pages: " + option.getValue());
+                    }
+                }
+                case "scope" -> {
+                    scopeName = option.getValue();
+                    if (!scopeName.equals("all") && !scopeName.equals("api"))
+                    {
+                        throw new ProfilerException("faultline profiler: unknown scope '" + scopeName + "'; use scope=all "
+                            + "or scope=api");
+                    }
+                }
+                case "dir" -> traces = Path.of(option.getValue());
+                default -> throw new ProfilerException("faultline profiler: unknown option '" + option.getKey() + "'; "
+                    + USAGE);
+            }
+        }
+        this.evmsPages = evms;
+        this.scope = scopeName;
+        this.dir = traces.toAbsolutePath();
+    }
+
+    @Override
+    public String getDescription()
+    {
+        return "faultline: record each fork's page reference trace (faultline record); trapped references per op";
+    }
+
+    @Override
+    public Collection<String> addJVMInvokeOptions(final BenchmarkParams params)
+    {
+        forks++;
+        trace = dir.resolve(name(params) + "-fork" + forks);
+        try
+        {
+            Files.createDirectories(dir);
+            TraceWriter.checkUsable(trace, "dir= of the faultline profiler");
+        }
+        catch (final TraceFormatException | IOException ex)
+        {
+            throw new IllegalStateException("faultline profiler: " + ex.getMessage());
+        }
+        return RecorderJvm.command(Recorder.class, List.of("-q", "-o", trace.toString(), "--evms",
+            String.valueOf(evmsPages), "--scope", scope, "--"));
+    }
+
+    /** The benchmark's method name and parameters, as a file name. */
+    private static String name(final BenchmarkParams params)
+    {
+        final StringBuilder name = new StringBuilder(params.getBenchmark());
+        for (final String key : params.getParamsKeys())
+        {
+            name.append('-').append(key).append('=').append(params.getParam(key));
+        }
+        return name.toString().replaceAll("[^A-Za-z0-9._=-]", "_");
+    }
+
+    @Override
+    public Collection<String> addJVMOptions(final BenchmarkParams params)
+    {
+        return List.of();
+    }
+
+    @Override
+    public void beforeTrial(final BenchmarkParams params)
+    {
+        // the trace directory is chosen with the fork's command line
+    }
+
+    @Override
+    public Collection<? extends Result> afterTrial(final BenchmarkResult result, final long pid, final File stdOut,
+        final File stdErr)
+    {
+        final List<Result> results = new ArrayList<>();
+        final TraceHeader header;
+        try
+        {
+            header = TraceHeader.read(trace.resolve(TraceLayout.HEADER_FILE));
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            results.add(new TextResult("no trace in " + trace + ": " + ex.getMessage()
+                + "; the fork's output above says why", "faultline"));
+            return results;
+        }
+        if (!header.isComplete())
+        {
+            results.add(new TextResult("the trace in " + trace + " is not complete; the fork's output above says why",
+                "faultline"));
+            return results;
+        }
+        final long references = header.longValue(TraceHeader.REFERENCES);
+        final BenchmarkResultMetaData metadata = result.getMetadata();
+        final long ops = metadata == null ? 0 : metadata.getWarmupOps() + metadata.getMeasurementOps();
+        results.add(new ScalarResult("faultline.refs/op", ops > 0 ? (double)references / ops : Double.NaN, "refs/op",
+            AggregationPolicy.AVG));
+        results.add(new ScalarResult("faultline.references", references, "refs", AggregationPolicy.AVG));
+        results.add(new ScalarResult("faultline.pages", header.longValue(TraceHeader.DISTINCT_PAGES), "pages",
+            AggregationPolicy.AVG));
+        results.add(new ScalarResult("faultline.reads", header.longValue(TraceHeader.READS), "refs",
+            AggregationPolicy.AVG));
+        results.add(new ScalarResult("faultline.writes", header.longValue(TraceHeader.WRITES), "refs",
+            AggregationPolicy.AVG));
+        results.add(new ScalarResult("faultline.ring_waits", header.longValue(TraceHeader.RING_WAITS), "waits",
+            AggregationPolicy.AVG));
+        results.add(new TextResult(trace.toString(), "faultline.trace"));
+        return results;
+    }
+
+    @Override
+    public boolean allowPrintOut()
+    {
+        return true;
+    }
+
+    @Override
+    public boolean allowPrintErr()
+    {
+        return true;
+    }
+}
