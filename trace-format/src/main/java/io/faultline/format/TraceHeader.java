@@ -22,6 +22,8 @@ import java.util.Properties;
 public final class TraceHeader
 {
     public static final String STATE = "state";
+    /** What the directory holds: absent in traces; {@link TraceLayout#CONTENT_MONITOR} in DAMON monitoring records. */
+    public static final String CONTENT = "content";
     public static final String FORMAT_VERSION = "format_version";
     public static final String FAULTLINE_VERSION = "faultline_version";
     public static final String PAGE_SIZE = "page_size";

@@ -53,6 +53,11 @@ public final class TraceReader implements AutoCloseable
         {
             throw new TraceFormatException("corrupt trace header " + headerFile + ": " + ex.getMessage());
         }
+        if (TraceLayout.CONTENT_MONITOR.equals(header.get(TraceHeader.CONTENT)))
+        {
+            throw new TraceFormatException(dir + " is a DAMON monitoring record (written by faultline monitor), not a trace;"
+                + " give a trace written by faultline record (faultline report reads monitoring records)");
+        }
         final long version = header.longValue(TraceHeader.FORMAT_VERSION);
         if (version != TraceLayout.FORMAT_VERSION)
         {
