@@ -1,6 +1,6 @@
 package io.faultline.damon.report;
 
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.List;
 
 import io.faultline.damon.record.Snapshot;
@@ -15,7 +15,7 @@ public final class RegionsCsv
     }
 
     /** time_ns is when the aggregation ended; start and end are decimal byte addresses. */
-    public static void write(final List<Snapshot> snapshots, final PrintStream out)
+    public static void write(final List<Snapshot> snapshots, final PrintWriter out)
     {
         out.print(HEADER + "\n");
         for (final Snapshot s : snapshots)
