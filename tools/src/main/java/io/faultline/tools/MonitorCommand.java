@@ -20,10 +20,13 @@ import picocli.CommandLine.Model.CommandSpec;
  * operations set; a live program needs the {@code vaddr} set, which needs the agent's access checks.
  */
 @Command(name = "monitor", description = "DAMON data access monitoring of a recorded trace into a monitoring record",
-    mixinStandardHelpOptions = true, sortOptions = false, usageHelpWidth = 100,
+    sortOptions = false, usageHelpWidth = 100,
     footer = {"", "Defaults are the kernel's (damon_new_ctx), the update interval damo's. Reports: faultline report."})
 final class MonitorCommand implements Callable<Integer>
 {
+    @picocli.CommandLine.Mixin
+    PicocliCommand.Help help;
+
     @Spec
     CommandSpec spec;
 

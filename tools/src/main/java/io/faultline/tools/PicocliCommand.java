@@ -36,17 +36,25 @@ final class PicocliCommand implements Command
         return annotation.description().length == 0 ? "" : annotation.description()[0];
     }
 
+    /** -h and --help for every picocli command (picocli's standard mixin would add an empty --version). */
+    static final class Help
+    {
+        @CommandLine.Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
+        boolean help;
+    }
+
     @Override
     public int run(final List<String> args, final PrintStream out, final PrintStream err)
     {
         final CommandLine line = new CommandLine(factory.get());
+        line.setCommandName("faultline " + name());
         line.setOut(new PrintWriter(out, true));
         line.setErr(new PrintWriter(err, true));
         line.setParameterExceptionHandler((ex, arguments) ->
         {
             final String qualified = ex.getCommandLine().getCommandSpec().qualifiedName(" ");
-            err.println("faultline " + qualified + ": " + ex.getMessage().replace('\n', ' ').strip()
-                + "; faultline " + qualified + " --help lists the options");
+            err.println(qualified + ": " + ex.getMessage().replace('\n', ' ').strip()
+                + "; " + qualified + " --help lists the options");
             return 2;
         });
         line.setExecutionExceptionHandler((ex, commandLine, parsed) ->
@@ -54,15 +62,15 @@ final class PicocliCommand implements Command
             final String qualified = commandLine.getCommandSpec().qualifiedName(" ");
             if (ex instanceof CliException cli)
             {
-                err.println("faultline " + qualified + ": " + cli.getMessage());
+                err.println(qualified + ": " + cli.getMessage());
                 return cli.exitCode();
             }
             if (ex instanceof TraceFormatException || ex instanceof IllegalArgumentException)
             {
-                err.println("faultline " + qualified + ": " + ex.getMessage());
+                err.println(qualified + ": " + ex.getMessage());
                 return ex instanceof TraceFormatException ? 1 : 2;
             }
-            err.println("faultline " + qualified + ": " + ex);
+            err.println(qualified + ": " + ex);
             return 1;
         });
         return line.execute(args.toArray(String[]::new));

@@ -34,11 +34,14 @@ import picocli.CommandLine.Model.CommandSpec;
  * monitoring record, or exactly from a trace; and DAMON's accuracy against a trace.
  */
 @Command(name = "report", description = "DAMON reports: regions, heats, wss of a monitoring record or a trace; accuracy",
-    mixinStandardHelpOptions = true, usageHelpWidth = 100,
+    usageHelpWidth = 100,
     subcommands = {ReportCommand.Regions.class, ReportCommand.Heats.class, ReportCommand.Wss.class,
         ReportCommand.AccuracyReport.class})
 final class ReportCommand implements Callable<Integer>
 {
+    @Mixin
+    PicocliCommand.Help help;
+
     @Override
     public Integer call()
     {
@@ -89,10 +92,13 @@ final class ReportCommand implements Callable<Integer>
         }
     }
 
-    @Command(name = "regions", mixinStandardHelpOptions = true,
+    @Command(name = "regions",
         description = "every region of every aggregation as CSV: " + RegionsCsv.HEADER)
     static final class Regions implements Callable<Integer>
     {
+        @Mixin
+        PicocliCommand.Help help;
+
         @Spec
         CommandSpec spec;
 
@@ -109,10 +115,13 @@ final class ReportCommand implements Callable<Integer>
         }
     }
 
-    @Command(name = "heats", mixinStandardHelpOptions = true,
+    @Command(name = "heats",
         description = "time x address heatmap of access frequency (CSV time_ns,address,heat), as damo report heats")
     static final class Heats implements Callable<Integer>
     {
+        @Mixin
+        PicocliCommand.Help help;
+
         @Spec
         CommandSpec spec;
 
@@ -179,10 +188,13 @@ final class ReportCommand implements Callable<Integer>
         }
     }
 
-    @Command(name = "wss", mixinStandardHelpOptions = true,
+    @Command(name = "wss",
         description = "working set size: percentiles over the aggregations (or each aggregation's, --over-time)")
     static final class Wss implements Callable<Integer>
     {
+        @Mixin
+        PicocliCommand.Help help;
+
         @Spec
         CommandSpec spec;
 
@@ -238,10 +250,13 @@ final class ReportCommand implements Callable<Integer>
         }
     }
 
-    @Command(name = "accuracy", mixinStandardHelpOptions = true,
+    @Command(name = "accuracy",
         description = "DAMON's heat and working set size errors against the exact ones of a complete trace")
     static final class AccuracyReport implements Callable<Integer>
     {
+        @Mixin
+        PicocliCommand.Help help;
+
         @Spec
         CommandSpec spec;
 

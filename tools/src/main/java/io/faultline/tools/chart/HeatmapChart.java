@@ -27,15 +27,23 @@ public final class HeatmapChart
         chart.getStyler().setDrawBorder(false);
         chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
         chart.getStyler().setMin(0);
-        final List<Number> times = new ArrayList<>();
-        for (final long t : grid.timeNs())
+        chart.getStyler().setHeatMapValueDecimalPattern("0.00");
+        chart.getStyler().setRangeColors(new java.awt.Color[] {java.awt.Color.WHITE, new java.awt.Color(255, 200, 0),
+            java.awt.Color.RED, new java.awt.Color(110, 0, 0)});
+        // The axes are categories, one label per pixel; label about ten of them so they stay readable.
+        final List<String> times = new ArrayList<>();
+        final int timeStep = Math.max(1, grid.timeNs().length / 10);
+        for (int i = 0; i < grid.timeNs().length; i++)
         {
-            times.add(Math.round(t / 1e6) / 1e3);
+            times.add(i % timeStep == 0 ? String.format(java.util.Locale.ROOT, "%.2f", grid.timeNs()[i] / 1e9)
+                : " ".repeat(i));
         }
-        final List<Number> addresses = new ArrayList<>();
-        for (final long a : grid.address())
+        final List<String> addresses = new ArrayList<>();
+        final int addressStep = Math.max(1, grid.address().length / 10);
+        for (int i = 0; i < grid.address().length; i++)
         {
-            addresses.add(Math.round((a - grid.address()[0]) / 1048.576) / 1e3);
+            addresses.add(i % addressStep == 0 ? String.format(java.util.Locale.ROOT, "%.2f",
+                (grid.address()[i] - grid.address()[0]) / 1048576.0) : " ".repeat(i));
         }
         final List<Number[]> heat = new ArrayList<>();
         double max = 0;
