@@ -35,24 +35,7 @@ public final class TraceReader implements AutoCloseable
 
     public static TraceReader open(final Path dir)
     {
-        if (!Files.isDirectory(dir))
-        {
-            throw new TraceFormatException("no trace at " + dir + ": not a directory");
-        }
-        final Path headerFile = dir.resolve(TraceLayout.HEADER_FILE);
-        if (!Files.isRegularFile(headerFile))
-        {
-            throw new TraceFormatException(dir + " is not a faultline trace: it has no " + TraceLayout.HEADER_FILE);
-        }
-        final TraceHeader header;
-        try
-        {
-            header = TraceHeader.read(headerFile);
-        }
-        catch (final IOException | IllegalArgumentException ex)
-        {
-            throw new TraceFormatException("corrupt trace header " + headerFile + ": " + ex.getMessage());
-        }
+        final TraceHeader header = TraceHeader.readDirectory(dir, "trace");
         if (TraceLayout.CONTENT_MONITOR.equals(header.get(TraceHeader.CONTENT)))
         {
             throw new TraceFormatException(dir + " is a DAMON monitoring record (written by faultline monitor), not a trace;"

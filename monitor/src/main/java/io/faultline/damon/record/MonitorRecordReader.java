@@ -54,24 +54,7 @@ public final class MonitorRecordReader
 
     public static MonitorRecordReader open(final Path dir)
     {
-        final Path file = dir.resolve(TraceLayout.HEADER_FILE);
-        if (!Files.isDirectory(dir))
-        {
-            throw new TraceFormatException("no monitoring record at " + dir + ": not a directory");
-        }
-        if (!Files.isRegularFile(file))
-        {
-            throw new TraceFormatException(dir + " is not a monitoring record: it has no " + TraceLayout.HEADER_FILE);
-        }
-        final TraceHeader header;
-        try
-        {
-            header = TraceHeader.read(file);
-        }
-        catch (final IOException | IllegalArgumentException ex)
-        {
-            throw new TraceFormatException("corrupt header " + file + ": " + ex.getMessage());
-        }
+        final TraceHeader header = TraceHeader.readDirectory(dir, "monitoring record");
         if (!TraceLayout.CONTENT_MONITOR.equals(header.get(TraceHeader.CONTENT)))
         {
             throw new TraceFormatException(dir + " is a faultline trace, not a monitoring record; make one with"
