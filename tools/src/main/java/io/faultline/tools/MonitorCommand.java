@@ -8,6 +8,8 @@ import java.util.concurrent.Callable;
 import io.faultline.damon.Attributes;
 import io.faultline.damon.ops.TraceMonitor;
 import io.faultline.damon.record.MonitorRecordReader;
+import io.faultline.format.TraceFormatException;
+import io.faultline.format.TraceWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -84,6 +86,14 @@ final class MonitorCommand implements Callable<Integer>
         {
             throw new CliException(trace + " is a monitoring record, not a trace; --from-trace takes a trace written"
                 + " by faultline record");
+        }
+        try
+        {
+            TraceWriter.checkUsable(output);
+        }
+        catch (final TraceFormatException ex)
+        {
+            throw new CliException(ex.getMessage());
         }
         final long start = System.nanoTime();
         final TraceMonitor.Result result = TraceMonitor.run(trace, output, attrs, seed);

@@ -142,6 +142,8 @@ class MonitorCommandTest
             "--max-regions", "10"), "monitor", "is above the maximum");
         assertOneLineError(CommandRun.of("monitor", "--from-trace", record.toString(), "-o", out), "monitor",
             "is a monitoring record, not a trace");
+        assertOneLineError(CommandRun.of("monitor", "--from-trace", trace.toString(), "-o", record.toString()),
+            "monitor", "choose another -o or delete it");
         assertOneLineError(CommandRun.of("monitor", "-o", out, "--", "/bin/true"), "monitor",
             "faultline monitor --from-trace TRACE");
         assertOneLineError(CommandRun.of("monitor", "--from-trace", trace.toString(), "-o", out, "--sample", "fast"),
