@@ -28,7 +28,9 @@ public final class Main
             new InfoCommand(),
             new DumpCommand(),
             new SimulateCommand(),
-            new MrcCommand()))
+            new MrcCommand(),
+            new PicocliCommand(MonitorCommand::new),
+            new PicocliCommand(ReportCommand::new)))
         {
             commands.put(command.name(), command);
         }

@@ -22,6 +22,8 @@ import java.util.Properties;
 public final class TraceHeader
 {
     public static final String STATE = "state";
+    /** What the directory holds: absent in traces; {@link TraceLayout#CONTENT_MONITOR} in DAMON monitoring records. */
+    public static final String CONTENT = "content";
     public static final String FORMAT_VERSION = "format_version";
     public static final String FAULTLINE_VERSION = "faultline_version";
     public static final String PAGE_SIZE = "page_size";
@@ -141,6 +143,33 @@ public final class TraceHeader
             ordered.putIfAbsent(key, properties.getProperty(key));
         }
         return new TraceHeader(ordered);
+    }
+
+    /**
+     * Reads the header of the directory {@code dir}, which holds a {@code noun} ("trace", or
+     * "monitoring record", which share the layout).
+     *
+     * @throws TraceFormatException with one line if there is no such directory, no header, or a corrupt one
+     */
+    public static TraceHeader readDirectory(final Path dir, final String noun)
+    {
+        if (!Files.isDirectory(dir))
+        {
+            throw new TraceFormatException("no " + noun + " at " + dir + ": not a directory");
+        }
+        final Path headerFile = dir.resolve(TraceLayout.HEADER_FILE);
+        if (!Files.isRegularFile(headerFile))
+        {
+            throw new TraceFormatException(dir + " is not a faultline " + noun + ": it has no " + TraceLayout.HEADER_FILE);
+        }
+        try
+        {
+            return read(headerFile);
+        }
+        catch (final IOException | IllegalArgumentException ex)
+        {
+            throw new TraceFormatException("corrupt " + noun + " header " + headerFile + ": " + ex.getMessage());
+        }
     }
 
     /** Writes the header to a temporary file and renames it into place, so readers never see half of it. */

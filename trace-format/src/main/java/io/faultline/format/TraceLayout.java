@@ -23,6 +23,13 @@ public final class TraceLayout
     public static final String STATE_RECORDING = "recording";
     public static final String STATE_COMPLETE = "complete";
 
+    /**
+     * The {@code content} header key's value in a DAMON monitoring record (monitor/, see
+     * trace-format/MONITOR-FORMAT.md): the same directory layout and header machinery, other
+     * excerpts. Traces have no such key.
+     */
+    public static final String CONTENT_MONITOR = "damon-monitor";
+
     private TraceLayout()
     {
     }

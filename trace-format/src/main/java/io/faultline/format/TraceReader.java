@@ -72,23 +72,12 @@ public final class TraceReader implements AutoCloseable
      */
     public static TraceReader open(final Path dir, final boolean skipCorrupt)
     {
-        if (!Files.isDirectory(dir))
-        {
-            throw new TraceFormatException("no trace at " + dir + ": not a directory");
-        }
+        final TraceHeader header = TraceHeader.readDirectory(dir, "trace");
         final Path headerFile = dir.resolve(TraceLayout.HEADER_FILE);
-        if (!Files.isRegularFile(headerFile))
+        if (TraceLayout.CONTENT_MONITOR.equals(header.get(TraceHeader.CONTENT)))
         {
-            throw new TraceFormatException(dir + " is not a faultline trace: it has no " + TraceLayout.HEADER_FILE);
-        }
-        final TraceHeader header;
-        try
-        {
-            header = TraceHeader.read(headerFile);
-        }
-        catch (final IOException | IllegalArgumentException ex)
-        {
-            throw new TraceFormatException("corrupt trace header " + headerFile + ": " + ex.getMessage());
+            throw new TraceFormatException(dir + " is a DAMON monitoring record (written by faultline monitor), not a trace;"
+                + " give a trace written by faultline record (faultline report reads monitoring records)");
         }
         final long version = header.longValue(TraceHeader.FORMAT_VERSION);
         if (version != TraceLayout.FORMAT_VERSION)

@@ -5,6 +5,7 @@ import org.knowm.xchart.VectorGraphicsEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.internal.chartpart.Chart;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 import java.io.IOException;
@@ -57,7 +58,7 @@ public final class MissRatioChart
 
     public static void write(final Path out, final String title, final List<Series> series) throws IOException
     {
-        final Encoding encoding = encodingOf(out);
+        encodingOf(out);
         System.setProperty("java.awt.headless", "true");
         final XYChart chart = new XYChartBuilder()
             .width(WIDTH).height(HEIGHT).title(title).xAxisTitle("cache size (pages)").yAxisTitle("miss ratio")
@@ -89,6 +90,13 @@ public final class MissRatioChart
             final XYSeries line = chart.addSeries(s.name(), x, y);
             line.setMarker(keep.length <= 50 ? SeriesMarkers.CIRCLE : SeriesMarkers.NONE);
         }
+        save(chart, out);
+    }
+
+    /** Writes any XChart chart as PNG or SVG, by the extension of {@code out}. */
+    public static void save(final Chart<?, ?> chart, final Path out) throws IOException
+    {
+        final Encoding encoding = encodingOf(out);
         try (OutputStream stream = Files.newOutputStream(out))
         {
             if (encoding == Encoding.PNG)

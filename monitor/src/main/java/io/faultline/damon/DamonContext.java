@@ -1,0 +1,205 @@
+package io.faultline.damon;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * A monitoring context, {@code struct damon_ctx} of include/linux/damon.h, and its monitoring
+ * loop, kdamond_fn() of mm/damon/core.c (Documentation/mm/damon/design.rst, "Execution
+ * Model"; the API reference, Documentation/mm/damon/api.rst). One context monitors its targets
+ * with one operations set; a user learns the results through {@link Callbacks}.
+ *
+ * <p>Single writer: {@link #run()} is the only code that changes the targets and regions
+ * while monitoring runs; callbacks run on its thread.
+ */
+public final class DamonContext
+{
+    private Attributes attrs;
+    private final List<Target> targets = new ArrayList<>();
+    private final Operations ops;
+    private final Callbacks callbacks;
+    private final DamonRandom random;
+    private final MonitorClock clock;
+    private final long minRegionSize;
+
+    private long passedSampleIntervals;
+    private long nextAggregationSis;
+    private long nextOpsUpdateSis;
+    /** kdamond_split_regions()'s static last_nr_regions, kept per context. */
+    int lastNrRegions;
+
+    /**
+     * @param minRegionSize DAMON_MIN_REGION: the smallest region and the alignment of region
+     *                      bounds (the page size; the kernel's kunit tests use 1)
+     */
+    public DamonContext(final Attributes attrs, final Operations ops, final Callbacks callbacks,
+        final DamonRandom random, final MonitorClock clock, final long minRegionSize)
+    {
+        this.attrs = attrs.validated();
+        this.ops = ops;
+        this.callbacks = callbacks;
+        this.random = random;
+        this.clock = clock;
+        if (minRegionSize <= 0)
+        {
+            throw new IllegalArgumentException("minimum region size must be positive: " + minRegionSize);
+        }
+        this.minRegionSize = minRegionSize;
+    }
+
+    public Attributes attrs()
+    {
+        return attrs;
+    }
+
+    public List<Target> targets()
+    {
+        return Collections.unmodifiableList(targets);
+    }
+
+    /** damon_add_target(). */
+    public void addTarget(final Target target)
+    {
+        targets.add(target);
+    }
+
+    public Operations ops()
+    {
+        return ops;
+    }
+
+    public DamonRandom random()
+    {
+        return random;
+    }
+
+    public MonitorClock clock()
+    {
+        return clock;
+    }
+
+    public long minRegionSize()
+    {
+        return minRegionSize;
+    }
+
+    public long passedSampleIntervals()
+    {
+        return passedSampleIntervals;
+    }
+
+    /**
+     * damon_set_attrs(): validates and applies new attributes, rescaling every region's
+     * nr_accesses and age to them (damon_update_monitoring_results()).
+     *
+     * @throws IllegalArgumentException if the attributes are not valid
+     */
+    public void setAttrs(final Attributes newAttrs)
+    {
+        newAttrs.validated();
+        final boolean aggregating = passedSampleIntervals < nextAggregationSis;
+        nextAggregationSis = passedSampleIntervals + newAttrs.samplesPerAggregation();
+        nextOpsUpdateSis = passedSampleIntervals + newAttrs.samplesPerOpsUpdate();
+        for (final Target t : targets)
+        {
+            for (final Region r : t.regions)
+            {
+                AccessRate.rescale(r, attrs, newAttrs, aggregating);
+            }
+        }
+        attrs = newAttrs;
+    }
+
+    /**
+     * kdamond_need_stop(): monitoring stops when no target is valid any more (or, in the
+     * kernel, when asked to stop: here, a callback returning true or an interrupt).
+     */
+    private boolean needStop()
+    {
+        if (Thread.currentThread().isInterrupted())
+        {
+            return true;
+        }
+        for (final Target t : targets)
+        {
+            if (ops.targetValid(this, t))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Runs the monitoring loop until every target is gone or a callback asks to stop: the
+     * order of kdamond_fn(), without schemes and interval auto-tuning. Each iteration prepares
+     * the access checks, lets one sampling interval pass, checks accesses; at the end of an
+     * aggregation interval merges regions (threshold: a tenth of the largest nr_accesses),
+     * calls {@link Callbacks#afterAggregation}, resets the counters and splits regions; every
+     * operations-update interval updates the address spaces and the region size limit.
+     */
+    public void run() throws Exception
+    {
+        passedSampleIntervals = 0;
+        nextAggregationSis = attrs.samplesPerAggregation();
+        nextOpsUpdateSis = attrs.samplesPerOpsUpdate();
+        ops.init(this);
+        try
+        {
+            if (callbacks.beforeStart(this))
+            {
+                return;
+            }
+            long szLimit = AdaptiveRegions.regionSizeLimit(this);
+            int maxNrAccesses = 0;
+            while (!needStop())
+            {
+                final long nextAggregation = nextAggregationSis;
+                final long nextOpsUpdate = nextOpsUpdateSis;
+                ops.prepareAccessChecks(this);
+                if (callbacks.afterSampling(this))
+                {
+                    break;
+                }
+                clock.sleepUs(attrs.sampleIntervalUs());
+                passedSampleIntervals++;
+                maxNrAccesses = ops.checkAccesses(this);
+
+                if (passedSampleIntervals >= nextAggregation)
+                {
+                    AdaptiveRegions.mergeRegions(this, maxNrAccesses / 10, szLimit);
+                    if (callbacks.afterAggregation(this))
+                    {
+                        break;
+                    }
+                    nextAggregationSis = nextAggregation + attrs.samplesPerAggregation();
+                    AdaptiveRegions.resetAggregated(this);
+                    AdaptiveRegions.splitRegions(this);
+                    ops.resetAggregated(this);
+                }
+                if (passedSampleIntervals >= nextOpsUpdate)
+                {
+                    nextOpsUpdateSis = nextOpsUpdate + attrs.samplesPerOpsUpdate();
+                    ops.update(this);
+                    szLimit = AdaptiveRegions.regionSizeLimit(this);
+                }
+            }
+        }
+        finally
+        {
+            for (final Target t : targets)
+            {
+                t.clearRegions();
+            }
+            try
+            {
+                callbacks.beforeTerminate(this);
+            }
+            finally
+            {
+                ops.cleanup(this);
+            }
+        }
+    }
+}

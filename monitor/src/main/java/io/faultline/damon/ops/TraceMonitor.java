@@ -1,0 +1,79 @@
+package io.faultline.damon.ops;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.stream.Collectors;
+
+import io.faultline.damon.Attributes;
+import io.faultline.damon.DamonContext;
+import io.faultline.damon.DamonRandom;
+import io.faultline.damon.MonitorClock;
+import io.faultline.damon.record.MonitorRecordLayout;
+import io.faultline.damon.record.MonitorRecordWriter;
+import io.faultline.format.TraceHeader;
+
+/**
+ * Monitors a recorded trace with the {@code trace} operations set and writes every aggregation
+ * into a monitoring record: what {@code faultline monitor --from-trace} does.
+ */
+public final class TraceMonitor
+{
+    /** What one run produced. */
+    public record Result(int targets, long aggregations, long traceEndNs)
+    {
+    }
+
+    private TraceMonitor()
+    {
+    }
+
+    /**
+     * @param seed seeds the core's random choices (sampling addresses, split sizes): the same
+     *             seed on the same trace gives the same record
+     * @throws io.faultline.format.TraceFormatException if the trace cannot be read or the output written
+     * @throws IllegalArgumentException                 if the attributes are not valid
+     */
+    public static Result run(final Path trace, final Path out, final Attributes attrs, final long seed)
+        throws Exception
+    {
+        attrs.validated();
+        final TraceIndex index = TraceIndex.read(trace);
+        final TraceOperations ops = new TraceOperations(index);
+        final TraceHeader start = MonitorRecordWriter.header(attrs, ops.id(), index.pageSize())
+            .put(MonitorRecordLayout.SOURCE, trace.toAbsolutePath())
+            .put(TraceHeader.PAGE_SIZE, index.pageSize())
+            .put(MonitorRecordLayout.SEED, seed)
+            .put(TraceHeader.COMMAND, index.command() == null ? "" : index.command())
+            .put(MonitorRecordLayout.TARGETS_KEY, index.pids().stream().map(String::valueOf)
+                .collect(Collectors.joining(",")))
+            .put(TraceHeader.HOST, host())
+            .put(TraceHeader.START_TIME, Instant.now());
+        try (MonitorRecordWriter writer = MonitorRecordWriter.create(out, start))
+        {
+            final DamonContext ctx = new DamonContext(attrs, ops, writer, DamonRandom.seeded(seed),
+                MonitorClock.virtual(), index.pageSize());
+            ops.addTargets(ctx);
+            ctx.run();
+            final TraceHeader end = TraceHeader.create();
+            start.values().forEach(end::put);
+            end.put(TraceHeader.END_TIME, Instant.now());
+            end.put(TraceHeader.DURATION_NS, index.endNs());
+            writer.finish(end);
+            return new Result(index.pids().size(), writer.aggregations(), index.endNs());
+        }
+    }
+
+    private static String host()
+    {
+        try
+        {
+            return InetAddress.getLocalHost().getHostName();
+        }
+        catch (final IOException ex)
+        {
+            return "unknown";
+        }
+    }
+}

@@ -1,0 +1,129 @@
+package io.faultline.damon.record;
+
+import java.io.IOException;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.faultline.damon.Attributes;
+import io.faultline.damon.Callbacks;
+import io.faultline.damon.DamonContext;
+import io.faultline.damon.Region;
+import io.faultline.damon.Target;
+import io.faultline.format.TraceHeader;
+import io.faultline.format.TraceLayout;
+import io.faultline.format.TraceWriter;
+import org.agrona.ExpandableArrayBuffer;
+
+import static io.faultline.damon.record.MonitorRecordLayout.*;
+
+/**
+ * Writes a monitoring record with the trace machinery ({@link TraceWriter}: the header with
+ * state=recording at once and state=complete at the end, one Chronicle excerpt per
+ * aggregation). As a {@link Callbacks}, it records every aggregation of a running context.
+ */
+public final class MonitorRecordWriter implements Callbacks, AutoCloseable
+{
+    private final TraceWriter writer;
+    private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(1 << 16);
+    private long aggregations;
+    private long lastEndNs;
+
+    private MonitorRecordWriter(final TraceWriter writer)
+    {
+        this.writer = writer;
+    }
+
+    /** The header keys every record has: content, format version, attributes. */
+    public static TraceHeader header(final Attributes attrs, final String ops, final long minRegionSize)
+    {
+        return TraceHeader.create()
+            .put(TraceHeader.CONTENT, TraceLayout.CONTENT_MONITOR)
+            .put(TraceHeader.FORMAT_VERSION, FORMAT_VERSION)
+            .put(OPS, ops)
+            .put(SAMPLE_US, attrs.sampleIntervalUs())
+            .put(AGGR_US, attrs.aggrIntervalUs())
+            .put(UPDATE_US, attrs.opsUpdateIntervalUs())
+            .put(MIN_REGIONS, attrs.minNrRegions())
+            .put(MAX_REGIONS, attrs.maxNrRegions())
+            .put(MIN_REGION_SIZE, minRegionSize);
+    }
+
+    /**
+     * Creates the record directory (new, or empty) and writes the starting header.
+     *
+     * @throws io.faultline.format.TraceFormatException if the directory cannot take a record
+     */
+    public static MonitorRecordWriter create(final Path dir, final TraceHeader start) throws IOException
+    {
+        return new MonitorRecordWriter(TraceWriter.create(dir, start));
+    }
+
+    public long aggregations()
+    {
+        return aggregations;
+    }
+
+    @Override
+    public boolean afterAggregation(final DamonContext ctx)
+    {
+        final long now = ctx.clock().nowNs();
+        final List<Snapshot.TargetRegions> targets = new ArrayList<>();
+        for (final Target t : ctx.targets())
+        {
+            final List<Snapshot.RegionRecord> regions = new ArrayList<>(t.nrRegions());
+            for (final Region r : t.regions())
+            {
+                regions.add(new Snapshot.RegionRecord(r.start(), r.end(), r.nrAccesses(), r.age()));
+            }
+            targets.add(new Snapshot.TargetRegions(t.id(), regions));
+        }
+        write(new Snapshot(aggregations, lastEndNs, now, targets));
+        return false;
+    }
+
+    /** Appends one aggregation's excerpt. */
+    public void write(final Snapshot snapshot)
+    {
+        final ByteOrder le = ByteOrder.LITTLE_ENDIAN;
+        // The payload after the kind word, which TraceWriter writes.
+        buffer.putLong(AGGREGATION, snapshot.aggregation(), le);
+        buffer.putLong(START_NS, snapshot.startNs(), le);
+        buffer.putLong(END_NS, snapshot.endNs(), le);
+        buffer.putInt(TARGETS, snapshot.targets().size(), le);
+        buffer.putInt(TARGETS + 4, 0, le);
+        int offset = HEADER_SIZE;
+        for (final Snapshot.TargetRegions target : snapshot.targets())
+        {
+            buffer.putLong(offset + TARGET_PID, target.pid(), le);
+            buffer.putInt(offset + TARGET_REGIONS, target.regions().size(), le);
+            buffer.putInt(offset + TARGET_REGIONS + 4, 0, le);
+            offset += TARGET_HEADER_SIZE;
+            for (final Snapshot.RegionRecord r : target.regions())
+            {
+                buffer.putLong(offset + REGION_START, r.start(), le);
+                buffer.putLong(offset + REGION_END, r.end(), le);
+                buffer.putInt(offset + REGION_NR_ACCESSES, r.nrAccesses(), le);
+                buffer.putInt(offset + REGION_AGE, r.age(), le);
+                offset += REGION_SIZE;
+            }
+        }
+        writer.write(EXCERPT_AGGREGATION, buffer, 0, offset);
+        aggregations++;
+        lastEndNs = snapshot.endNs();
+    }
+
+    /** Writes the final header (state=complete, the number of aggregations) and closes the queue. */
+    public void finish(final TraceHeader end) throws IOException
+    {
+        end.put(AGGREGATIONS, aggregations);
+        writer.finish(end);
+    }
+
+    @Override
+    public void close()
+    {
+        writer.close();
+    }
+}

@@ -1,0 +1,29 @@
+package io.faultline.damon.record;
+
+import java.util.List;
+
+/**
+ * One aggregation interval's monitoring results: every target's regions as they stood when the
+ * interval ended (after merging, before the counters were reset), as the kernel's
+ * damon_aggregated trace event and damo's snapshots report them.
+ *
+ * @param aggregation index of the aggregation interval, from 0
+ * @param startNs     when the interval began, nanoseconds since monitoring started
+ * @param endNs       when it ended
+ */
+public record Snapshot(long aggregation, long startNs, long endNs, List<TargetRegions> targets)
+{
+    /** One target's regions in a snapshot. */
+    public record TargetRegions(long pid, List<RegionRecord> regions)
+    {
+    }
+
+    /** One region: {@code [start, end)}, the sampling intervals it was found accessed in, its age in aggregations. */
+    public record RegionRecord(long start, long end, int nrAccesses, int age)
+    {
+        public long size()
+        {
+            return end - start;
+        }
+    }
+}

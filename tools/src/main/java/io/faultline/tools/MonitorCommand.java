@@ -1,0 +1,106 @@
+package io.faultline.tools;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+import io.faultline.damon.Attributes;
+import io.faultline.damon.ops.TraceMonitor;
+import io.faultline.damon.record.MonitorRecordReader;
+import io.faultline.format.TraceFormatException;
+import io.faultline.format.TraceWriter;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code faultline monitor}: DAMON over a program's memory, every aggregation into a monitoring
+ * record (trace-format/MONITOR-FORMAT.md). For now from a recorded trace, with the {@code trace}
+ * operations set; a live program needs the {@code vaddr} set, which needs the agent's access checks.
+ */
+@Command(name = "monitor", description = "DAMON data access monitoring of a recorded trace into a monitoring record",
+    sortOptions = false, usageHelpWidth = 100,
+    footer = {"", "Defaults are the kernel's (damon_new_ctx), the update interval damo's. Reports: faultline report."})
+final class MonitorCommand implements Callable<Integer>
+{
+    @picocli.CommandLine.Mixin
+    PicocliCommand.Help help;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--from-trace", paramLabel = "TRACE",
+        description = "monitor a faultline trace (best recorded with a tiny EVMS, e.g. record --evms 16)")
+    Path trace;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "DIR", required = true,
+        description = "the monitoring record to write (a new or empty directory)")
+    Path output;
+
+    @Option(names = "--sample", paramLabel = "T", converter = Durations.class, defaultValue = "5ms",
+        description = "sampling interval (default ${DEFAULT-VALUE})")
+    long sampleUs;
+
+    @Option(names = "--aggr", paramLabel = "T", converter = Durations.class, defaultValue = "100ms",
+        description = "aggregation interval (default ${DEFAULT-VALUE})")
+    long aggrUs;
+
+    @Option(names = "--update", paramLabel = "T", converter = Durations.class, defaultValue = "1s",
+        description = "operations update interval (default ${DEFAULT-VALUE})")
+    long updateUs;
+
+    @Option(names = "--min-regions", paramLabel = "N", defaultValue = "10",
+        description = "minimum number of regions (default ${DEFAULT-VALUE})")
+    int minRegions;
+
+    @Option(names = "--max-regions", paramLabel = "N", defaultValue = "1000",
+        description = "maximum number of regions (default ${DEFAULT-VALUE})")
+    int maxRegions;
+
+    @Option(names = "--seed", paramLabel = "N", defaultValue = "1",
+        description = "seed of the random sampling addresses and split sizes (default ${DEFAULT-VALUE})")
+    long seed;
+
+    @Parameters(paramLabel = "PROGRAM", arity = "0..*", description = "a program to monitor live (not yet possible)")
+    List<String> program;
+
+    @Override
+    public Integer call() throws Exception
+    {
+        final Attributes attrs = new Attributes(sampleUs, aggrUs, updateUs, minRegions, maxRegions);
+        final String problem = attrs.problem();
+        if (problem != null)
+        {
+            throw new CliException(problem + " (--sample, --aggr, --update, --min-regions, --max-regions)");
+        }
+        if (program != null && !program.isEmpty() || trace == null)
+        {
+            throw new CliException("monitoring a running program needs the agent's access checks (the vaddr operations"
+                + " set), not built yet; record it with faultline record --evms 16 -o TRACE -- PROGRAM, then run"
+                + " faultline monitor --from-trace TRACE -o DIR");
+        }
+        if (MonitorRecordReader.isRecord(trace))
+        {
+            throw new CliException(trace + " is a monitoring record, not a trace; --from-trace takes a trace written"
+                + " by faultline record");
+        }
+        try
+        {
+            TraceWriter.checkUsable(output);
+        }
+        catch (final TraceFormatException ex)
+        {
+            throw new CliException(ex.getMessage());
+        }
+        final long start = System.nanoTime();
+        final TraceMonitor.Result result = TraceMonitor.run(trace, output, attrs, seed);
+        spec.commandLine().getErr().printf(Locale.ROOT,
+            "Monitored %d processes over %.3f s of %s: %d aggregations of %s (sampling %s) into %s in %.3f s%n",
+            result.targets(), result.traceEndNs() / 1e9, trace, result.aggregations(), Durations.format(aggrUs),
+            Durations.format(sampleUs), output, (System.nanoTime() - start) / 1e9);
+        return 0;
+    }
+}

@@ -1,0 +1,332 @@
+package io.faultline.tools;
+
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+import io.faultline.damon.Attributes;
+import io.faultline.damon.ops.TraceIndex;
+import io.faultline.damon.record.MonitorRecordReader;
+import io.faultline.damon.record.Snapshot;
+import io.faultline.damon.report.Accuracy;
+import io.faultline.damon.report.ExactAccesses;
+import io.faultline.damon.report.Heatmap;
+import io.faultline.damon.report.RegionsCsv;
+import io.faultline.damon.report.WorkingSetSize;
+import io.faultline.format.TraceLayout;
+import io.faultline.format.TraceReader;
+import io.faultline.sim.report.MissRatioChart;
+import io.faultline.tools.chart.HeatmapChart;
+import io.faultline.tools.chart.WorkingSetChart;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code faultline report}: DAMON's results in damo's vocabulary (regions, heats, wss), from a
+ * monitoring record, or exactly from a trace; and DAMON's accuracy against a trace.
+ */
+@Command(name = "report", description = "DAMON reports: regions, heats, wss of a monitoring record or a trace; accuracy",
+    usageHelpWidth = 100,
+    subcommands = {ReportCommand.Regions.class, ReportCommand.Heats.class, ReportCommand.Wss.class,
+        ReportCommand.AccuracyReport.class})
+final class ReportCommand implements Callable<Integer>
+{
+    @Mixin
+    PicocliCommand.Help help;
+
+    @Override
+    public Integer call()
+    {
+        throw new CliException("missing report; give one of regions, heats, wss, accuracy (faultline report --help)");
+    }
+
+    /** A monitoring record or a trace, and the intervals a trace is cut into. */
+    static final class Input
+    {
+        @Parameters(index = "0", paramLabel = "DIR", description = "a monitoring record (faultline monitor) or a trace")
+        Path dir;
+
+        @Option(names = "--sample", paramLabel = "T", converter = Durations.class,
+            description = "for a trace: sampling interval of the exact counts (default 5ms)")
+        Long sampleUs;
+
+        @Option(names = "--aggr", paramLabel = "T", converter = Durations.class,
+            description = "for a trace: aggregation interval (default 100ms)")
+        Long aggrUs;
+
+        List<Snapshot> snapshots()
+        {
+            if (MonitorRecordReader.isRecord(dir))
+            {
+                final MonitorRecordReader reader = MonitorRecordReader.open(dir);
+                if (sampleUs != null || aggrUs != null)
+                {
+                    final Attributes a = reader.attributes();
+                    throw new CliException("--sample and --aggr apply to traces; " + dir + " is a monitoring record made"
+                        + " with sampling " + Durations.format(a.sampleIntervalUs()) + " and aggregation "
+                        + Durations.format(a.aggrIntervalUs()) + "; leave them out");
+                }
+                return reader.snapshots();
+            }
+            if (!Files.isRegularFile(dir.resolve(TraceLayout.HEADER_FILE)))
+            {
+                throw new CliException(dir + " is neither a monitoring record nor a faultline trace (no "
+                    + TraceLayout.HEADER_FILE + "); give one written by faultline monitor or faultline record");
+            }
+            final long sample = sampleUs == null ? 5_000 : sampleUs;
+            final long aggr = aggrUs == null ? 100_000 : aggrUs;
+            if (sample <= 0 || aggr < sample)
+            {
+                throw new CliException("the aggregation interval (" + Durations.format(aggr) + ") must be at least the"
+                    + " sampling interval (" + Durations.format(sample) + "), both positive");
+            }
+            return new ExactAccesses(TraceIndex.read(dir), sample, aggr).snapshots();
+        }
+    }
+
+    @Command(name = "regions",
+        description = "every region of every aggregation as CSV: " + RegionsCsv.HEADER)
+    static final class Regions implements Callable<Integer>
+    {
+        @Mixin
+        PicocliCommand.Help help;
+
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        Input input;
+
+        @Override
+        public Integer call()
+        {
+            final PrintWriter out = spec.commandLine().getOut();
+            RegionsCsv.write(input.snapshots(), out);
+            out.flush();
+            return 0;
+        }
+    }
+
+    @Command(name = "heats",
+        description = "time x address heatmap of access frequency (CSV time_ns,address,heat), as damo report heats")
+    static final class Heats implements Callable<Integer>
+    {
+        @Mixin
+        PicocliCommand.Help help;
+
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        Input input;
+
+        @Option(names = "--resolution", arity = "2", paramLabel = "N",
+            description = "pixels across time and across addresses (default 100 100)")
+        int[] resolution = {100, 100};
+
+        @Option(names = "--pid", paramLabel = "PID", description = "the process to draw (default: the first target)")
+        Long pid;
+
+        @Option(names = "--address-range", arity = "2", paramLabel = "ADDR",
+            description = "START END addresses to draw (default: the biggest stretch the regions cover without a gap)")
+        long[] addressRange;
+
+        @Option(names = "--plot", paramLabel = "FILE", description = "also draw it, PNG or SVG by extension")
+        Path plot;
+
+        @Override
+        public Integer call() throws Exception
+        {
+            if (resolution.length != 2 || resolution[0] <= 0 || resolution[1] <= 0)
+            {
+                throw new CliException("--resolution takes two positive numbers of pixels, e.g. --resolution 100 100");
+            }
+            if (plot != null)
+            {
+                MissRatioChart.checkExtension(plot);
+            }
+            final List<Snapshot> snapshots = input.snapshots();
+            if (snapshots.isEmpty() || snapshots.get(0).targets().isEmpty())
+            {
+                throw new CliException(input.dir + " holds no complete aggregation; nothing to draw");
+            }
+            final long target = pid != null ? pid : snapshots.get(0).targets().get(0).pid();
+            final long[] range = addressRange != null ? addressRange : Heatmap.defaultAddressRange(snapshots, target);
+            if (range == null || range[1] <= range[0])
+            {
+                throw new CliException("no regions of process " + target + " in " + input.dir
+                    + (addressRange != null ? " (or an empty --address-range)" : "") + "; give another --pid");
+            }
+            final Heatmap.Grid grid = Heatmap.compute(snapshots, target, range[0], range[1], resolution[0], resolution[1]);
+            final PrintWriter out = spec.commandLine().getOut();
+            final StringBuilder text = new StringBuilder("time_ns,address,heat\n");
+            for (int t = 0; t < grid.timeNs().length; t++)
+            {
+                for (int a = 0; a < grid.address().length; a++)
+                {
+                    text.append(grid.timeNs()[t]).append(',').append(grid.address()[a]).append(',')
+                        .append(String.format(Locale.ROOT, "%.3f", grid.heat()[t][a])).append('\n');
+                }
+            }
+            out.print(text);
+            out.flush();
+            if (plot != null)
+            {
+                HeatmapChart.write(plot, "Access frequency of process " + target + " (" + input.dir.getFileName() + ")",
+                    grid);
+                spec.commandLine().getErr().println("Wrote heatmap to " + plot);
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "wss",
+        description = "working set size: percentiles over the aggregations (or each aggregation's, --over-time)")
+    static final class Wss implements Callable<Integer>
+    {
+        @Mixin
+        PicocliCommand.Help help;
+
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        Input input;
+
+        @Option(names = "--pid", paramLabel = "PID", description = "one process (default: all targets together)")
+        Long pid;
+
+        @Option(names = "--over-time", description = "print aggregation,time_ns,wss_bytes instead of percentiles")
+        boolean overTime;
+
+        @Option(names = "--plot", paramLabel = "FILE", description = "draw the size over time, PNG or SVG by extension")
+        Path plot;
+
+        @Override
+        public Integer call() throws Exception
+        {
+            if (plot != null)
+            {
+                MissRatioChart.checkExtension(plot);
+            }
+            final List<Snapshot> snapshots = input.snapshots();
+            final long[] sizes = WorkingSetSize.overTime(snapshots, pid == null ? -1 : pid);
+            final StringBuilder text = new StringBuilder();
+            if (overTime)
+            {
+                text.append("aggregation,time_ns,wss_bytes\n");
+                for (int i = 0; i < sizes.length; i++)
+                {
+                    text.append(snapshots.get(i).aggregation()).append(',').append(snapshots.get(i).endNs()).append(',')
+                        .append(sizes[i]).append('\n');
+                }
+            }
+            else
+            {
+                text.append("percentile,wss_bytes\n");
+                for (final int p : WorkingSetSize.PERCENTILES)
+                {
+                    text.append(p).append(',').append(WorkingSetSize.percentile(sizes, p)).append('\n');
+                }
+            }
+            final PrintWriter out = spec.commandLine().getOut();
+            out.print(text);
+            out.flush();
+            if (plot != null)
+            {
+                final long[] ends = snapshots.stream().mapToLong(Snapshot::endNs).toArray();
+                WorkingSetChart.write(plot, "Working set size (" + input.dir.getFileName() + ")", ends, sizes);
+                spec.commandLine().getErr().println("Wrote working set chart to " + plot);
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "accuracy",
+        description = "DAMON's heat and working set size errors against the exact ones of a complete trace")
+    static final class AccuracyReport implements Callable<Integer>
+    {
+        @Mixin
+        PicocliCommand.Help help;
+
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--monitor", paramLabel = "DIR", required = true, description = "the monitoring record")
+        Path monitor;
+
+        @Option(names = "--truth", paramLabel = "TRACE", required = true,
+            description = "the trace of the same run (for --from-trace records: the trace monitored)")
+        Path truth;
+
+        @Option(names = "--csv", paramLabel = "FILE",
+            description = "per aggregation: aggregation,time_ns,true_wss_bytes,damon_wss_bytes,wss_error,heat_error")
+        Path csv;
+
+        @Override
+        public Integer call() throws Exception
+        {
+            final MonitorRecordReader record = openRecord(monitor);
+            if (MonitorRecordReader.isRecord(truth))
+            {
+                throw new CliException(truth + " is a monitoring record, not a trace; --truth takes the trace written"
+                    + " by faultline record");
+            }
+            TraceReader.open(truth).close();
+            final Attributes attrs = record.attributes();
+            final ExactAccesses exact = new ExactAccesses(TraceIndex.read(truth), attrs.sampleIntervalUs(),
+                attrs.aggrIntervalUs());
+            final Accuracy.Report report = Accuracy.compare(record.snapshots(), exact);
+            final PrintWriter out = spec.commandLine().getOut();
+            final long withWss = report.intervals().stream().filter(i -> i.trueWssBytes() > 0).count();
+            out.printf(Locale.ROOT, "aggregations  %d of %s (sampling %s)%n", report.intervals().size(),
+                Durations.format(attrs.aggrIntervalUs()), Durations.format(attrs.sampleIntervalUs()));
+            out.printf(Locale.ROOT, "heat error    %.2f%% of the largest frequency (mean absolute, mean over"
+                + " aggregations)%n", 100 * report.meanHeatError());
+            out.printf(Locale.ROOT, "wss error     %s mean absolute, %s mean signed (over %d aggregations with a"
+                + " working set)%n", percent(report.meanAbsWssError()), percent(report.meanWssError()), withWss);
+            out.flush();
+            if (csv != null)
+            {
+                try (PrintWriter writer = new PrintWriter(Files.newBufferedWriter(csv, StandardCharsets.UTF_8)))
+                {
+                    writer.print("aggregation,time_ns,true_wss_bytes,damon_wss_bytes,wss_error,heat_error\n");
+                    for (final Accuracy.Interval i : report.intervals())
+                    {
+                        writer.print(i.aggregation() + "," + i.endNs() + "," + i.trueWssBytes() + "," + i.damonWssBytes()
+                            + "," + (Double.isNaN(i.wssError()) ? "" : String.format(Locale.ROOT, "%.6f", i.wssError()))
+                            + "," + String.format(Locale.ROOT, "%.6f", i.heatError()) + "\n");
+                    }
+                }
+                spec.commandLine().getErr().println("Wrote " + report.intervals().size() + " aggregations as CSV to "
+                    + csv);
+            }
+            return 0;
+        }
+
+        private static String percent(final double value)
+        {
+            return Double.isNaN(value) ? "n/a" : String.format(Locale.ROOT, "%.2f%%", 100 * value);
+        }
+
+        private static MonitorRecordReader openRecord(final Path dir)
+        {
+            try
+            {
+                return MonitorRecordReader.open(dir);
+            }
+            catch (final io.faultline.format.TraceFormatException ex)
+            {
+                throw new CliException(ex.getMessage(), MonitorRecordReader.isRecord(dir) ? 1 : 2);
+            }
+        }
+    }
+}

@@ -1,0 +1,165 @@
+package io.faultline.tools;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import io.faultline.damon.Attributes;
+import io.faultline.damon.record.MonitorRecordReader;
+import io.faultline.damon.record.MonitorRecordWriter;
+import io.faultline.damon.record.Snapshot;
+import io.faultline.damon.record.Snapshot.RegionRecord;
+import io.faultline.damon.record.Snapshot.TargetRegions;
+import io.faultline.sim.trace.FaultlineTraces;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code faultline monitor} and {@code faultline report} end to end, with exact outputs on small
+ * records and traces, and their one-line errors. The trace: process 1 references pages 1, 2 and 5
+ * (4 KiB) within 30 ns; at 1 us sampling and aggregation that is one aggregation in which each of
+ * the three pages was referenced in its only sampling interval.
+ */
+class MonitorCommandTest
+{
+    @TempDir
+    Path tmp;
+
+    private Path trace() throws IOException
+    {
+        return FaultlineTraces.write(tmp.resolve("trace"), 4096,
+            new long[] {1, 11, 0x1000, 0x2000, 0x1000},
+            new long[] {1, 11, 0x5000});
+    }
+
+    private Path record() throws IOException
+    {
+        final Path dir = tmp.resolve("record");
+        try (MonitorRecordWriter writer = MonitorRecordWriter.create(dir,
+            MonitorRecordWriter.header(Attributes.DEFAULTS, "trace", 4096)))
+        {
+            writer.write(new Snapshot(0, 0, 100, List.of(new TargetRegions(7, List.of(new RegionRecord(0, 16384, 10, 0))))));
+            writer.write(new Snapshot(1, 100, 200, List.of(new TargetRegions(7, List.of(
+                new RegionRecord(0, 8192, 20, 0), new RegionRecord(8192, 16384, 0, 1))))));
+            writer.finish(MonitorRecordWriter.header(Attributes.DEFAULTS, "trace", 4096));
+        }
+        return dir;
+    }
+
+    private static void assertOneLineError(final CommandRun run, final String command, final String contains)
+    {
+        assertEquals(2, run.status(), run.toString());
+        // simulate says what it reads before it fails; everything else fails before any output.
+        assertEquals(command.equals("simulate") ? 2 : 1, run.errLines().length, run.toString());
+        assertTrue(run.lastErrLine().startsWith("faultline " + command + ": "), run.toString());
+        assertTrue(run.lastErrLine().contains(contains), run.toString());
+        assertTrue(!run.err().contains("Exception") && !run.err().contains("\tat "), run.toString());
+    }
+
+    @Test
+    void monitorsATraceIntoARecordThatMatchesTheTruthExactly() throws IOException
+    {
+        final Path trace = trace();
+        final Path out = tmp.resolve("out");
+        final CommandRun run = CommandRun.of("monitor", "--from-trace", trace.toString(), "-o", out.toString(),
+            "--sample", "1us", "--aggr", "1us", "--min-regions", "3");
+        assertEquals(0, run.status(), run.toString());
+        assertTrue(run.err().startsWith("Monitored 1 processes over 0.000 s of " + trace + ": 1 aggregations of 1 us"),
+            run.err());
+        assertTrue(MonitorRecordReader.isRecord(out));
+
+        final CommandRun regions = CommandRun.of("report", "regions", out.toString());
+        assertEquals(0, regions.status(), regions.toString());
+        final List<String> lines = regions.out().lines().toList();
+        assertEquals("aggregation,time_ns,pid,start,end,nr_accesses,age", lines.get(0));
+        long covered = 0;
+        for (final String line : lines.subList(1, lines.size()))
+        {
+            final String[] f = line.split(",");
+            assertEquals("0", f[0]);
+            assertEquals("1000", f[1]);
+            assertEquals("1", f[2]);
+            assertEquals("1", f[5], line);
+            covered += Long.parseLong(f[4]) - Long.parseLong(f[3]);
+        }
+        assertEquals(3 * 4096, covered);
+
+        final CommandRun accuracy = CommandRun.of("report", "accuracy", "--monitor", out.toString(), "--truth",
+            trace.toString());
+        assertEquals(0, accuracy.status(), accuracy.toString());
+        assertEquals("aggregations  1 of 1 us (sampling 1 us)\n"
+            + "heat error    0.00% of the largest frequency (mean absolute, mean over aggregations)\n"
+            + "wss error     0.00% mean absolute, 0.00% mean signed (over 1 aggregations with a working set)\n",
+            accuracy.out());
+    }
+
+    @Test
+    void reportsOnATraceAreExact() throws IOException
+    {
+        final Path trace = trace();
+        final CommandRun regions = CommandRun.of("report", "regions", trace.toString(), "--sample", "1us", "--aggr", "1us");
+        assertEquals(0, regions.status(), regions.toString());
+        assertEquals("aggregation,time_ns,pid,start,end,nr_accesses,age\n"
+            + "0,1000,1,4096,12288,1,0\n"
+            + "0,1000,1,20480,24576,1,0\n", regions.out());
+        final CommandRun wss = CommandRun.of("report", "wss", trace.toString(), "--sample", "1us", "--aggr", "1us");
+        assertEquals("percentile,wss_bytes\n0,12288\n25,12288\n50,12288\n75,12288\n100,12288\n", wss.out());
+    }
+
+    @Test
+    void reportsOnARecordAreExact() throws IOException
+    {
+        final Path record = record();
+        assertEquals("aggregation,time_ns,pid,start,end,nr_accesses,age\n"
+            + "0,100,7,0,16384,10,0\n1,200,7,0,8192,20,0\n1,200,7,8192,16384,0,1\n",
+            CommandRun.of("report", "regions", record.toString()).out());
+        assertEquals("aggregation,time_ns,wss_bytes\n0,100,16384\n1,200,8192\n",
+            CommandRun.of("report", "wss", "--over-time", record.toString()).out());
+        assertEquals("percentile,wss_bytes\n0,8192\n25,8192\n50,8192\n75,16384\n100,16384\n",
+            CommandRun.of("report", "wss", record.toString()).out());
+        final Path png = tmp.resolve("heat.png");
+        final CommandRun heats = CommandRun.of("report", "heats", "--resolution", "2", "2", "--plot", png.toString(),
+            record.toString());
+        assertEquals(0, heats.status(), heats.toString());
+        assertEquals("time_ns,address,heat\n0,0,10.000\n0,8192,10.000\n100,0,20.000\n100,8192,0.000\n", heats.out());
+        assertArrayEquals(new byte[] {(byte)0x89, 'P', 'N', 'G'}, java.util.Arrays.copyOf(Files.readAllBytes(png), 4));
+    }
+
+    @Test
+    void badInputEndsInOneLine() throws IOException
+    {
+        final Path trace = trace();
+        final Path record = record();
+        final String out = tmp.resolve("o").toString();
+        assertOneLineError(CommandRun.of("monitor", "--from-trace", trace.toString(), "-o", out, "--sample", "5ms",
+            "--aggr", "1ms"), "monitor", "is shorter than the sampling interval");
+        assertOneLineError(CommandRun.of("monitor", "--from-trace", trace.toString(), "-o", out, "--min-regions", "20",
+            "--max-regions", "10"), "monitor", "is above the maximum");
+        assertOneLineError(CommandRun.of("monitor", "--from-trace", record.toString(), "-o", out), "monitor",
+            "is a monitoring record, not a trace");
+        assertOneLineError(CommandRun.of("monitor", "--from-trace", trace.toString(), "-o", record.toString()),
+            "monitor", "choose another -o or delete it");
+        assertOneLineError(CommandRun.of("monitor", "-o", out, "--", "/bin/true"), "monitor",
+            "faultline monitor --from-trace TRACE");
+        assertOneLineError(CommandRun.of("monitor", "--from-trace", trace.toString(), "-o", out, "--sample", "fast"),
+            "monitor", "'fast' is not a duration");
+        assertOneLineError(CommandRun.of("simulate", "--policies", "lru", "--sizes", "4", record.toString()), "simulate",
+            "is a DAMON monitoring record (written by faultline monitor), not a trace");
+        assertOneLineError(CommandRun.of("report", "accuracy", "--monitor", trace.toString(), "--truth",
+            trace.toString()), "report accuracy", "is a faultline trace, not a monitoring record");
+        assertOneLineError(CommandRun.of("report", "accuracy", "--monitor", record.toString(), "--truth",
+            record.toString()), "report accuracy", "is a monitoring record, not a trace");
+        assertOneLineError(CommandRun.of("report", "regions", record.toString(), "--sample", "1ms"), "report regions",
+            "--sample and --aggr apply to traces");
+        assertOneLineError(CommandRun.of("report", "heats", "--plot", "heat.gif", record.toString()), "report heats",
+            "name it with .png or .svg");
+        assertOneLineError(CommandRun.of("report", "wss", "--bogus", record.toString()), "report wss",
+            "Unknown option: '--bogus'");
+        assertOneLineError(CommandRun.of("report"), "report", "missing report");
+    }
+}
