@@ -18,8 +18,11 @@
  *   - one guard thread of normal priority: the deadline loop (recorder liveness and the stop
  *     flag now; interval ends and sampling ticks later), teardown, and the guard against
  *     starvation. A SCHED_IDLE thread gets no CPU while its CPU has other runnable work; when a
- *     fault or request has waited a whole tick (1 ms) with no progress by any fault thread, the
- *     guard handles faults itself for the next 100 ms ("contended"), as a single handler would.
+ *     fault or request has waited two ticks (1 ms each) with no progress by any fault thread,
+ *     the guard handles faults itself for the next 100 ms ("contended"), as a single handler
+ *     would, and the fault threads run at normal priority for the next second: a SCHED_IDLE
+ *     thread preempted while it holds the agent lock would keep it from every other CPU, the
+ *     guard included (a pipeline like `xz -T2 | od | sha256sum` on 2 CPUs collapsed so).
  * FAULTLINE_HANDLERS=single keeps only the guard, handling every fault (the old placement, for
  * comparison).
  *
@@ -82,6 +85,7 @@ struct staged {
 #define TICK_NS 1000000ULL            /* the guard's stall check while faults are coming */
 #define ACTIVE_NS 100000000ULL        /* faults this recent keep the guard ticking */
 #define CONTENDED_NS 100000000ULL     /* after a stall the guard handles faults this long */
+#define NORMAL_NS 1000000000ULL       /* and the fault threads run at normal priority this long */
 #define LIVENESS_NS 100000000ULL      /* recorder alive? stop asked? */
 
 static pthread_t guard_thread;
@@ -94,6 +98,7 @@ static int stopping;        /* under the lock: teardown has begun, fault threads
 static int stop_efd = -1;   /* teardown -> fault threads */
 static uint64_t progress;   /* under the lock: faults handled and requests served */
 static uint32_t guard_done; /* futex word: 1 once the guard has torn down and is about to return */
+static uint64_t normal_until; /* fl_now_ns(): until then fault threads run at SCHED_OTHER (contention) */
 
 static pthread_mutex_t agent_lock = PTHREAD_MUTEX_INITIALIZER;
 static uintptr_t wake_pages[WAKE_MAX]; /* under the lock: resolved, to wake at unlock */
@@ -226,7 +231,7 @@ static void serve_requests(int (*fn)(struct fl_req *))
 	uint64_t served = fl_req_serve(fn);
 	if (served) {
 		wake_reqs |= served;
-		progress++;
+		__atomic_add_fetch(&progress, 1, __ATOMIC_RELEASE);
 	}
 }
 
@@ -866,12 +871,23 @@ static void *fault_main(void *arg)
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	struct sched_param sp = { 0 };
 	pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	int normal = 0;
 	struct pollfd fds[3] = {
 		{ .fd = fl_agent.uffd, .events = POLLIN },
 		{ .fd = fl_req_eventfd(), .events = POLLIN },
 		{ .fd = stop_efd, .events = POLLIN },
 	};
 	for (;;) {
+		/*
+		 * Under contention (the guard saw a stall) run at normal priority for a while: a
+		 * SCHED_IDLE thread preempted while it holds the agent lock would keep it from every
+		 * other CPU, the guard included, for as long as its CPU has other work.
+		 */
+		int want_normal = fl_now_ns() < __atomic_load_n(&normal_until, __ATOMIC_ACQUIRE);
+		if (want_normal != normal) {
+			pthread_setschedparam(pthread_self(), want_normal ? SCHED_OTHER : SCHED_IDLE, &sp);
+			normal = want_normal;
+		}
 		agent_lock_take();
 		if (stopping || fatal_error) {
 			agent_unlock();
@@ -879,7 +895,7 @@ static void *fault_main(void *arg)
 		}
 		int n = drain_uffd();
 		if (n < 0) {
-			fatal_error = n;
+			__atomic_store_n(&fatal_error, n, __ATOMIC_RELEASE);
 			agent_unlock();
 			uint64_t one = 1;
 			ssize_t w = write(guard_efd, &one, sizeof(one));
@@ -888,7 +904,7 @@ static void *fault_main(void *arg)
 		}
 		uint64_t before = progress;
 		if (n > 0)
-			progress++;
+			__atomic_add_fetch(&progress, 1, __ATOMIC_RELEASE);
 		if (fl_req_pending())
 			serve_requests(serve);
 		int busy = progress != before;
@@ -944,8 +960,9 @@ static int uffd_readable(void)
 
 static void stall_due(uint64_t now)
 {
-	if (progress != last_progress) {
-		last_progress = progress;
+	uint64_t p = __atomic_load_n(&progress, __ATOMIC_ACQUIRE);
+	if (p != last_progress) {
+		last_progress = p;
 		last_active = now;
 		pending_before = 0;
 		return;
@@ -954,6 +971,7 @@ static void stall_due(uint64_t now)
 	if (pending && pending_before) {
 		stalls++;
 		contended_until = now + CONTENDED_NS;
+		__atomic_store_n(&normal_until, now + NORMAL_NS, __ATOMIC_RELEASE);
 		FL_DEBUG("stall", stalls, 0, 0);
 	}
 	pending_before = pending;
@@ -981,11 +999,13 @@ static void *guard_main(void *arg)
 	deadlines[DL_STALL] = (struct deadline){ 0, TICK_NS, stall_due };
 	for (;;) {
 		now = fl_now_ns();
-		agent_lock_take();
-		if (fatal_error && !stop_reason) {
+		int fatal = __atomic_load_n(&fatal_error, __ATOMIC_ACQUIRE);
+		if (fatal && !stop_reason) {
 			stop_reason = FL_STOP_ERROR;
-			stop_err = -fatal_error;
+			stop_err = -fatal;
 		}
+		/* the deadlines so far read only atomics and the guard's own state: no lock, so a
+		 * stall is seen even while a starved fault thread holds the lock */
 		for (int i = 0; i < DL_COUNT && !stop_reason; i++) {
 			struct deadline *d = &deadlines[i];
 			if (d->due && d->due <= now) {
@@ -993,7 +1013,13 @@ static void *guard_main(void *arg)
 				d->run(now);
 			}
 		}
-		if (!stop_reason && guard_handles_faults(now)) {
+		int handles = guard_handles_faults(now);
+		int serve_now = fl_req_pending() && (handles || n_fault_threads == 0);
+		if (!stop_reason && (handles || serve_now))
+			agent_lock_take();
+		else
+			goto unlocked;
+		if (handles) {
 			int n = drain_uffd();
 			if (n < 0) {
 				stop_reason = FL_STOP_ERROR;
@@ -1002,10 +1028,10 @@ static void *guard_main(void *arg)
 				progress++;
 			}
 		}
-		if (!stop_reason && fl_req_pending() && (guard_handles_faults(now) || n_fault_threads == 0))
+		if (!stop_reason && serve_now)
 			serve_requests(serve);
-		int handles = guard_handles_faults(now);
 		agent_unlock();
+unlocked:
 		if (stop_reason) {
 			teardown(stop_reason, stop_err);
 			__atomic_store_n(&guard_done, 1, __ATOMIC_RELEASE);
@@ -1052,12 +1078,10 @@ static void *guard_main(void *arg)
 		if (!handles && nfds > watched && ((fds[watched].revents | fds[watched + 1].revents) & POLLIN)) {
 			/* the first fault or request after a quiet spell: start ticking */
 			now = fl_now_ns();
-			agent_lock_take();
 			last_active = now;
-			last_progress = progress;
+			last_progress = __atomic_load_n(&progress, __ATOMIC_ACQUIRE);
 			pending_before = 0;
 			deadlines[DL_STALL].due = now + TICK_NS;
-			agent_unlock();
 		}
 	}
 }
@@ -1090,7 +1114,7 @@ void fl_handler_reset_after_fork(void)
 	fatal_error = 0;
 	stop_reason = 0;
 	stop_err = 0;
-	progress = last_progress = last_active = contended_until = 0;
+	progress = last_progress = last_active = contended_until = normal_until = 0;
 	pending_before = 0;
 	wake_n = 0;
 	wake_reqs = 0;
