@@ -4,48 +4,39 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceReader;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
 
 /**
  * {@code faultline info DIR}: what was traced, how, and the totals; reads the whole trace once
  * so a truncated or corrupt one is reported instead of described.
  */
-public final class InfoCommand implements Command
+@Command(name = "info", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+    synopsisHeading = "usage: ", customSynopsis = "faultline info TRACE_DIR",
+    descriptionHeading = "%n",
+    description = {"Describe a trace: configuration, duration, processes, threads, totals.", ""})
+final class InfoCommand implements Callable<Integer>
 {
     private static final String USAGE = "usage: faultline info TRACE_DIR";
 
-    @Override
-    public String name()
+    @Parameters(paramLabel = "TRACE_DIR", arity = "0..*", description = "a trace directory written by faultline record")
+    List<String> operands = new ArrayList<>();
+
+    private final PrintStream out;
+
+    InfoCommand(final PrintStream out)
     {
-        return "info";
+        this.out = out;
     }
 
     @Override
-    public String summary()
+    public Integer call()
     {
-        return "describe a trace: configuration, duration, processes, threads, totals";
-    }
-
-    @Override
-    public int run(final List<String> args, final PrintStream out, final PrintStream err)
-    {
-        final List<String> operands = new ArrayList<>();
-        for (final String arg : args)
-        {
-            if (arg.equals("-h") || arg.equals("--help"))
-            {
-                out.println(USAGE);
-                return 0;
-            }
-            if (arg.startsWith("-"))
-            {
-                throw new CliException("unknown option " + arg + "; " + USAGE);
-            }
-            operands.add(arg);
-        }
         final String path = TraceArguments.single(operands, USAGE);
         try (TraceReader reader = TraceArguments.open(path))
         {

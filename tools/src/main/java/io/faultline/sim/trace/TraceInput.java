@@ -4,68 +4,23 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.function.Supplier;
 
 /**
- * The trace options shared by the replay commands ({@code --format}, {@code --page-size},
- * {@code --pid}, {@code --tid}, {@code --no-ifetch}) and the reading of a trace with them,
- * reporting progress on stderr.
+ * Which format and options to read a trace with (the replay commands' {@code --format},
+ * {@code --page-size}, {@code --pid}, {@code --tid}, {@code --no-ifetch}), and the reading of a
+ * trace with them, reporting progress on stderr.
  */
 public final class TraceInput
 {
-    public static final String USAGE = String.join(System.lineSeparator(),
-        "  --format F        trace format; a directory is read as faultline, any other file needs this:",
-        "%s",
-        "                    gzip, xz and zstd files are decompressed whatever their name",
-        "  --page-size B     bytes per page for address traces (default 4096; a faultline trace's own)",
-        "  --pid N, --tid N  faultline traces: keep one process's / one thread's references",
-        "  --no-ifetch       lackey traces: leave out instruction fetches (I lines)");
+    private final Optional<String> format;
+    private final TraceOptions options;
 
-    private Optional<String> format = Optional.empty();
-    private TraceOptions options = TraceOptions.defaults();
-
-    /** {@link #USAGE} with one line per known format. */
-    public static String usage()
+    /** @throws TraceException naming the known formats if {@code format} is not one */
+    public TraceInput(final Optional<String> format, final TraceOptions options)
     {
-        final StringBuilder formats = new StringBuilder();
-        for (final TraceFormat format : TraceFormats.all())
-        {
-            if (formats.length() > 0)
-            {
-                formats.append(System.lineSeparator());
-            }
-            formats.append(String.format(Locale.ROOT, "                      %-11s %s", format.name(), format.summary()));
-        }
-        return String.format(Locale.ROOT, USAGE, formats);
-    }
-
-    /**
-     * Applies {@code name} if it is a trace option.
-     *
-     * @param value supplies the option's value; called only for options that take one
-     * @return false if {@code name} is not a trace option
-     * @throws IllegalArgumentException for a bad value
-     */
-    public boolean option(final String name, final Supplier<String> value)
-    {
-        switch (name)
-        {
-            case "--format" ->
-            {
-                final String word = value.get();
-                TraceFormats.get(word);
-                format = Optional.of(word);
-            }
-            case "--page-size" -> options = options.withPageSize(positiveInt(name, value.get()));
-            case "--pid" -> options = options.withPid(nonNegativeInt(name, value.get()));
-            case "--tid" -> options = options.withTid(nonNegativeInt(name, value.get()));
-            case "--no-ifetch" -> options = options.withoutInstructionFetches();
-            default ->
-            {
-                return false;
-            }
-        }
-        return true;
+        format.ifPresent(TraceFormats::get);
+        this.format = format;
+        this.options = options;
     }
 
     public TraceOptions options()
@@ -94,32 +49,5 @@ public final class TraceInput
         progress.printf(Locale.ROOT, "Read %,d references from %s in %.3f s%n",
             trace.size(), path.getFileName(), (System.nanoTime() - start) / 1e9);
         return trace;
-    }
-
-    static int positiveInt(final String name, final String text)
-    {
-        final int value = nonNegativeInt(name, text);
-        if (value == 0)
-        {
-            throw new IllegalArgumentException(name + " must be positive: " + name + " " + text);
-        }
-        return value;
-    }
-
-    static int nonNegativeInt(final String name, final String text)
-    {
-        try
-        {
-            final int value = Integer.parseInt(text);
-            if (value >= 0)
-            {
-                return value;
-            }
-        }
-        catch (final NumberFormatException ignored)
-        {
-            // Reported below with the option's name.
-        }
-        throw new IllegalArgumentException(name + " takes a whole number, not '" + text + "'");
     }
 }
