@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 
+import io.faultline.sim.report.Progress;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
@@ -86,12 +87,23 @@ public final class Main implements Callable<Integer>
         // A buffered stdout: dump writes millions of lines; System.out would flush far more often.
         final PrintStream out = new PrintStream(
             new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16), false);
-        final int status = run(args, out, System.err);
+        final int status = run(args, out, System.err, Progress.stderrIsTerminal());
         out.flush();
         System.exit(status);
     }
 
+    /** Runs a command with no progress lines (as when stderr is not a terminal). */
     public static int run(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        return run(args, out, err, false);
+    }
+
+    /**
+     * Runs a command.
+     *
+     * @param terminal whether {@code err} is a terminal, where long passes draw a progress line
+     */
+    public static int run(final String[] args, final PrintStream out, final PrintStream err, final boolean terminal)
     {
         try
         {
@@ -99,7 +111,7 @@ public final class Main implements Callable<Integer>
             // completion and the top level's messages (help, unknown words) need every command.
             final String word = args.length > 0 && COMMANDS.contains(args[0]) && !args[0].equals("completion")
                 ? args[0] : null;
-            return commandLine(out, err, word).execute(args);
+            return commandLine(out, err, terminal, word).execute(args);
         }
         finally
         {
@@ -112,7 +124,8 @@ public final class Main implements Callable<Integer>
      *
      * @param only the one command to build, or null for all of them
      */
-    static CommandLine commandLine(final PrintStream out, final PrintStream err, final String only)
+    static CommandLine commandLine(final PrintStream out, final PrintStream err, final boolean terminal,
+        final String only)
     {
         final Main main = new Main(err);
         final CommandLine commandLine = new CommandLine(main);
@@ -121,7 +134,7 @@ public final class Main implements Callable<Integer>
         {
             if (only == null || only.equals(word))
             {
-                commandLine.addSubcommand(command(word, out, err));
+                commandLine.addSubcommand(command(word, out, err, terminal));
             }
         }
         commandLine.addSubcommand(new CommandLine.HelpCommand());
@@ -158,15 +171,16 @@ public final class Main implements Callable<Integer>
         return commandLine;
     }
 
-    private static CommandLine command(final String word, final PrintStream out, final PrintStream err)
+    private static CommandLine command(final String word, final PrintStream out, final PrintStream err,
+        final boolean terminal)
     {
         return switch (word)
         {
             case "record" -> new CommandLine(new RecordCommand(out, err));
             case "info" -> new CommandLine(new InfoCommand(out));
             case "dump" -> new CommandLine(new DumpCommand(out));
-            case "simulate" -> TraceInputOptions.withFormatsFooter(new CommandLine(new SimulateCommand(out, err)));
-            case "mrc" -> TraceInputOptions.withFormatsFooter(new CommandLine(new MrcCommand(out, err)));
+            case "simulate" -> TraceInputOptions.withFormatsFooter(new CommandLine(new SimulateCommand(out, err, terminal)));
+            case "mrc" -> TraceInputOptions.withFormatsFooter(new CommandLine(new MrcCommand(out, err, terminal)));
             case "completion" -> new CommandLine(new CompletionCommand(out));
             default -> throw new IllegalArgumentException("no command " + word);
         };

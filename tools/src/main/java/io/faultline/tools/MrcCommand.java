@@ -4,6 +4,7 @@ import io.faultline.sim.mrc.MissRatioCurve;
 import io.faultline.sim.mrc.MissRatioCurves;
 import io.faultline.sim.report.CsvReports;
 import io.faultline.sim.report.MissRatioChart;
+import io.faultline.sim.report.Progress;
 import io.faultline.sim.report.Written;
 import io.faultline.sim.trace.KeyTrace;
 import io.faultline.sim.trace.TraceException;
@@ -27,6 +28,7 @@ import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * {@code faultline mrc}: the LRU miss-ratio curve of a trace at every size in one pass, exact
@@ -69,11 +71,13 @@ final class MrcCommand implements Callable<Integer>
 
     private final PrintStream out;
     private final PrintStream err;
+    private final boolean terminal;
 
-    MrcCommand(final PrintStream out, final PrintStream err)
+    MrcCommand(final PrintStream out, final PrintStream err, final boolean terminal)
     {
         this.out = out;
         this.err = err;
+        this.terminal = terminal;
     }
 
     @Override
@@ -103,24 +107,28 @@ final class MrcCommand implements Callable<Integer>
                     + tracePath + " is read as " + input.formatOf(tracePath).name());
             }
 
-            final KeyTrace trace = input.read(tracePath, err);
+            final KeyTrace trace = input.read(tracePath, err, terminal);
             final OptionalInt maxPages = maxSize == null ? OptionalInt.empty()
                 : OptionalInt.of(SimulateCommand.cacheSize(maxSize, trace.pageSize(), "--max-size"));
 
             final long start = System.nanoTime();
             final List<Integer> tids = new ArrayList<>();
             final List<MissRatioCurve> curves = new ArrayList<>();
-            if (perThread)
+            final LongAdder done = new LongAdder();
+            try (Progress progress = Progress.start(err, terminal, "Computing the curve", trace.size(), done::sum))
             {
-                for (final Map.Entry<Integer, long[]> thread : trace.byTag().entrySet())
+                if (perThread)
                 {
-                    tids.add(thread.getKey());
-                    curves.add(curve(thread.getValue(), rate, maxPages).withLabel("tid " + thread.getKey()));
+                    for (final Map.Entry<Integer, long[]> thread : trace.byTag().entrySet())
+                    {
+                        tids.add(thread.getKey());
+                        curves.add(curve(thread.getValue(), rate, maxPages, done).withLabel("tid " + thread.getKey()));
+                    }
                 }
-            }
-            else
-            {
-                curves.add(curve(trace.toArray(), rate, maxPages));
+                else
+                {
+                    curves.add(curve(trace.toArray(), rate, maxPages, done));
+                }
             }
             long distinct = 0;
             for (final MissRatioCurve curve : curves)
@@ -166,10 +174,11 @@ final class MrcCommand implements Callable<Integer>
         }
     }
 
-    private static MissRatioCurve curve(final long[] keys, final OptionalDouble sample, final OptionalInt maxSize)
+    private static MissRatioCurve curve(final long[] keys, final OptionalDouble sample, final OptionalInt maxSize,
+        final LongAdder done)
     {
-        return sample.isPresent() ? MissRatioCurves.shards(keys, sample.getAsDouble(), maxSize)
-            : MissRatioCurves.exact(keys, maxSize);
+        return sample.isPresent() ? MissRatioCurves.shards(keys, sample.getAsDouble(), maxSize, done)
+            : MissRatioCurves.exact(keys, maxSize, done);
     }
 
     private static void writeCsv(final boolean perThread, final List<Integer> tids, final List<MissRatioCurve> curves,

@@ -7,6 +7,7 @@ import io.faultline.sim.Simulator;
 import io.faultline.sim.report.ConsoleTable;
 import io.faultline.sim.report.CsvReports;
 import io.faultline.sim.report.MissRatioChart;
+import io.faultline.sim.report.Progress;
 import io.faultline.sim.report.SimulationRow;
 import io.faultline.sim.report.Written;
 import io.faultline.sim.trace.KeyTrace;
@@ -30,6 +31,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * {@code faultline simulate}: replays traces through policies at several cache sizes, in
@@ -82,11 +84,13 @@ final class SimulateCommand implements Callable<Integer>
 
     private final PrintStream out;
     private final PrintStream err;
+    private final boolean terminal;
 
-    SimulateCommand(final PrintStream out, final PrintStream err)
+    SimulateCommand(final PrintStream out, final PrintStream err, final boolean terminal)
     {
         this.out = out;
         this.err = err;
+        this.terminal = terminal;
     }
 
     @Override
@@ -120,7 +124,7 @@ final class SimulateCommand implements Callable<Integer>
             final List<SimulationRow> rows = new ArrayList<>();
             for (final Path trace : traces)
             {
-                rows.addAll(simulate(trace, input, specs, sizes, threads, err));
+                rows.addAll(simulate(trace, input, specs, sizes));
             }
             ConsoleTable.print(rows, out);
             if (csv != null)
@@ -146,17 +150,22 @@ final class SimulateCommand implements Callable<Integer>
         }
     }
 
-    private static List<SimulationRow> simulate(final Path tracePath, final TraceInput input,
-        final List<PolicySpec> policies, final List<Size> sizes, final int threads, final PrintStream err)
-        throws IOException
+    private List<SimulationRow> simulate(final Path tracePath, final TraceInput input, final List<PolicySpec> policies,
+        final List<Size> sizes) throws IOException
     {
-        final KeyTrace trace = input.read(tracePath, err);
+        final KeyTrace trace = input.read(tracePath, err, terminal);
         final int[] capacities = cacheSizes(sizes, trace.pageSize());
         final long[] keys = trace.toArray();
         err.printf(Locale.ROOT, "Simulating %d policies x %d sizes over %,d references on %d threads...%n",
             policies.size(), capacities.length, keys.length, threads);
         final long start = System.nanoTime();
-        final List<SimulationResult> results = Simulator.sweep(policies, capacities, keys, threads);
+        final LongAdder done = new LongAdder();
+        final List<SimulationResult> results;
+        try (Progress progress = Progress.start(err, terminal, "Simulating",
+            (long)policies.size() * capacities.length * keys.length, done::sum))
+        {
+            results = Simulator.sweep(policies, capacities, keys, threads, done);
+        }
         err.printf(Locale.ROOT, "Simulated %d runs in %s%n", results.size(), Written.seconds(System.nanoTime() - start));
         final String traceName = tracePath.getFileName() == null ? tracePath.toString()
             : tracePath.getFileName().toString();

@@ -1,9 +1,14 @@
 package io.faultline.sim.trace;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Optional;
+
+import io.faultline.format.TraceHeader;
+import io.faultline.format.TraceLayout;
+import io.faultline.sim.report.Progress;
 
 /**
  * Which format and options to read a trace with (the replay commands' {@code --format},
@@ -39,15 +44,52 @@ public final class TraceInput
         return TraceFormats.resolve(path, format);
     }
 
-    /** Reads the whole trace, with a line on {@code progress} before and after. */
-    public KeyTrace read(final Path path, final PrintStream progress)
+    /** Reads the whole trace, with a line on {@code err} before and after. */
+    public KeyTrace read(final Path path, final PrintStream err)
+    {
+        return read(path, err, false);
+    }
+
+    /**
+     * Reads the whole trace, with a line on {@code err} before and after and, if {@code terminal},
+     * a {@link Progress} line in between.
+     */
+    public KeyTrace read(final Path path, final PrintStream err, final boolean terminal)
     {
         final TraceFormat traceFormat = formatOf(path);
-        progress.printf(Locale.ROOT, "Reading %s (%s)...%n", path, traceFormat.name());
+        err.printf(Locale.ROOT, "Reading %s (%s)...%n", path, traceFormat.name());
         final long start = System.nanoTime();
-        final KeyTrace trace = TraceFormats.read(traceFormat, path, options);
-        progress.printf(Locale.ROOT, "Read %,d references from %s in %.3f s%n",
+        final KeyTrace trace = new KeyTrace();
+        // The drawing thread reads the count while the reader grows it: a stale value only delays the display.
+        try (Progress progress = Progress.start(err, terminal, "Reading " + path.getFileName(),
+            terminal ? expectedReferences(traceFormat, path) : -1, () -> trace.size()))
+        {
+            TraceFormats.read(traceFormat, path, options, trace);
+        }
+        err.printf(Locale.ROOT, "Read %,d references from %s in %.3f s%n",
             trace.size(), path.getFileName(), (System.nanoTime() - start) / 1e9);
         return trace;
+    }
+
+    /**
+     * How many references reading will give, if known: a complete faultline trace's header
+     * counts them, unless a process or thread filter keeps only some; else -1.
+     */
+    private long expectedReferences(final TraceFormat traceFormat, final Path path)
+    {
+        if (!traceFormat.name().equals(TraceFormats.FAULTLINE) || options.pid().isPresent() || options.tid().isPresent())
+        {
+            return -1;
+        }
+        try
+        {
+            final TraceHeader header = TraceHeader.read(path.resolve(TraceLayout.HEADER_FILE));
+            return header.isComplete() ? header.longValue(TraceHeader.REFERENCES) : -1;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            // The reader reports an unreadable header; progress just goes without a total.
+            return -1;
+        }
     }
 }
