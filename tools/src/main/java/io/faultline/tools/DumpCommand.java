@@ -10,6 +10,7 @@ import io.faultline.format.TraceEvent;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.TraceReader;
 import io.faultline.format.TraceVisitor;
+import io.faultline.sim.trace.FaultlineCsvWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -28,7 +29,7 @@ import picocli.CommandLine.Parameters;
         "header " + DumpCommand.CSV_HEADER + ".", ""})
 final class DumpCommand implements Callable<Integer>
 {
-    static final String CSV_HEADER = "seq,time_ns,pid,tid,kind,address";
+    static final String CSV_HEADER = FaultlineCsvWriter.HEADER;
     static final String USAGE_LINE = "faultline dump [--format text|csv] [--pid N] [--tid N] [--from T] [--until T]";
     private static final String USAGE = "usage: " + USAGE_LINE + " [--no-events] TRACE_DIR";
 
@@ -109,10 +110,8 @@ final class DumpCommand implements Callable<Integer>
                     {
                         return;
                     }
-                    final char sep = asCsv ? ',' : ' ';
                     line.setLength(0);
-                    line.append(seq).append(sep).append(timeNs).append(sep).append(p).append(sep).append(t)
-                        .append(sep).append(write ? 'w' : 'r').append(sep).append("0x").append(Long.toHexString(address));
+                    FaultlineCsvWriter.append(line, asCsv ? ',' : ' ', seq, timeNs, p, t, address, write);
                     emit(out, line, lines);
                 }
 

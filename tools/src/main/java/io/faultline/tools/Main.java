@@ -28,7 +28,7 @@ import picocli.CommandLine.ParameterException;
 @Command(name = "faultline", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     synopsisHeading = "usage: ", customSynopsis = "faultline COMMAND [OPTIONS] ...",
     descriptionHeading = "%n", description = {"Record the complete page reference trace of an unmodified Linux "
-        + "program; describe, dump and replay traces into cache simulators."},
+        + "program; describe, dump, export and replay traces into cache simulators."},
     commandListHeading = "%nCommands:%n",
     footer = {"", "faultline COMMAND --help shows a command's options."})
 public final class Main implements Callable<Integer>
@@ -39,7 +39,8 @@ public final class Main implements Callable<Integer>
     private static final int HELP_WIDTH = 100;
 
     /** The command words, in the order help lists them. */
-    private static final List<String> COMMANDS = List.of("record", "info", "dump", "simulate", "mrc", "completion");
+    private static final List<String> COMMANDS = List.of("record", "info", "dump", "export", "simulate", "mrc",
+        "completion");
 
     private final PrintStream err;
 
@@ -179,6 +180,7 @@ public final class Main implements Callable<Integer>
             case "record" -> new CommandLine(new RecordCommand(out, err));
             case "info" -> new CommandLine(new InfoCommand(out));
             case "dump" -> new CommandLine(new DumpCommand(out));
+            case "export" -> new CommandLine(new ExportCommand(out, err, terminal));
             case "simulate" -> TraceInputOptions.withFormatsFooter(new CommandLine(new SimulateCommand(out, err, terminal)));
             case "mrc" -> TraceInputOptions.withFormatsFooter(new CommandLine(new MrcCommand(out, err, terminal)));
             case "completion" -> new CommandLine(new CompletionCommand(out));

@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Every command reads its arguments the same way, and bad ones end in one line and exit status 2. */
 class GrammarTest
 {
-    private static final String[] COMMANDS = {"record", "info", "dump", "simulate", "mrc", "completion"};
+    private static final String[] COMMANDS = {"record", "info", "dump", "export", "simulate", "mrc", "completion"};
 
     @TempDir
     Path tmp;
@@ -74,7 +74,7 @@ class GrammarTest
     @Test
     void unknownWordsListTheCloseOnes()
     {
-        assertOneLine("faultline: unknown command 'simulat' (did you mean simulate?); known commands: record, info, dump, "
+        assertOneLine("faultline: unknown command 'simulat' (did you mean simulate?); known commands: record, info, dump, export, "
             + "simulate, mrc, completion, help", "simulat");
         assertOneLine("faultline dump: unknown option --formt (did you mean --format?); faultline dump --help lists "
             + "the options", "dump", "--formt", "csv", "t");

@@ -27,7 +27,8 @@ public final class TraceFormats
             new LibCacheSimTextFormat(),
             new LibCacheSimOracleFormat(),
             new AddressTraceFormat(),
-            new LackeyTraceFormat()})
+            new LackeyTraceFormat(),
+            new FaultlineCsvTraceFormat()})
         {
             FORMATS.put(format.name(), format);
         }
