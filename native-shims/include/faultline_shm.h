@@ -54,7 +54,7 @@
  *   80  u64 registered_pages pages currently registered for tracing
  *   88  ... reserved up to FL_SLOT_SIZE
  *
- * Ring: Agrona OneToOneRingBuffer layout (see ../shared/DESIGN.md). Message types:
+ * Ring: Agrona OneToOneRingBuffer layout (docs/ARCHITECTURE.md, "Rings"). Message types:
  *
  *   FL_MSG_CHUNK  a chunk of consecutive trapped references of one thread:
  *     0   u32 pid
