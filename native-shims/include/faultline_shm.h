@@ -57,7 +57,7 @@
  *                            are reused, so their index says nothing about which came first
  *   88, 104 ... reserved up to FL_SLOT_SIZE
  *
- * Ring: Agrona OneToOneRingBuffer layout (see ../shared/DESIGN.md). Message types:
+ * Ring: Agrona OneToOneRingBuffer layout (docs/ARCHITECTURE.md, "Rings"). Message types:
  *
  *   FL_MSG_CHUNK  a chunk of consecutive trapped references of one thread:
  *     0   u32 pid

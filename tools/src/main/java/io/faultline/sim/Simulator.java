@@ -7,6 +7,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Replays a key sequence through policies. Each (policy, capacity) pair is independent, so a
@@ -19,17 +20,32 @@ public final class Simulator
     {
     }
 
+    /** References between two updates of a progress count: rare enough to cost nothing. */
+    private static final int PROGRESS_BLOCK = 1 << 16;
+
     /** Replays {@code trace} through a fresh {@code spec} policy of {@code capacity} objects. */
     public static SimulationResult run(final PolicySpec spec, final int capacity, final long[] trace)
     {
+        return run(spec, capacity, trace, new LongAdder());
+    }
+
+    /** {@link #run(PolicySpec, int, long[])}, adding to {@code progress} the references replayed as it goes. */
+    public static SimulationResult run(final PolicySpec spec, final int capacity, final long[] trace,
+        final LongAdder progress)
+    {
         final Policy policy = Policies.create(spec, capacity, trace);
         long misses = 0;
-        for (final long key : trace)
+        for (int from = 0; from < trace.length; from += PROGRESS_BLOCK)
         {
-            if (!policy.record(key))
+            final int to = Math.min(trace.length, from + PROGRESS_BLOCK);
+            for (int i = from; i < to; i++)
             {
-                misses++;
+                if (!policy.record(trace[i]))
+                {
+                    misses++;
+                }
             }
+            progress.add(to - from);
         }
         policy.finished();
         return new SimulationResult(spec.label(), capacity, trace.length, misses);
@@ -49,6 +65,16 @@ public final class Simulator
      */
     public static List<SimulationResult> sweep(
         final List<PolicySpec> specs, final int[] capacities, final long[] trace, final int threads)
+    {
+        return sweep(specs, capacities, trace, threads, new LongAdder());
+    }
+
+    /**
+     * {@link #sweep(List, int[], long[], int)}, adding to {@code progress} the references
+     * replayed by all pairs as they go (at the end: pairs times trace length).
+     */
+    public static List<SimulationResult> sweep(final List<PolicySpec> specs, final int[] capacities,
+        final long[] trace, final int threads, final LongAdder progress)
     {
         if (threads < 1)
         {
@@ -79,7 +105,7 @@ public final class Simulator
             {
                 for (final int capacity : capacities)
                 {
-                    futures.add(pool.submit(() -> run(spec, capacity, trace)));
+                    futures.add(pool.submit(() -> run(spec, capacity, trace, progress)));
                 }
             }
             for (final Future<SimulationResult> future : futures)

@@ -2,24 +2,46 @@ package io.faultline.tools;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Callable;
 
 import io.faultline.format.ReadSummary;
 import io.faultline.format.TraceEvent;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.TraceReader;
 import io.faultline.format.TraceVisitor;
+import io.faultline.sim.trace.FaultlineCsvWriter;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * {@code faultline dump [--format text|csv] [--pid N] [--tid N] DIR}: one line per reference in
- * trace order, global seq order across processes. CSV has the header
- * {@code seq,time_ns,pid,tid,kind,address}; text also shows events, as lines starting with
- * {@code --}.
+ * trace order. CSV has the header {@code seq,time_ns,pid,tid,kind,address}; text also shows
+ * events, as lines starting with {@code --}.
  */
-public final class DumpCommand implements Command
+@Command(name = "dump", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+    synopsisHeading = "usage: ", customSynopsis = {DumpCommand.USAGE_LINE,
+        "                      [--no-events] TRACE_DIR"},
+    descriptionHeading = "%n", description = {
+        "Print every reference of a trace, as text or CSV.", "",
+        "References come in trace order. Text also shows events, as lines starting --; CSV has the",
+        "header " + DumpCommand.CSV_HEADER + ".", ""})
+final class DumpCommand implements Callable<Integer>
 {
-    private static final String USAGE = "usage: faultline dump [--format text|csv] [--pid N] [--tid N] [--no-events]"
-        + " [--skip-corrupt] TRACE_DIR";
+    static final String CSV_HEADER = FaultlineCsvWriter.HEADER;
+    static final String USAGE_LINE = "faultline dump [--format text|csv] [--pid N] [--tid N] [--from T] [--until T]";
+    private static final String USAGE = "usage: " + USAGE_LINE + " [--no-events] TRACE_DIR";
+
+    /** The output formats, for shell completion. */
+    static final class Formats extends ArrayList<String>
+    {
+        Formats()
+        {
+            super(List.of("text", "csv"));
+        }
+    }
 
     /** Stops the reader once the consumer is gone (dump | head). */
     private static final class OutputClosed extends RuntimeException
@@ -30,65 +52,58 @@ public final class DumpCommand implements Command
         }
     }
 
-    @Override
-    public String name()
+    @Option(names = "--format", paramLabel = "text|csv", completionCandidates = Formats.class,
+        description = "text (default) or CSV")
+    String format = "text";
+
+    @Option(names = "--pid", paramLabel = "N", description = "only this process's references and events")
+    Integer pidFilter;
+
+    @Option(names = "--tid", paramLabel = "N", description = "only this thread's references and events")
+    Integer tidFilter;
+
+    @Option(names = "--from", paramLabel = "T", description = "only from T after the start of the recording (e.g. 1.5s; "
+        + "units ns, us, ms, s, m)")
+    Duration from;
+
+    @Option(names = "--until", paramLabel = "T", description = "only before T after the start of the recording")
+    Duration until;
+
+    @Option(names = "--no-events", description = "leave out events (CSV has none)")
+    boolean noEvents;
+
+    @Parameters(paramLabel = "TRACE_DIR", arity = "0..*", description = "a trace directory written by faultline record")
+    List<String> operands = new ArrayList<>();
+
+    @Option(names = "--skip-corrupt", description = "read past corrupt excerpts, counting them (on stderr)")
+    boolean skipCorrupt;
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    DumpCommand(final PrintStream out, final PrintStream err)
     {
-        return "dump";
+        this.out = out;
+        this.err = err;
     }
 
     @Override
-    public String summary()
+    public Integer call()
     {
-        return "print every reference of a trace, as text or CSV";
-    }
-
-    @Override
-    public int run(final List<String> args, final PrintStream out, final PrintStream err)
-    {
-        boolean csv = false;
-        boolean events = true;
-        boolean skipCorrupt = false;
-        int pidFilter = -1;
-        int tidFilter = -1;
-        final List<String> operands = new ArrayList<>();
-        for (int i = 0; i < args.size(); i++)
+        if (!format.equals("csv") && !format.equals("text"))
         {
-            final String arg = args.get(i);
-            switch (arg)
-            {
-                case "-h", "--help" -> {
-                    out.println(USAGE);
-                    return 0;
-                }
-                case "--format" -> {
-                    final String format = value(args, ++i, arg);
-                    if (!format.equals("csv") && !format.equals("text"))
-                    {
-                        throw new CliException("unknown dump format '" + format + "'; use --format text or --format csv");
-                    }
-                    csv = format.equals("csv");
-                }
-                case "--pid" -> pidFilter = TraceArguments.intValue(arg, value(args, ++i, arg));
-                case "--tid" -> tidFilter = TraceArguments.intValue(arg, value(args, ++i, arg));
-                case "--no-events" -> events = false;
-                case "--skip-corrupt" -> skipCorrupt = true;
-                default -> {
-                    if (arg.startsWith("-"))
-                    {
-                        throw new CliException("unknown option " + arg + "; " + USAGE);
-                    }
-                    operands.add(arg);
-                }
-            }
+            throw new CliException("unknown dump format '" + format + "'; use --format text or --format csv");
         }
+        final int pid = pidFilter == null ? -1 : Values.atLeast("--pid", pidFilter, 0);
+        final int tid = tidFilter == null ? -1 : Values.atLeast("--tid", tidFilter, 0);
+        final long fromNs = from == null ? Long.MIN_VALUE : from.toNanos();
+        final long untilNs = until == null ? Long.MAX_VALUE : until.toNanos();
         final String path = TraceArguments.single(operands, USAGE);
-        final boolean asCsv = csv;
-        final boolean withEvents = events && !csv;
-        final int pid = pidFilter;
-        final int tid = tidFilter;
+        final boolean asCsv = format.equals("csv");
+        final boolean withEvents = !noEvents && !asCsv;
         try (TraceReader reader = TraceArguments.open(path, skipCorrupt))
         {
-            out.println(asCsv ? "seq,time_ns,pid,tid,kind,address" : "#seq time_ns pid tid kind address");
+            out.println(asCsv ? CSV_HEADER : "#seq time_ns pid tid kind address");
             final StringBuilder line = new StringBuilder(64);
             final long[] lines = new long[1];
             final ReadSummary summary = reader.forEach(new TraceVisitor()
@@ -97,21 +112,20 @@ public final class DumpCommand implements Command
                 public void onReference(final long seq, final long timeNs, final int p, final int t,
                     final long address, final boolean write)
                 {
-                    if ((pid >= 0 && p != pid) || (tid >= 0 && t != tid))
+                    if ((pid >= 0 && p != pid) || (tid >= 0 && t != tid) || timeNs < fromNs || timeNs >= untilNs)
                     {
                         return;
                     }
-                    final char sep = asCsv ? ',' : ' ';
                     line.setLength(0);
-                    line.append(seq).append(sep).append(timeNs).append(sep).append(p).append(sep).append(t)
-                        .append(sep).append(write ? 'w' : 'r').append(sep).append("0x").append(Long.toHexString(address));
+                    FaultlineCsvWriter.append(line, asCsv ? ',' : ' ', seq, timeNs, p, t, address, write);
                     emit(out, line, lines);
                 }
 
                 @Override
                 public void onEvent(final TraceEvent e)
                 {
-                    if (!withEvents || (pid >= 0 && e.pid() != pid) || (tid >= 0 && e.tid() != tid))
+                    if (!withEvents || (pid >= 0 && e.pid() != pid) || (tid >= 0 && e.tid() != tid)
+                        || e.timeNs() < fromNs || e.timeNs() >= untilNs)
                     {
                         return;
                     }
@@ -124,7 +138,7 @@ public final class DumpCommand implements Command
                 }
             });
             out.flush();
-            summary.notes(reader.dir()).forEach(err::println);
+            summary.notes(reader.dir()).forEach(err::println); // partial, or excerpts skipped
         }
         catch (final OutputClosed ignored)
         {
@@ -162,14 +176,5 @@ public final class DumpCommand implements Command
         {
             throw new OutputClosed();
         }
-    }
-
-    private static String value(final List<String> args, final int i, final String option)
-    {
-        if (i >= args.size())
-        {
-            throw new CliException("option " + option + " needs a value");
-        }
-        return args.get(i);
     }
 }

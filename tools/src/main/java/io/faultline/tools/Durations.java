@@ -1,33 +1,18 @@
 package io.faultline.tools;
 
-import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
 import picocli.CommandLine;
 
-/** Time options as DAMON's tools write them: 500us, 5ms, 1s, 2m; a bare number counts microseconds (as damo). */
+/**
+ * DAMON's intervals in microseconds, as its attributes count them, read with the one duration
+ * grammar of every command ({@link Values#duration}: 500us, 5ms, 1.5s, 2m), and written back for
+ * messages.
+ */
 final class Durations implements CommandLine.ITypeConverter<Long>
 {
-    private static final Pattern DURATION = Pattern.compile("(\\d+)(us|ms|s|m)?");
-
     @Override
     public Long convert(final String text)
     {
-        final Matcher m = DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
-        if (!m.matches())
-        {
-            throw new CommandLine.TypeConversionException("'" + text + "' is not a duration; give e.g. 500us, 5ms, 1s");
-        }
-        final long value = Long.parseLong(m.group(1));
-        final String unit = m.group(2) == null ? "us" : m.group(2);
-        return switch (unit)
-        {
-            case "ms" -> value * 1_000;
-            case "s" -> value * 1_000_000;
-            case "m" -> value * 60_000_000;
-            default -> value;
-        };
+        return Values.duration(text).toNanos() / 1_000;
     }
 
     /** 5000 us as "5 ms", for messages. */

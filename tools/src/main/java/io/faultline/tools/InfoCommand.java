@@ -4,55 +4,46 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 
 import io.faultline.format.ReadSummary;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceReader;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
 
 /**
  * {@code faultline info DIR}: what was traced, how, and the totals; reads the whole trace once
  * so a truncated or corrupt one is reported instead of described.
  */
-public final class InfoCommand implements Command
+@Command(name = "info", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+    synopsisHeading = "usage: ", customSynopsis = "faultline info [--skip-corrupt] TRACE_DIR",
+    descriptionHeading = "%n",
+    description = {"Describe a trace: configuration, duration, processes, threads, totals.", ""})
+final class InfoCommand implements Callable<Integer>
 {
     private static final String USAGE = "usage: faultline info [--skip-corrupt] TRACE_DIR";
 
-    @Override
-    public String name()
+    @Parameters(paramLabel = "TRACE_DIR", arity = "0..*", description = "a trace directory written by faultline record")
+    List<String> operands = new ArrayList<>();
+
+    @picocli.CommandLine.Option(names = "--skip-corrupt", description = "read past corrupt excerpts, counting them")
+    boolean skipCorrupt;
+
+    private final PrintStream out;
+
+    private final PrintStream err;
+
+    InfoCommand(final PrintStream out, final PrintStream err)
     {
-        return "info";
+        this.out = out;
+        this.err = err;
     }
 
     @Override
-    public String summary()
+    public Integer call()
     {
-        return "describe a trace: configuration, duration, processes, threads, totals";
-    }
-
-    @Override
-    public int run(final List<String> args, final PrintStream out, final PrintStream err)
-    {
-        final List<String> operands = new ArrayList<>();
-        boolean skipCorrupt = false;
-        for (final String arg : args)
-        {
-            if (arg.equals("--skip-corrupt"))
-            {
-                skipCorrupt = true;
-                continue;
-            }
-            if (arg.equals("-h") || arg.equals("--help"))
-            {
-                out.println(USAGE);
-                return 0;
-            }
-            if (arg.startsWith("-"))
-            {
-                throw new CliException("unknown option " + arg + "; " + USAGE);
-            }
-            operands.add(arg);
-        }
         final String path = TraceArguments.single(operands, USAGE);
         try (TraceReader reader = TraceArguments.open(path, skipCorrupt))
         {
@@ -91,6 +82,23 @@ public final class InfoCommand implements Command
         row(out, "processes", String.valueOf(s.processes()));
         row(out, "references", String.format("%,d", s.references()));
         row(out, "excerpts", String.format("%,d, events %,d", s.excerpts(), s.events()));
+    }
+
+    /** What was traced, where, and how: all known from the header written at the start. */
+    private static void origin(final PrintStream out, final String path, final TraceHeader h)
+    {
+        final long pageSize = h.pageSize();
+        row(out, "trace", path);
+        row(out, "command", h.get(TraceHeader.COMMAND));
+        row(out, "recorded", h.get(TraceHeader.START_TIME) + " on " + h.get(TraceHeader.HOST) + " ("
+            + h.get(TraceHeader.KERNEL) + "), faultline " + h.get(TraceHeader.FAULTLINE_VERSION) + ", format "
+            + h.get(TraceHeader.FORMAT_VERSION));
+        final long evms = h.longValue(TraceHeader.EVMS_PAGES);
+        row(out, "configuration", "evms " + evms + " pages (" + bytes(evms * pageSize) + "), policy "
+            + h.get(TraceHeader.POLICY) + ", scope " + h.get(TraceHeader.SCOPE) + ", page size " + pageSize
+            + ", " + ("true".equals(h.get(TraceHeader.FOLLOW_FORKS)) ? "follows forks" : "first process only")
+            + ", ring " + bytes(h.longValue(TraceHeader.RING_CAPACITY)) + ", chunks of up to "
+            + h.get(TraceHeader.CHUNK_RECORDS) + " records");
     }
 
     private static void print(final PrintStream out, final String path, final TraceHeader h)
@@ -132,23 +140,6 @@ public final class InfoCommand implements Command
                     f.get("pid"), f.get("references"), f.get("reads"), f.get("writes"), f.getOrDefault("name", ""));
             }
         }
-    }
-
-    /** What was traced, where, and how: all known from the header written at the start. */
-    private static void origin(final PrintStream out, final String path, final TraceHeader h)
-    {
-        row(out, "trace", path);
-        row(out, "command", h.get(TraceHeader.COMMAND));
-        row(out, "recorded", h.get(TraceHeader.START_TIME) + " on " + h.get(TraceHeader.HOST) + " ("
-            + h.get(TraceHeader.KERNEL) + "), faultline " + h.get(TraceHeader.FAULTLINE_VERSION) + ", format "
-            + h.get(TraceHeader.FORMAT_VERSION));
-        final long pageSize = h.pageSize();
-        final long evms = h.longValue(TraceHeader.EVMS_PAGES);
-        row(out, "configuration", "evms " + evms + " pages (" + bytes(evms * pageSize) + "), policy "
-            + h.get(TraceHeader.POLICY) + ", scope " + h.get(TraceHeader.SCOPE) + ", page size " + pageSize
-            + ", " + ("true".equals(h.get(TraceHeader.FOLLOW_FORKS)) ? "follows forks" : "first process only")
-            + ", ring " + bytes(h.longValue(TraceHeader.RING_CAPACITY)) + ", chunks of up to "
-            + h.get(TraceHeader.CHUNK_RECORDS) + " records");
     }
 
     /** Parses "k=v k=v last=rest of line": the field named {@code last} takes the remainder, spaces and all. */

@@ -3,38 +3,85 @@ package io.faultline.tools;
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
+import java.io.PrintWriter;
 import java.util.List;
-import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+
+import io.faultline.sim.report.Progress;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.IVersionProvider;
+import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParameterException;
 
 /**
- * Entry point of the {@code ./faultline} launcher: dispatches to one {@link Command} per word.
- * Bad input ends in one line on stderr and a non-zero exit status.
+ * Entry point of the {@code ./faultline} launcher: one picocli command per word, so that every
+ * command reads options the same way ({@code --opt v} and {@code --opt=v}, {@link Values}' sizes,
+ * whole numbers and durations, {@code --help}). Bad input ends in one line on stderr and exit
+ * status 2, never picocli's usage dump; a command's own errors ({@link CliException}) likewise.
  */
-public final class Main
+@Command(name = "faultline", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+    synopsisHeading = "usage: ", customSynopsis = "faultline COMMAND [OPTIONS] ...",
+    descriptionHeading = "%n", description = {"Record the complete page reference trace of an unmodified Linux "
+        + "program; describe, dump, export and replay traces into cache simulators; monitor access patterns "
+        + "with DAMON."},
+    commandListHeading = "%nCommands:%n",
+    footer = {"", "faultline COMMAND --help shows a command's options."})
+public final class Main implements Callable<Integer>
 {
-    private Main()
+    /** The exit status of bad input, as before picocli and as picocli's own {@code ExitCode.USAGE}. */
+    static final int BAD_INPUT = CommandLine.ExitCode.USAGE;
+
+    private static final int HELP_WIDTH = 100;
+
+    /** The command words, in the order help lists them. */
+    private static final List<String> COMMANDS = List.of("record", "info", "dump", "export", "simulate", "mrc",
+        "monitor", "report", "completion");
+
+    private final PrintStream err;
+
+    private CommandLine self;
+
+    private Main(final PrintStream err)
     {
+        this.err = err;
     }
 
-    static Map<String, Command> commands()
+    /** {@code faultline --version}: the Maven project version, filtered into a resource at build time. */
+    static final class Version implements IVersionProvider
     {
-        final Map<String, Command> commands = new LinkedHashMap<>();
-        for (final Command command : List.of(
-            new RecordCommand(),
-            new InfoCommand(),
-            new DumpCommand(),
-            new SimulateCommand(),
-            new MrcCommand(),
-            new PicocliCommand(MonitorCommand::new),
-            new PicocliCommand(ReportCommand::new)))
+        @Override
+        public String[] getVersion() throws IOException
         {
-            commands.put(command.name(), command);
+            return new String[] {"faultline " + version()};
         }
-        return commands;
+
+        static String version() throws IOException
+        {
+            final Properties properties = new Properties();
+            try (InputStream in = Main.class.getResourceAsStream("version.properties"))
+            {
+                if (in == null)
+                {
+                    return "(unknown version: version.properties is missing from the build)";
+                }
+                properties.load(in);
+            }
+            return properties.getProperty("version");
+        }
+    }
+
+    @Override
+    public Integer call()
+    {
+        err.println("faultline: missing command; known commands: " + commandNames(self)
+            + " (faultline help shows what each does)");
+        return BAD_INPUT;
     }
 
     public static void main(final String[] args)
@@ -42,46 +89,31 @@ public final class Main
         // A buffered stdout: dump writes millions of lines; System.out would flush far more often.
         final PrintStream out = new PrintStream(
             new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16), false);
-        final int status = run(args, out, System.err);
+        final int status = run(args, out, System.err, Progress.stderrIsTerminal());
         out.flush();
         System.exit(status);
     }
 
+    /** Runs a command with no progress lines (as when stderr is not a terminal). */
     public static int run(final String[] args, final PrintStream out, final PrintStream err)
     {
-        final Map<String, Command> commands = commands();
-        if (args.length == 0)
-        {
-            err.println("faultline: missing command; known commands: " + String.join(", ", commands.keySet())
-                + " (faultline help shows what each does)");
-            return 2;
-        }
-        final String word = args[0];
-        if (word.equals("help") || word.equals("--help") || word.equals("-h"))
-        {
-            usage(out, commands);
-            return 0;
-        }
-        final Command command = commands.get(word);
-        if (command == null)
-        {
-            err.println("faultline: unknown command '" + word + "'; known commands: "
-                + String.join(", ", commands.keySet()));
-            return 2;
-        }
+        return run(args, out, err, false);
+    }
+
+    /**
+     * Runs a command.
+     *
+     * @param terminal whether {@code err} is a terminal, where long passes draw a progress line
+     */
+    public static int run(final String[] args, final PrintStream out, final PrintStream err, final boolean terminal)
+    {
         try
         {
-            return command.run(new ArrayList<>(Arrays.asList(args).subList(1, args.length)), out, err);
-        }
-        catch (final CliException ex)
-        {
-            err.println("faultline " + word + ": " + ex.getMessage());
-            return ex.exitCode();
-        }
-        catch (final Exception ex)
-        {
-            err.println("faultline " + word + ": " + ex);
-            return 1;
+            // Reflecting over one command's options instead of all of them saves start-up time;
+            // completion and the top level's messages (help, unknown words) need every command.
+            final String word = args.length > 0 && COMMANDS.contains(args[0]) && !args[0].equals("completion")
+                ? args[0] : null;
+            return commandLine(out, err, terminal, word).execute(args);
         }
         finally
         {
@@ -89,15 +121,119 @@ public final class Main
         }
     }
 
-    private static void usage(final PrintStream out, final Map<String, Command> commands)
+    /**
+     * The command tree, writing to {@code out} and {@code err}.
+     *
+     * @param only the one command to build, or null for all of them
+     */
+    static CommandLine commandLine(final PrintStream out, final PrintStream err, final boolean terminal,
+        final String only)
     {
-        out.println("usage: faultline COMMAND [OPTIONS] ...");
-        out.println();
-        for (final Command command : commands.values())
+        final Main main = new Main(err);
+        final CommandLine commandLine = new CommandLine(main);
+        main.self = commandLine;
+        for (final String word : COMMANDS)
         {
-            out.printf("  %-10s %s%n", command.name(), command.summary());
+            if (only == null || only.equals(word))
+            {
+                commandLine.addSubcommand(command(word, out, err, terminal));
+            }
         }
-        out.println();
-        out.println("faultline COMMAND --help shows a command's options.");
+        commandLine.addSubcommand(new CommandLine.HelpCommand());
+
+        // Settings below apply to the subcommands added above.
+        Values.register(commandLine);
+        commandLine.setOverwrittenOptionsAllowed(true);
+        commandLine.setUsageHelpWidth(HELP_WIDTH);
+        commandLine.setOut(new PrintWriter(out, true));
+        commandLine.setErr(new PrintWriter(err, true));
+        final CommandLine record = commandLine.getSubcommands().get("record");
+        if (record != null)
+        {
+            // record passes everything after the program's name on to the program.
+            record.setStopAtPositional(true);
+        }
+        commandLine.setParameterExceptionHandler((ex, args) ->
+        {
+            err.println(ex.getCommandLine().getCommandSpec().qualifiedName() + ": " + oneLine(ex));
+            return BAD_INPUT;
+        });
+        commandLine.setExecutionExceptionHandler((ex, failed, parseResult) ->
+        {
+            out.flush();
+            final String who = failed.getCommandSpec().qualifiedName();
+            if (ex instanceof CliException cli)
+            {
+                err.println(who + ": " + cli.getMessage());
+                return cli.exitCode();
+            }
+            if (ex instanceof io.faultline.format.TraceFormatException || ex instanceof io.faultline.sim.trace.TraceException)
+            {
+                err.println(who + ": " + ex.getMessage()); // a bad trace file: the message names it
+                return 1;
+            }
+            err.println(who + ": " + ex);
+            return 1;
+        });
+        return commandLine;
+    }
+
+    private static CommandLine command(final String word, final PrintStream out, final PrintStream err,
+        final boolean terminal)
+    {
+        return switch (word)
+        {
+            case "record" -> new CommandLine(new RecordCommand(out, err));
+            case "info" -> new CommandLine(new InfoCommand(out, err));
+            case "dump" -> new CommandLine(new DumpCommand(out, err));
+            case "export" -> new CommandLine(new ExportCommand(out, err, terminal));
+            case "simulate" -> TraceInputOptions.withFormatsFooter(new CommandLine(new SimulateCommand(out, err, terminal)));
+            case "mrc" -> TraceInputOptions.withFormatsFooter(new CommandLine(new MrcCommand(out, err, terminal)));
+            case "monitor" -> new CommandLine(new MonitorCommand());
+            case "report" -> new CommandLine(new ReportCommand());
+            case "completion" -> new CommandLine(new CompletionCommand(out));
+            default -> throw new IllegalArgumentException("no command " + word);
+        };
+    }
+
+    /** picocli's parse errors as one line that names the problem and the fix. */
+    private static String oneLine(final ParameterException ex)
+    {
+        final CommandLine failed = ex.getCommandLine();
+        final String who = failed.getCommandSpec().qualifiedName();
+        if (ex instanceof CommandLine.UnmatchedArgumentException unmatched && !unmatched.getUnmatched().isEmpty())
+        {
+            final String arg = unmatched.getUnmatched().get(0);
+            final List<String> close = unmatched.getSuggestions();
+            final String hint = close.isEmpty() ? "" : " (did you mean " + String.join(" or ", close) + "?)";
+            if (failed.getCommandSpec().parent() == null && !arg.startsWith("-"))
+            {
+                return "unknown command '" + arg + "'" + hint + "; known commands: " + commandNames(failed);
+            }
+            if (unmatched.isUnknownOption())
+            {
+                return "unknown option " + arg + hint + "; " + who + " --help lists the options";
+            }
+            return "unexpected argument '" + arg + "'; " + who + " --help shows the usage";
+        }
+        final ArgSpec arg = ex.getArgSpec();
+        final String name = arg == null ? null
+            : arg instanceof OptionSpec option ? option.longestName() : arg.paramLabel();
+        if (ex instanceof CommandLine.MissingParameterException missing && !missing.getMissing().isEmpty()
+            && missing.getMissing().get(0) instanceof OptionSpec option)
+        {
+            return option.longestName() + " needs a value";
+        }
+        if (name != null && ex.getCause() instanceof CommandLine.TypeConversionException conversion)
+        {
+            return name + ": " + conversion.getMessage();
+        }
+        final String message = ex.getMessage() == null ? ex.toString() : ex.getMessage();
+        return message.lines().findFirst().orElse(message);
+    }
+
+    private static String commandNames(final CommandLine commandLine)
+    {
+        return String.join(", ", commandLine.getSubcommands().keySet());
     }
 }

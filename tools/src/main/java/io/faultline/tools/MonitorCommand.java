@@ -21,13 +21,11 @@ import picocli.CommandLine.Model.CommandSpec;
  * record (trace-format/MONITOR-FORMAT.md). For now from a recorded trace, with the {@code trace}
  * operations set; a live program needs the {@code vaddr} set, which needs the agent's access checks.
  */
-@Command(name = "monitor", description = "DAMON data access monitoring of a recorded trace into a monitoring record",
+@Command(name = "monitor", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, description = "DAMON data access monitoring of a recorded trace into a monitoring record",
     sortOptions = false, usageHelpWidth = 100,
     footer = {"", "Defaults are the kernel's (damon_new_ctx), the update interval damo's. Reports: faultline report."})
 final class MonitorCommand implements Callable<Integer>
 {
-    @picocli.CommandLine.Mixin
-    PicocliCommand.Help help;
 
     @Spec
     CommandSpec spec;

@@ -4,11 +4,16 @@ import io.faultline.sim.mrc.MissRatioCurve;
 import io.faultline.sim.mrc.MissRatioCurves;
 import io.faultline.sim.report.CsvReports;
 import io.faultline.sim.report.MissRatioChart;
+import io.faultline.sim.report.Progress;
 import io.faultline.sim.report.Written;
 import io.faultline.sim.trace.KeyTrace;
 import io.faultline.sim.trace.TraceException;
 import io.faultline.sim.trace.TraceFormats;
 import io.faultline.sim.trace.TraceInput;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 import java.io.OutputStreamWriter;
 import java.io.PrintStream;
@@ -16,95 +21,72 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
-import java.util.function.Supplier;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * {@code faultline mrc}: the LRU miss-ratio curve of a trace at every size in one pass, exact
  * or SHARDS-sampled, as CSV and a chart.
  */
-public final class MrcCommand implements Command
-{
-    private static final String USAGE = String.join(System.lineSeparator(),
-        "usage: faultline mrc [--format F] [--max-size N] [--sample R] [--csv OUT] [--plot OUT]",
-        "                     [--per-thread] TRACE",
-        "",
+@Command(name = "mrc", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+    synopsisHeading = "usage: ", customSynopsis = {
+        "faultline mrc [--format F] [--max-size N] [--sample R] [--csv OUT] [--plot OUT]",
+        "                     [--per-thread] TRACE"},
+    descriptionHeading = "%n", description = {
+        "Exact or sampled (SHARDS) LRU miss-ratio curve of a trace in one pass.", "",
         "Computes LRU misses at every cache size from 1 page to the number of distinct pages in one",
-        "pass over the trace (Mattson stack distances) and writes " + CsvReports.MRC_HEADER + ".",
-        "  --max-size N      largest size reported, in pages (or bytes with K, M, G); default: distinct pages",
-        "  --sample R        estimate with SHARDS at rate R in (0, 1], e.g. 0.1: about R of the time",
-        "                    and memory; mean absolute miss-ratio error measured at R = 0.1: 0.015",
-        "                    and 0.002 on traces of ~40,000 pages; unreliable below 1/R pages",
-        "  --csv OUT         write the CSV here instead of to standard output",
-        "  --plot OUT        miss ratio against size; PNG or SVG by extension",
-        "  --per-thread      faultline traces: one curve per thread; the CSV gains a first column,",
-        "                    " + CsvReports.MRC_PER_THREAD_HEADER,
-        "%s");
+        "pass over the trace (Mattson stack distances) and writes " + CsvReports.MRC_HEADER + ".", ""})
+final class MrcCommand implements Callable<Integer>
+{
+    @Option(names = "--max-size", paramLabel = "N",
+        description = "largest size reported, in pages (or bytes with K, M, G); default: distinct pages")
+    Size maxSize;
 
-    @Override
-    public String name()
+    @Option(names = "--sample", paramLabel = "R", description = {"estimate with SHARDS at rate R in (0, 1], e.g. 0.1: "
+        + "about R of the time and memory; mean absolute miss-ratio error measured at R = 0.1: 0.015 and 0.002 on "
+        + "traces of ~40,000 pages; unreliable below 1/R pages"})
+    String sample;
+
+    @Option(names = "--csv", paramLabel = "OUT", description = "write the CSV here instead of to standard output")
+    Path csv;
+
+    @Option(names = "--plot", paramLabel = "OUT", description = "miss ratio against size; PNG or SVG by extension")
+    Path plot;
+
+    @Option(names = "--per-thread", description = {"faultline traces: one curve per thread; the CSV gains a first "
+        + "column, " + CsvReports.MRC_PER_THREAD_HEADER})
+    boolean perThread;
+
+    @Mixin
+    TraceInputOptions inputOptions;
+
+    @Parameters(paramLabel = "TRACE", arity = "0..*", description = "a trace file or directory")
+    List<Path> traces = new ArrayList<>();
+
+    private final PrintStream out;
+    private final PrintStream err;
+    private final boolean terminal;
+
+    MrcCommand(final PrintStream out, final PrintStream err, final boolean terminal)
     {
-        return "mrc";
+        this.out = out;
+        this.err = err;
+        this.terminal = terminal;
     }
 
     @Override
-    public String summary()
+    public Integer call() throws Exception
     {
-        return "exact or sampled (SHARDS) LRU miss-ratio curve of a trace in one pass";
-    }
-
-    @Override
-    public int run(final List<String> args, final PrintStream out, final PrintStream err) throws Exception
-    {
-        final TraceInput input = new TraceInput();
-        final List<Path> traces = new ArrayList<>();
-        String maxSizeText = null;
-        OptionalDouble sample = OptionalDouble.empty();
-        Path csv = null;
-        Path plot = null;
-        boolean perThread = false;
-
-        final Deque<String> queue = new ArrayDeque<>(args);
         try
         {
-            while (!queue.isEmpty())
-            {
-                final String arg = queue.poll();
-                if (arg.equals("--help") || arg.equals("-h"))
-                {
-                    out.println(String.format(Locale.ROOT, USAGE, TraceInput.usage()));
-                    return 0;
-                }
-                if (!arg.startsWith("--"))
-                {
-                    traces.add(Path.of(arg));
-                    continue;
-                }
-                final int eq = arg.indexOf('=');
-                final String option = eq < 0 ? arg : arg.substring(0, eq);
-                final Supplier<String> value = eq < 0
-                    ? () -> SimulateCommand.next(queue, option) : () -> arg.substring(eq + 1);
-                if (input.option(option, value))
-                {
-                    continue;
-                }
-                switch (option)
-                {
-                    case "--max-size" -> maxSizeText = value.get();
-                    case "--sample" -> sample = OptionalDouble.of(rate(value.get()));
-                    case "--csv" -> csv = Path.of(value.get());
-                    case "--plot" -> plot = Path.of(value.get());
-                    case "--per-thread" -> perThread = true;
-                    default -> throw new CliException("unknown option " + option + "; faultline mrc --help lists the options");
-                }
-            }
+            final TraceInput input = inputOptions.input();
+            final OptionalDouble rate = sample == null ? OptionalDouble.empty() : OptionalDouble.of(rate(sample));
             if (traces.size() != 1)
             {
                 throw new CliException(traces.isEmpty() ? "missing TRACE; give one trace file or directory"
@@ -114,9 +96,9 @@ public final class MrcCommand implements Command
             {
                 MissRatioChart.checkExtension(plot);
             }
-            if (maxSizeText != null)
+            if (maxSize != null)
             {
-                SimulateCommand.parseSize(maxSizeText, input.options().pageSizeOrDefault(), "--max-size");
+                SimulateCommand.cacheSize(maxSize, input.options().pageSizeOrDefault(), "--max-size");
             }
             final Path tracePath = traces.get(0);
             if (perThread && !input.formatOf(tracePath).name().equals(TraceFormats.FAULTLINE))
@@ -125,24 +107,28 @@ public final class MrcCommand implements Command
                     + tracePath + " is read as " + input.formatOf(tracePath).name());
             }
 
-            final KeyTrace trace = input.read(tracePath, err);
-            final OptionalInt maxSize = maxSizeText == null ? OptionalInt.empty()
-                : OptionalInt.of(SimulateCommand.parseSize(maxSizeText, trace.pageSize(), "--max-size"));
+            final KeyTrace trace = input.read(tracePath, err, terminal);
+            final OptionalInt maxPages = maxSize == null ? OptionalInt.empty()
+                : OptionalInt.of(SimulateCommand.cacheSize(maxSize, trace.pageSize(), "--max-size"));
 
             final long start = System.nanoTime();
             final List<Integer> tids = new ArrayList<>();
             final List<MissRatioCurve> curves = new ArrayList<>();
-            if (perThread)
+            final LongAdder done = new LongAdder();
+            try (Progress progress = Progress.start(err, terminal, "Computing the curve", trace.size(), done::sum))
             {
-                for (final Map.Entry<Integer, long[]> thread : trace.byTag().entrySet())
+                if (perThread)
                 {
-                    tids.add(thread.getKey());
-                    curves.add(curve(thread.getValue(), sample, maxSize).withLabel("tid " + thread.getKey()));
+                    for (final Map.Entry<Integer, long[]> thread : trace.byTag().entrySet())
+                    {
+                        tids.add(thread.getKey());
+                        curves.add(curve(thread.getValue(), rate, maxPages, done).withLabel("tid " + thread.getKey()));
+                    }
                 }
-            }
-            else
-            {
-                curves.add(curve(trace.toArray(), sample, maxSize));
+                else
+                {
+                    curves.add(curve(trace.toArray(), rate, maxPages, done));
+                }
             }
             long distinct = 0;
             for (final MissRatioCurve curve : curves)
@@ -150,8 +136,8 @@ public final class MrcCommand implements Command
                 distinct += curve.distinct();
             }
             err.printf(Locale.ROOT, "Computed %d %s curve%s over %,d references (%s%,d distinct pages) in %s%n",
-                curves.size(), sample.isPresent() ? "SHARDS" : "exact", curves.size() == 1 ? "" : "s",
-                trace.size(), sample.isPresent() ? "about " : "", distinct,
+                curves.size(), rate.isPresent() ? "SHARDS" : "exact", curves.size() == 1 ? "" : "s",
+                trace.size(), rate.isPresent() ? "about " : "", distinct,
                 Written.seconds(System.nanoTime() - start));
 
             if (csv == null)
@@ -188,10 +174,11 @@ public final class MrcCommand implements Command
         }
     }
 
-    private static MissRatioCurve curve(final long[] keys, final OptionalDouble sample, final OptionalInt maxSize)
+    private static MissRatioCurve curve(final long[] keys, final OptionalDouble sample, final OptionalInt maxSize,
+        final LongAdder done)
     {
-        return sample.isPresent() ? MissRatioCurves.shards(keys, sample.getAsDouble(), maxSize)
-            : MissRatioCurves.exact(keys, maxSize);
+        return sample.isPresent() ? MissRatioCurves.shards(keys, sample.getAsDouble(), maxSize, done)
+            : MissRatioCurves.exact(keys, maxSize, done);
     }
 
     private static void writeCsv(final boolean perThread, final List<Integer> tids, final List<MissRatioCurve> curves,

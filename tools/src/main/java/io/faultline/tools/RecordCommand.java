@@ -1,44 +1,158 @@
 package io.faultline.tools;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 
+import io.faultline.format.ShmLayout;
 import io.faultline.tracer.RecordException;
 import io.faultline.tracer.RecordOptions;
 import io.faultline.tracer.Recorder;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
-/** {@code faultline record}: trace a program into a trace directory. */
-public final class RecordCommand implements Command
+/**
+ * {@code faultline record}: trace a program into a trace directory. Defaults follow kVMTrace:
+ * an EVMS of 512 pages (2 MiB), FIFO, every private anonymous writable mapping.
+ */
+@Command(name = "record", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+    synopsisHeading = "usage: ", customSynopsis = "faultline record -o DIR [OPTIONS] [--] PROGRAM [ARGS...]",
+    descriptionHeading = "%n",
+    description = {"Run a program and record its page reference trace into DIR.", ""},
+    footer = {"", "Everything after PROGRAM is the program's. The exit status is the program's "
+        + "(128+N if signal N killed it)."})
+final class RecordCommand implements Callable<Integer>
 {
-    @Override
-    public String name()
+    /** The scopes, for shell completion. */
+    static final class Scopes extends ArrayList<String>
     {
-        return "record";
+        Scopes()
+        {
+            super(List.of("all", "api"));
+        }
+    }
+
+    @Option(names = {"-o", "--output"}, paramLabel = "DIR", description = "trace directory to create (new or empty)")
+    Path output;
+
+    @Option(names = "--evms", paramLabel = "N", description = {"enabled pages (the evicted virtual mapping set), or "
+        + "bytes with K, M, G; default 512 (2 MiB), at least " + RecordOptions.MIN_EVMS_PAGES})
+    Size evms;
+
+    @Option(names = "--scope", paramLabel = "all|api", completionCandidates = Scopes.class,
+        description = {"all: every private anonymous writable mapping (default);",
+            "api: only ranges passed to faultline_trace_range()"})
+    String scope = "all";
+
+    @Option(names = "--policy", paramLabel = "fifo",
+        description = "which enabled page to disable next (FIFO, as kVMTrace)")
+    String policy = "fifo";
+
+    @Option(names = "--ring-size", paramLabel = "BYTES",
+        description = "ring per process, a power of two from 64K to 1G; default 4M")
+    Size ringSize;
+
+    @Option(names = "--chunk-records", paramLabel = "N", description = "most records in one chunk; default 256")
+    Integer chunkRecords;
+
+    @Option(names = "--no-follow", description = "trace only the first process, not its children")
+    boolean noFollow;
+
+    @Option(names = "--max-processes", paramLabel = "N", description = "process images traced at most (each fork "
+        + "child and each exec takes one); default 64, at most " + RecordOptions.MAX_PROCESSES)
+    Integer maxProcesses;
+
+    @Option(names = {"-q", "--quiet"}, description = "no summary line at the end")
+    boolean quiet;
+
+    @Parameters(paramLabel = "PROGRAM", arity = "0..*", description = "the program to trace and its arguments")
+    List<String> command = new ArrayList<>();
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    RecordCommand(final PrintStream out, final PrintStream err)
+    {
+        this.out = out;
+        this.err = err;
     }
 
     @Override
-    public String summary()
+    public Integer call() throws Exception
     {
-        return "run a program and record its page reference trace";
-    }
-
-    @Override
-    public int run(final List<String> args, final PrintStream out, final PrintStream err) throws Exception
-    {
+        final RecordOptions options = options();
+        out.flush();
         try
         {
-            final RecordOptions options = RecordOptions.parse(args);
-            if (options == null)
-            {
-                out.println(RecordOptions.USAGE);
-                return 0;
-            }
-            out.flush();
             return new Recorder(options, err).record();
         }
         catch (final RecordException ex)
         {
             throw new CliException(ex.getMessage());
         }
+    }
+
+    private RecordOptions options()
+    {
+        final RecordOptions options = new RecordOptions();
+        if (evms != null)
+        {
+            options.evmsPages = Values.between("--evms", evms.pages(RecordOptions.systemPageSize(), "--evms"), 1, 1 << 24);
+            if (options.evmsPages < RecordOptions.MIN_EVMS_PAGES)
+            {
+                throw new CliException("--evms must be at least " + RecordOptions.MIN_EVMS_PAGES + ": one x86 "
+                    + "instruction can need several pages at once (operands that straddle pages, string moves, "
+                    + "gathers, the stack), and with fewer enabled pages it could fault forever: " + options.evmsPages);
+            }
+        }
+        options.scope = switch (scope)
+        {
+            case "all" -> ShmLayout.SCOPE_ALL;
+            case "api" -> ShmLayout.SCOPE_API;
+            default -> throw new CliException("unknown scope '" + scope + "'; use --scope all or --scope api");
+        };
+        if (!policy.equals("fifo"))
+        {
+            throw new CliException("unknown EVMS policy '" + policy + "'; the recorder supports: fifo");
+        }
+        options.policy = ShmLayout.POLICY_FIFO;
+        if (ringSize != null)
+        {
+            final long bytes = ringSize.bytes();
+            if (bytes < 64 * 1024 || bytes > (1L << 30) || Long.bitCount(bytes) != 1)
+            {
+                throw new CliException("--ring-size must be a power of two from 64K to 1G: " + bytes);
+            }
+            options.ringCapacity = (int)bytes;
+        }
+        if (chunkRecords != null)
+        {
+            options.chunkRecords = Values.between("--chunk-records", chunkRecords, 1, 65536);
+        }
+        if (maxProcesses != null)
+        {
+            options.slots = Values.between("--max-processes", maxProcesses, 1, RecordOptions.MAX_PROCESSES);
+        }
+        options.follow = !noFollow;
+        options.quiet = quiet;
+        options.output = output;
+        options.command = new ArrayList<>(command);
+        if (options.output == null)
+        {
+            throw new CliException("missing -o DIR: where to write the trace");
+        }
+        if (options.command.isEmpty())
+        {
+            throw new CliException("missing program to trace: faultline record -o DIR -- PROGRAM [ARGS...]");
+        }
+        if (options.chunkRecords * 32L + 64 > options.ringCapacity / 8)
+        {
+            throw new CliException("--chunk-records " + options.chunkRecords + " is too large for a ring of "
+                + options.ringCapacity + " bytes; lower it or raise --ring-size");
+        }
+        return options;
     }
 }

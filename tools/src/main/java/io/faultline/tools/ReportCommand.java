@@ -33,14 +33,12 @@ import picocli.CommandLine.Model.CommandSpec;
  * {@code faultline report}: DAMON's results in damo's vocabulary (regions, heats, wss), from a
  * monitoring record, or exactly from a trace; and DAMON's accuracy against a trace.
  */
-@Command(name = "report", description = "DAMON reports: regions, heats, wss of a monitoring record or a trace; accuracy",
+@Command(name = "report", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, description = "DAMON reports: regions, heats, wss of a monitoring record or a trace; accuracy",
     usageHelpWidth = 100,
     subcommands = {ReportCommand.Regions.class, ReportCommand.Heats.class, ReportCommand.Wss.class,
         ReportCommand.AccuracyReport.class})
 final class ReportCommand implements Callable<Integer>
 {
-    @Mixin
-    PicocliCommand.Help help;
 
     @Override
     public Integer call()
@@ -92,12 +90,10 @@ final class ReportCommand implements Callable<Integer>
         }
     }
 
-    @Command(name = "regions",
+    @Command(name = "regions", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "every region of every aggregation as CSV: " + RegionsCsv.HEADER)
     static final class Regions implements Callable<Integer>
     {
-        @Mixin
-        PicocliCommand.Help help;
 
         @Spec
         CommandSpec spec;
@@ -115,12 +111,10 @@ final class ReportCommand implements Callable<Integer>
         }
     }
 
-    @Command(name = "heats",
+    @Command(name = "heats", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "time x address heatmap of access frequency (CSV time_ns,address,heat), as damo report heats")
     static final class Heats implements Callable<Integer>
     {
-        @Mixin
-        PicocliCommand.Help help;
 
         @Spec
         CommandSpec spec;
@@ -188,12 +182,10 @@ final class ReportCommand implements Callable<Integer>
         }
     }
 
-    @Command(name = "wss",
+    @Command(name = "wss", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "working set size: percentiles over the aggregations (or each aggregation's, --over-time)")
     static final class Wss implements Callable<Integer>
     {
-        @Mixin
-        PicocliCommand.Help help;
 
         @Spec
         CommandSpec spec;
@@ -250,12 +242,10 @@ final class ReportCommand implements Callable<Integer>
         }
     }
 
-    @Command(name = "accuracy",
+    @Command(name = "accuracy", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "DAMON's heat and working set size errors against the exact ones of a complete trace")
     static final class AccuracyReport implements Callable<Integer>
     {
-        @Mixin
-        PicocliCommand.Help help;
 
         @Spec
         CommandSpec spec;

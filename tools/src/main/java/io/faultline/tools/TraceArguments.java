@@ -37,16 +37,4 @@ final class TraceArguments
         }
         return operands.get(0);
     }
-
-    static int intValue(final String option, final String text)
-    {
-        try
-        {
-            return Integer.parseInt(text);
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new CliException(option + " needs a whole number: " + text);
-        }
-    }
 }

@@ -177,8 +177,9 @@ class BadInputTest
     void corruptAndTruncatedTracesAreRefusedByInfoAndDump() throws Exception
     {
         final Path trace = tmp.resolve("trace");
-        assertEquals(0, Faultline.run("record", "-q", "--evms", "16", "-o", trace.toString(), "--",
-            Workloads.build("churn").toString(), "1").status());
+        final Faultline.Result recorded = Faultline.run("record", "-q", "--evms", "16", "-o", trace.toString(), "--",
+            Workloads.build("churn").toString(), "1");
+        assertEquals(0, recorded.status(), recorded.describe());
         assertEquals(0, Faultline.run("info", trace.toString()).status());
 
         assertOneLineError(Faultline.run("info", tmp.resolve("nothing").toString()), "no trace at");

@@ -26,6 +26,24 @@ class SimulatorTest
     }
 
     @Test
+    void progressCountsEveryReplayedReferenceOfEveryPair()
+    {
+        // 200,000 references: more than one progress block (65,536) and not a multiple of it.
+        final long[] trace = new long[200_000];
+        for (int i = 0; i < trace.length; i++)
+        {
+            trace[i] = i % 977;
+        }
+        final java.util.concurrent.atomic.LongAdder progress = new java.util.concurrent.atomic.LongAdder();
+        final List<SimulationResult> results = Simulator.sweep(List.of(PolicySpec.parse("lru"), PolicySpec.parse("fifo")),
+            new int[] {10, 1000}, trace, 2, progress);
+        assertEquals(4L * trace.length, progress.sum());
+        // The blocks change no result: LRU of 1000 holds all 977 keys, so only the cold misses.
+        assertEquals(new SimulationResult("lru", 1000, trace.length, 977), results.get(1));
+        assertEquals(Simulator.run(PolicySpec.parse("fifo"), 10, trace), results.get(2));
+    }
+
+    @Test
     void sweepOnManyThreadsEqualsSequentialRunsInInputOrder() throws Exception
     {
         final long[] trace = ReferenceTraces.cloudPhysicsIO();

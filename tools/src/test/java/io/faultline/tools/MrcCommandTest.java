@@ -107,9 +107,10 @@ class MrcCommandTest
         assertOneLine("faultline mrc: missing TRACE; give one trace file or directory", "mrc", "--format", "lirs");
         assertOneLine("faultline mrc: cannot tell the plot format of 'a.pdf'; name it with .png or .svg",
             "mrc", "--format", "lirs", "--plot", "a.pdf", file);
-        assertOneLine("faultline mrc: --max-size: 'lots' is not a size; give pages (256) or bytes with K, M or G (1M)",
+        assertOneLine("faultline mrc: --max-size: 'lots' is not a size; give a whole number, or bytes with K, M, G, "
+            + "KiB, MiB or GiB (4M)",
             "mrc", "--format", "lirs", "--max-size", "lots", file);
-        assertOneLine("faultline mrc: --page-size must be positive: --page-size 0",
+        assertOneLine("faultline mrc: --page-size must be at least 1: 0",
             "mrc", "--format", "address", "--page-size", "0", file);
         assertOneLine("faultline mrc: --csv needs a value", "mrc", "--format", "lirs", file, "--csv");
 

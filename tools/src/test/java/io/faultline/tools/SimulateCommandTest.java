@@ -89,15 +89,16 @@ class SimulateCommandTest
         final String file = lirs.toString();
 
         assertOneLine("faultline simulate: cannot tell the format of " + file + "; give --format, one of: "
-            + "faultline, lirs, lcs-txt, lcs-oracle, address, lackey",
+            + "faultline, lirs, lcs-txt, lcs-oracle, address, lackey, csv",
             "simulate", "--policies", "lru", "--sizes", "4", file);
-        assertOneLine("faultline simulate: unknown trace format 'csv'; known formats: "
-            + "faultline, lirs, lcs-txt, lcs-oracle, address, lackey",
-            "simulate", "--format", "csv", "--policies", "lru", "--sizes", "4", file);
+        assertOneLine("faultline simulate: unknown trace format 'xml'; known formats: "
+            + "faultline, lirs, lcs-txt, lcs-oracle, address, lackey, csv",
+            "simulate", "--format", "xml", "--policies", "lru", "--sizes", "4", file);
         assertOneLine("faultline simulate: --sizes: '1K' is not a whole number of 4096-byte pages; "
             + "give a multiple of the page size",
             "simulate", "--format", "lirs", "--policies", "lru", "--sizes", "1K", file);
-        assertOneLine("faultline simulate: --sizes: 'big' is not a size; give pages (256) or bytes with K, M or G (1M)",
+        assertOneLine("faultline simulate: --sizes: 'big' is not a size; give a whole number, or bytes with K, M, G, "
+            + "KiB, MiB or GiB (4M)",
             "simulate", "--format", "lirs", "--policies", "lru", "--sizes", "4,big", file);
         assertOneLine("faultline simulate: --sizes: '0' gives 0 pages; a cache holds from 1 to 2147483639 pages",
             "simulate", "--format", "lirs", "--policies", "lru", "--sizes", "0", file);
@@ -106,9 +107,10 @@ class SimulateCommandTest
         assertOneLine("faultline simulate: missing --policies; e.g. --policies lru,clock; known policies: "
             + String.join(", ", io.faultline.sim.Policies.names()),
             "simulate", "--format", "lirs", "--sizes", "4", file);
-        assertOneLine("faultline simulate: unknown option --size; faultline simulate --help lists the options",
+        assertOneLine("faultline simulate: unknown option --size (did you mean --sizes?); faultline simulate --help "
+            + "lists the options",
             "simulate", "--size", "4", file);
-        assertOneLine("faultline simulate: --threads takes a positive whole number, not '0'",
+        assertOneLine("faultline simulate: --threads must be at least 1: 0",
             "simulate", "--threads", "0", file);
         assertOneLine("faultline simulate: missing TRACE; give one or more trace files or directories",
             "simulate", "--policies", "lru", "--sizes", "4");

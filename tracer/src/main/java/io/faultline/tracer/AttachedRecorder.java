@@ -50,7 +50,7 @@ public final class AttachedRecorder
         int status;
         try
         {
-            status = record(RecordOptions.parse(List.of(args)), out);
+            status = record(RecordOptions.internal(List.of(args)), out);
         }
         catch (final RecordException ex)
         {

@@ -5,25 +5,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Options of {@code faultline record}, parsed from the command line. Defaults follow kVMTrace:
- * an EVMS of 512 pages (2 MiB), FIFO, every private anonymous writable mapping.
+ * Options of a recording (the command line's {@code faultline record} fills them in and checks
+ * their ranges). Defaults follow kVMTrace: an EVMS of 512 pages (2 MiB), FIFO, every private
+ * anonymous writable mapping.
  */
 public final class RecordOptions
 {
-    public static final String USAGE = String.join("\n",
-        "usage: faultline record -o DIR [options] -- PROGRAM [ARGS...]",
-        "  -o, --output DIR     trace directory to create (new or empty)",
-        "  --evms N             enabled pages (the evicted virtual mapping set); default 512 (2 MiB), at least 16",
-        "  --scope all|api      all: every private anonymous writable mapping (default);",
-        "                       api: only ranges passed to faultline_trace_range()",
-        "  --policy fifo        which enabled page to disable next (FIFO, as kVMTrace)",
-        "  --ring-size BYTES    ring per process, a power of two with K/M suffix; default 4M",
-        "  --chunk-records N    most records in one chunk; default 256",
-        "  --no-follow          trace only the first process, not its children",
-        "  --max-processes N    process images traced at most (each fork child and each exec takes one); default 64",
-        "  -q, --quiet          no summary line at the end",
-        "The exit status is the program's (128+N if signal N killed it).");
-
     /**
      * Fewest enabled pages: every page one instruction touches must be enabled at once for it
      * to complete, and an x86 instruction can touch many (an AVX-512 gather up to 16 elements).
@@ -44,6 +31,12 @@ public final class RecordOptions
     public boolean quiet;
     public List<String> command = new ArrayList<>();
 
+    /** Bytes per page of this machine, at which {@link #evmsPages} given in bytes are counted. */
+    public static int systemPageSize()
+    {
+        return Libc.INSTANCE.getpagesize();
+    }
+
     public String scopeName()
     {
         return scope == io.faultline.format.ShmLayout.SCOPE_API ? "api" : "all";
@@ -54,136 +47,46 @@ public final class RecordOptions
         return policy == io.faultline.format.ShmLayout.POLICY_CLOCK ? "clock" : "fifo";
     }
 
-    /** @return null if the arguments asked for help */
-    public static RecordOptions parse(final List<String> args)
+    /**
+     * The arguments the Java API and the JMH profiler give a recorder they start themselves
+     * ({@link AttachedRecorder}, {@link Recorder#main}): {@code -q}, {@code -o DIR},
+     * {@code --evms N}, {@code --scope all|api}, {@code --ring-size BYTES}, {@code --chunk-records N},
+     * then {@code --} and the program. Written by programs, not people: the user's command line
+     * is {@code faultline record}'s (tools' RecordCommand), with its one grammar and its checks.
+     */
+    public static RecordOptions internal(final List<String> args)
     {
         final RecordOptions options = new RecordOptions();
         int i = 0;
-        while (i < args.size())
+        for (; i < args.size() && !args.get(i).equals("--"); i++)
         {
             final String arg = args.get(i);
-            if (arg.equals("--"))
-            {
-                i++;
-                break;
-            }
-            if (!arg.startsWith("-"))
-            {
-                break;
-            }
             switch (arg)
             {
-                case "-h", "--help" -> {
-                    return null;
-                }
-                case "-o", "--output" -> options.output = Path.of(value(args, i++, arg));
-                case "--evms" -> {
-                    options.evmsPages = positive(value(args, i++, arg), arg, 1, 1 << 24);
-                    if (options.evmsPages < MIN_EVMS_PAGES)
-                    {
-                        throw new RecordException("--evms must be at least " + MIN_EVMS_PAGES + ": one x86 instruction can "
-                            + "need several pages at once (operands that straddle pages, string moves, gathers, the "
-                            + "stack), and with fewer enabled pages it could fault forever: " + options.evmsPages);
-                    }
-                }
-                case "--scope" -> {
-                    final String scope = value(args, i++, arg);
-                    options.scope = switch (scope)
-                    {
-                        case "all" -> io.faultline.format.ShmLayout.SCOPE_ALL;
-                        case "api" -> io.faultline.format.ShmLayout.SCOPE_API;
-                        default -> throw new RecordException("unknown scope '" + scope + "'; use --scope all or --scope api");
-                    };
-                }
-                case "--policy" -> {
-                    final String policy = value(args, i++, arg);
-                    if (!policy.equals("fifo"))
-                    {
-                        throw new RecordException("unknown EVMS policy '" + policy + "'; the recorder supports: fifo");
-                    }
-                    options.policy = io.faultline.format.ShmLayout.POLICY_FIFO;
-                }
-                case "--ring-size" -> {
-                    final long bytes = bytes(value(args, i++, arg), arg);
-                    if (bytes < 64 * 1024 || bytes > (1L << 30) || Long.bitCount(bytes) != 1)
-                    {
-                        throw new RecordException("--ring-size must be a power of two from 64K to 1G: " + bytes);
-                    }
-                    options.ringCapacity = (int)bytes;
-                }
-                case "--chunk-records" -> options.chunkRecords = positive(value(args, i++, arg), arg, 1, 65536);
-                case "--no-follow" -> options.follow = false;
-                case "--max-processes" -> options.slots = positive(value(args, i++, arg), arg, 1, MAX_PROCESSES);
-                case "-q", "--quiet" -> options.quiet = true;
-                default -> throw new RecordException("unknown option " + arg + "; faultline record --help lists the options");
+                case "-q" -> options.quiet = true;
+                case "-o" -> options.output = Path.of(next(args, ++i, arg));
+                case "--evms" -> options.evmsPages = Integer.parseInt(next(args, ++i, arg));
+                case "--scope" -> options.scope = next(args, ++i, arg).equals("api")
+                    ? io.faultline.format.ShmLayout.SCOPE_API : io.faultline.format.ShmLayout.SCOPE_ALL;
+                case "--ring-size" -> options.ringCapacity = Integer.parseInt(next(args, ++i, arg));
+                case "--chunk-records" -> options.chunkRecords = Integer.parseInt(next(args, ++i, arg));
+                default -> throw new RecordException("internal recorder arguments: unknown " + arg);
             }
-            i++;
         }
-        options.command = new ArrayList<>(args.subList(i, args.size()));
-        if (options.output == null)
+        options.command = new ArrayList<>(args.subList(Math.min(i + 1, args.size()), args.size()));
+        if (options.output == null || options.evmsPages < MIN_EVMS_PAGES)
         {
-            throw new RecordException("missing -o DIR: where to write the trace");
-        }
-        if (options.command.isEmpty())
-        {
-            throw new RecordException("missing program to trace: faultline record -o DIR -- PROGRAM [ARGS...]");
-        }
-        if (options.chunkRecords * 32L + 64 > options.ringCapacity / 8)
-        {
-            throw new RecordException("--chunk-records " + options.chunkRecords + " is too large for a ring of "
-                + options.ringCapacity + " bytes; lower it or raise --ring-size");
+            throw new RecordException("internal recorder arguments: need -o DIR and --evms of at least " + MIN_EVMS_PAGES);
         }
         return options;
     }
 
-    private static String value(final List<String> args, final int i, final String option)
+    private static String next(final List<String> args, final int i, final String option)
     {
-        if (i + 1 >= args.size())
+        if (i >= args.size())
         {
-            throw new RecordException("option " + option + " needs a value");
+            throw new RecordException("internal recorder arguments: " + option + " needs a value");
         }
-        return args.get(i + 1);
-    }
-
-    private static int positive(final String text, final String option, final int min, final int max)
-    {
-        try
-        {
-            final int value = Integer.parseInt(text);
-            if (value < min || value > max)
-            {
-                throw new RecordException(option + " must be between " + min + " and " + max + ": " + text);
-            }
-            return value;
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new RecordException(option + " needs a whole number: " + text);
-        }
-    }
-
-    static long bytes(final String text, final String option)
-    {
-        final String t = text.trim().toUpperCase();
-        long multiplier = 1;
-        String digits = t;
-        if (t.endsWith("K") || t.endsWith("M") || t.endsWith("G"))
-        {
-            multiplier = switch (t.charAt(t.length() - 1))
-            {
-                case 'K' -> 1L << 10;
-                case 'M' -> 1L << 20;
-                default -> 1L << 30;
-            };
-            digits = t.substring(0, t.length() - 1);
-        }
-        try
-        {
-            return Long.parseLong(digits) * multiplier;
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new RecordException(option + " needs a size such as 4M: " + text);
-        }
+        return args.get(i);
     }
 }

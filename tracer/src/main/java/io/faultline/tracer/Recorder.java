@@ -51,16 +51,7 @@ public final class Recorder
         int status;
         try
         {
-            final RecordOptions options = RecordOptions.parse(List.of(args));
-            if (options == null)
-            {
-                System.out.println(RecordOptions.USAGE);
-                status = 0;
-            }
-            else
-            {
-                status = new Recorder(options, System.err).record();
-            }
+            status = new Recorder(RecordOptions.internal(List.of(args)), System.err).record();
         }
         catch (final RecordException ex)
         {

@@ -2,6 +2,7 @@ package io.faultline.sim.mrc;
 
 import java.util.Arrays;
 import java.util.OptionalInt;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Builds LRU miss-ratio curves from a trace in one pass: exactly, or estimated from a spatially
@@ -29,6 +30,9 @@ public final class MissRatioCurves
     /** Mean absolute miss-ratio error at rate 0.1 the tests allow on the two reference traces. */
     public static final double SHARDS_ERROR_BOUND_AT_TENTH = 0.025;
 
+    /** References between two updates of a progress count: rare enough to cost nothing. */
+    static final int PROGRESS_BLOCK = 1 << 16;
+
     static final int MODULUS_BITS = 24;
     static final long MODULUS = 1L << MODULUS_BITS;
 
@@ -43,11 +47,22 @@ public final class MissRatioCurves
      */
     public static MissRatioCurve exact(final long[] trace, final OptionalInt maxSize)
     {
+        return exact(trace, maxSize, new LongAdder());
+    }
+
+    /** {@link #exact(long[], OptionalInt)}, adding to {@code progress} the references done as it goes. */
+    public static MissRatioCurve exact(final long[] trace, final OptionalInt maxSize, final LongAdder progress)
+    {
         final StackDistances distances = new StackDistances();
         final DistanceHistogram histogram = new DistanceHistogram();
-        for (final long key : trace)
+        for (int from = 0; from < trace.length; from += PROGRESS_BLOCK)
         {
-            histogram.add(distances.record(key));
+            final int to = Math.min(trace.length, from + PROGRESS_BLOCK);
+            for (int i = from; i < to; i++)
+            {
+                histogram.add(distances.record(trace[i]));
+            }
+            progress.add(to - from);
         }
         final int sizes = maxSize.orElse(Math.max(1, distances.distinct()));
         final long[] misses = new long[sizes];
@@ -67,6 +82,13 @@ public final class MissRatioCurves
      */
     public static MissRatioCurve shards(final long[] trace, final double rate, final OptionalInt maxSize)
     {
+        return shards(trace, rate, maxSize, new LongAdder());
+    }
+
+    /** {@link #shards(long[], double, OptionalInt)}, adding to {@code progress} the references done as it goes. */
+    public static MissRatioCurve shards(final long[] trace, final double rate, final OptionalInt maxSize,
+        final LongAdder progress)
+    {
         if (!(rate > 0 && rate <= 1))
         {
             throw new IllegalArgumentException("sampling rate must be in (0, 1]: rate=" + rate);
@@ -76,13 +98,18 @@ public final class MissRatioCurves
         final StackDistances distances = new StackDistances();
         final DistanceHistogram histogram = new DistanceHistogram();
         long sampled = 0;
-        for (final long key : trace)
+        for (int from = 0; from < trace.length; from += PROGRESS_BLOCK)
         {
-            if (sampled(key, threshold))
+            final int to = Math.min(trace.length, from + PROGRESS_BLOCK);
+            for (int i = from; i < to; i++)
             {
-                sampled++;
-                histogram.add(distances.record(key));
+                if (sampled(trace[i], threshold))
+                {
+                    sampled++;
+                    histogram.add(distances.record(trace[i]));
+                }
             }
+            progress.add(to - from);
         }
         final double expected = trace.length * effectiveRate;
         final long distinct = Math.round(distances.distinct() / effectiveRate);

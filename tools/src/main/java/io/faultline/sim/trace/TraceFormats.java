@@ -27,7 +27,8 @@ public final class TraceFormats
             new LibCacheSimTextFormat(),
             new LibCacheSimOracleFormat(),
             new AddressTraceFormat(),
-            new LackeyTraceFormat()})
+            new LackeyTraceFormat(),
+            new FaultlineCsvTraceFormat()})
         {
             FORMATS.put(format.name(), format);
         }
@@ -86,7 +87,13 @@ public final class TraceFormats
      */
     public static KeyTrace read(final TraceFormat format, final Path path, final TraceOptions options)
     {
-        final KeyTrace trace = new KeyTrace();
+        return read(format, path, options, new KeyTrace());
+    }
+
+    /** {@link #read(TraceFormat, Path, TraceOptions)} into {@code trace}, which must be empty. */
+    public static KeyTrace read(final TraceFormat format, final Path path, final TraceOptions options,
+        final KeyTrace trace)
+    {
         trace.pageSize(options.pageSizeOrDefault());
         try
         {

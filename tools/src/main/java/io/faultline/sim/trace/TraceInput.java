@@ -1,73 +1,31 @@
 package io.faultline.sim.trace;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.function.Supplier;
+
+import io.faultline.format.TraceHeader;
+import io.faultline.format.TraceLayout;
+import io.faultline.sim.report.Progress;
 
 /**
- * The trace options shared by the replay commands ({@code --format}, {@code --page-size},
- * {@code --pid}, {@code --tid}, {@code --no-ifetch}, {@code --skip-corrupt}) and the reading of a trace with them,
- * reporting progress on stderr.
+ * Which format and options to read a trace with (the replay commands' {@code --format},
+ * {@code --page-size}, {@code --pid}, {@code --tid}, {@code --no-ifetch}, {@code --skip-corrupt}), and the reading of a
+ * trace with them, reporting progress on stderr.
  */
 public final class TraceInput
 {
-    public static final String USAGE = String.join(System.lineSeparator(),
-        "  --format F        trace format; a directory is read as faultline, any other file needs this:",
-        "%s",
-        "                    gzip, xz and zstd files are decompressed whatever their name",
-        "  --page-size B     bytes per page for address traces (default 4096; a faultline trace's own)",
-        "  --pid N, --tid N  faultline traces: keep one process's / one thread's references",
-        "  --skip-corrupt    faultline traces: read past corrupt excerpts, counting them",
-        "  --no-ifetch       lackey traces: leave out instruction fetches (I lines)");
+    private final Optional<String> format;
+    private final TraceOptions options;
 
-    private Optional<String> format = Optional.empty();
-    private TraceOptions options = TraceOptions.defaults();
-
-    /** {@link #USAGE} with one line per known format. */
-    public static String usage()
+    /** @throws TraceException naming the known formats if {@code format} is not one */
+    public TraceInput(final Optional<String> format, final TraceOptions options)
     {
-        final StringBuilder formats = new StringBuilder();
-        for (final TraceFormat format : TraceFormats.all())
-        {
-            if (formats.length() > 0)
-            {
-                formats.append(System.lineSeparator());
-            }
-            formats.append(String.format(Locale.ROOT, "                      %-11s %s", format.name(), format.summary()));
-        }
-        return String.format(Locale.ROOT, USAGE, formats);
-    }
-
-    /**
-     * Applies {@code name} if it is a trace option.
-     *
-     * @param value supplies the option's value; called only for options that take one
-     * @return false if {@code name} is not a trace option
-     * @throws IllegalArgumentException for a bad value
-     */
-    public boolean option(final String name, final Supplier<String> value)
-    {
-        switch (name)
-        {
-            case "--format" ->
-            {
-                final String word = value.get();
-                TraceFormats.get(word);
-                format = Optional.of(word);
-            }
-            case "--page-size" -> options = options.withPageSize(positiveInt(name, value.get()));
-            case "--pid" -> options = options.withPid(nonNegativeInt(name, value.get()));
-            case "--tid" -> options = options.withTid(nonNegativeInt(name, value.get()));
-            case "--no-ifetch" -> options = options.withoutInstructionFetches();
-            case "--skip-corrupt" -> options = options.skippingCorrupt();
-            default ->
-            {
-                return false;
-            }
-        }
-        return true;
+        format.ifPresent(TraceFormats::get);
+        this.format = format;
+        this.options = options;
     }
 
     public TraceOptions options()
@@ -86,43 +44,53 @@ public final class TraceInput
         return TraceFormats.resolve(path, format);
     }
 
-    /** Reads the whole trace, with a line on {@code progress} before and after. */
-    public KeyTrace read(final Path path, final PrintStream progress)
+    /** Reads the whole trace, with a line on {@code err} before and after. */
+    public KeyTrace read(final Path path, final PrintStream err)
+    {
+        return read(path, err, false);
+    }
+
+    /**
+     * Reads the whole trace, with a line on {@code err} before and after and, if {@code terminal},
+     * a {@link Progress} line in between.
+     */
+    public KeyTrace read(final Path path, final PrintStream err, final boolean terminal)
     {
         final TraceFormat traceFormat = formatOf(path);
-        progress.printf(Locale.ROOT, "Reading %s (%s)...%n", path, traceFormat.name());
+        err.printf(Locale.ROOT, "Reading %s (%s)...%n", path, traceFormat.name());
         final long start = System.nanoTime();
-        final KeyTrace trace = TraceFormats.read(traceFormat, path, options);
-        progress.printf(Locale.ROOT, "Read %,d references from %s in %.3f s%n",
+        final KeyTrace trace = new KeyTrace();
+        // The drawing thread reads the count while the reader grows it: a stale value only delays the display.
+        try (Progress progress = Progress.start(err, terminal, "Reading " + path.getFileName(),
+            terminal ? expectedReferences(traceFormat, path) : -1, () -> trace.size()))
+        {
+            TraceFormats.read(traceFormat, path, options, trace);
+        }
+        err.printf(Locale.ROOT, "Read %,d references from %s in %.3f s%n",
             trace.size(), path.getFileName(), (System.nanoTime() - start) / 1e9);
-        trace.notes().forEach(progress::println);
+        trace.notes().forEach(err::println); // a partial trace, skipped excerpts
         return trace;
     }
 
-    static int positiveInt(final String name, final String text)
+    /**
+     * How many references reading will give, if known: a complete faultline trace's header
+     * counts them, unless a process or thread filter keeps only some; else -1.
+     */
+    private long expectedReferences(final TraceFormat traceFormat, final Path path)
     {
-        final int value = nonNegativeInt(name, text);
-        if (value == 0)
+        if (!traceFormat.name().equals(TraceFormats.FAULTLINE) || options.pid().isPresent() || options.tid().isPresent())
         {
-            throw new IllegalArgumentException(name + " must be positive: " + name + " " + text);
+            return -1;
         }
-        return value;
-    }
-
-    static int nonNegativeInt(final String name, final String text)
-    {
         try
         {
-            final int value = Integer.parseInt(text);
-            if (value >= 0)
-            {
-                return value;
-            }
+            final TraceHeader header = TraceHeader.read(path.resolve(TraceLayout.HEADER_FILE));
+            return header.isComplete() ? header.longValue(TraceHeader.REFERENCES) : -1;
         }
-        catch (final NumberFormatException ignored)
+        catch (final IOException | RuntimeException ex)
         {
-            // Reported below with the option's name.
+            // The reader reports an unreadable header; progress just goes without a total.
+            return -1;
         }
-        throw new IllegalArgumentException(name + " takes a whole number, not '" + text + "'");
     }
 }

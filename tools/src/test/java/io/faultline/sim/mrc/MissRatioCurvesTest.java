@@ -70,6 +70,24 @@ class MissRatioCurvesTest
     }
 
     @Test
+    void progressCountsEveryReferenceOfTheTrace()
+    {
+        final long[] trace = new long[150_000];
+        for (int i = 0; i < trace.length; i++)
+        {
+            trace[i] = i % 501;
+        }
+        final java.util.concurrent.atomic.LongAdder progress = new java.util.concurrent.atomic.LongAdder();
+        final MissRatioCurve exact = MissRatioCurves.exact(trace, OptionalInt.empty(), progress);
+        assertEquals(trace.length, progress.sum());
+        // A cyclic trace of 501 keys: LRU misses every reference below 501 pages, only cold ones at 501.
+        assertEquals(trace.length, exact.misses(500));
+        assertEquals(501, exact.misses(501));
+        MissRatioCurves.shards(trace, 0.5, OptionalInt.empty(), progress);
+        assertEquals(2L * trace.length, progress.sum());
+    }
+
+    @Test
     void equalsLruSimulationOnTheGzipAddressTrace()
     {
         assertEquals(39_856, gzipExact.distinct());

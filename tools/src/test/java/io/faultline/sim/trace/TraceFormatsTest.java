@@ -149,8 +149,8 @@ class TraceFormatsTest
     @Test
     void unknownFormatListsTheKnownOnes()
     {
-        final TraceException ex = assertThrows(TraceException.class, () -> TraceFormats.get("csv"));
-        assertEquals("unknown trace format 'csv'; known formats: faultline, lirs, lcs-txt, lcs-oracle, address, lackey",
+        final TraceException ex = assertThrows(TraceException.class, () -> TraceFormats.get("xml"));
+        assertEquals("unknown trace format 'xml'; known formats: faultline, lirs, lcs-txt, lcs-oracle, address, lackey, csv",
             ex.getMessage());
     }
 
@@ -160,7 +160,7 @@ class TraceFormatsTest
         final Path file = text("plain", Compression.NONE, "1\n");
         final TraceException ex = assertThrows(TraceException.class, () -> TraceFormats.resolve(file, Optional.empty()));
         assertEquals("cannot tell the format of " + file + "; give --format, one of: "
-            + "faultline, lirs, lcs-txt, lcs-oracle, address, lackey", ex.getMessage());
+            + "faultline, lirs, lcs-txt, lcs-oracle, address, lackey, csv", ex.getMessage());
         assertEquals("faultline", TraceFormats.resolve(tmp, Optional.empty()).name());
         assertEquals("lirs", TraceFormats.resolve(file, Optional.of("lirs")).name());
         final TraceException missing = assertThrows(TraceException.class,

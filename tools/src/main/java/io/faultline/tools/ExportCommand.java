@@ -1,0 +1,257 @@
+package io.faultline.tools;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.faultline.format.TraceFormatException;
+import io.faultline.format.TraceHeader;
+import io.faultline.format.TraceReader;
+import io.faultline.sim.report.Progress;
+import io.faultline.sim.report.Written;
+import io.faultline.sim.trace.Compression;
+import io.faultline.sim.trace.ExportFormat;
+import io.faultline.sim.trace.ExportFormats;
+import io.faultline.sim.trace.TraceException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code faultline export --to FORMAT [-o FILE] TRACE_DIR}: a faultline trace's references in
+ * another tool's format, each reference's key its page; compressed by the output file's
+ * extension. Like async-profiler's converters it says what it wrote and how long it took.
+ */
+@Command(name = "export", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+    synopsisHeading = "usage: ", customSynopsis = ExportCommand.USAGE_LINE,
+    descriptionHeading = "%n", description = {
+        "Write a trace's references in another tool's format.", "",
+        "Each reference becomes its page (address / the trace's page size). Formats:",
+        "  lcs-oracle  libCacheSim oracleGeneral: time (s), page, page size, next access (1-based index",
+        "              of the next reference to the page, -1 if none): cachesim FILE oracleGeneral ...",
+        "  lcs-txt     libCacheSim text, one page per line: cachesim FILE txt ...",
+        "  lirs        LIRS block trace, one page per line",
+        "  csv         the columns of faultline dump --format csv: seq,time_ns,pid,tid,kind,address",
+        "Every export reads back with faultline simulate/mrc --format FORMAT to the same pages.", ""})
+final class ExportCommand implements Callable<Integer>
+{
+    static final String USAGE_LINE = "faultline export --to FORMAT [-o FILE] [--pid N] [--tid N] TRACE_DIR";
+    private static final String USAGE = "usage: " + USAGE_LINE;
+    /** References between two updates of the progress count. */
+    private static final int PROGRESS_BLOCK = 1 << 12;
+
+    /** The export format names, for the help text and shell completion. */
+    static final class FormatNames implements Iterable<String>
+    {
+        @Override
+        public Iterator<String> iterator()
+        {
+            final List<String> names = new ArrayList<>();
+            ExportFormats.all().forEach(f -> names.add(f.name()));
+            return names.iterator();
+        }
+    }
+
+    @Option(names = "--to", paramLabel = "FORMAT", completionCandidates = FormatNames.class,
+        description = "the format to write: ${COMPLETION-CANDIDATES}")
+    String to;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = {"the file to write, compressed if its name "
+        + "ends in .gz, .xz or .zst; default: standard output, uncompressed"})
+    Path output;
+
+    @Option(names = "--skip-corrupt", description = "read past corrupt excerpts, counting them (on stderr)")
+    boolean skipCorrupt;
+
+    @Option(names = "--pid", paramLabel = "N", description = "only this process's references")
+    Integer pidFilter;
+
+    @Option(names = "--tid", paramLabel = "N", description = "only this thread's references")
+    Integer tidFilter;
+
+    @Parameters(paramLabel = "TRACE_DIR", arity = "0..*", description = "a trace directory written by faultline record")
+    List<String> operands = new ArrayList<>();
+
+    private final PrintStream out;
+    private final PrintStream err;
+    private final boolean terminal;
+
+    ExportCommand(final PrintStream out, final PrintStream err, final boolean terminal)
+    {
+        this.out = out;
+        this.err = err;
+        this.terminal = terminal;
+    }
+
+    @Override
+    public Integer call()
+    {
+        if (to == null)
+        {
+            throw new CliException("missing --to FORMAT; known formats: " + ExportFormats.names());
+        }
+        final ExportFormat format;
+        try
+        {
+            format = ExportFormats.get(to);
+        }
+        catch (final TraceException ex)
+        {
+            throw new CliException(ex.getMessage());
+        }
+        final int pid = pidFilter == null ? -1 : Values.atLeast("--pid", pidFilter, 0);
+        final int tid = tidFilter == null ? -1 : Values.atLeast("--tid", tidFilter, 0);
+        final String path = TraceArguments.single(operands, USAGE);
+        // The trace is opened first: a trace that is not there leaves no output file behind.
+        try (TraceReader reader = TraceArguments.open(path, skipCorrupt))
+        {
+            final long start = System.nanoTime();
+            final long written = export(reader, format, pid, tid);
+            if (reader.isPartial())
+            {
+                err.println("faultline export: " + path + " is a partial trace (its recorder stopped before finishing): "
+                    + "exported every complete excerpt");
+            }
+            final String what = String.format(Locale.ROOT, "%,d references as %s", written, format.name());
+            if (output == null)
+            {
+                err.printf(Locale.ROOT, "Wrote %s to standard output in %s%n", what,
+                    Written.seconds(System.nanoTime() - start));
+            }
+            else
+            {
+                Written.report(err, what, output, start);
+            }
+        }
+        return 0;
+    }
+
+    private long export(final TraceReader reader, final ExportFormat format, final int pid, final int tid)
+    {
+        final AtomicLong done = new AtomicLong();
+        final TraceHeader header = reader.header();
+        final long total = pid < 0 && tid < 0 && header.isComplete() ? header.longValue(TraceHeader.REFERENCES) : -1;
+        final OutputStream stream = open();
+        try
+        {
+            try (stream; Progress progress = Progress.start(err, terminal, "Exporting", total, done::get))
+            {
+                final ExportFormat.Writer writer = format.open(stream, header.pageSize());
+                final long[] count = new long[1];
+                reader.forEachReference((seq, timeNs, p, t, address, write) ->
+                {
+                    if ((pid >= 0 && p != pid) || (tid >= 0 && t != tid))
+                    {
+                        return;
+                    }
+                    try
+                    {
+                        writer.reference(seq, timeNs, p, t, address, write);
+                    }
+                    catch (final IOException ex)
+                    {
+                        throw new UncheckedIOException(ex);
+                    }
+                    if (++count[0] % PROGRESS_BLOCK == 0)
+                    {
+                        done.lazySet(count[0]);
+                    }
+                });
+                writer.finish();
+                return count[0];
+            }
+        }
+        catch (final TraceFormatException ex)
+        {
+            deletePartialOutput();
+            throw new CliException(ex.getMessage(), 1);
+        }
+        catch (final IOException | UncheckedIOException ex)
+        {
+            deletePartialOutput();
+            final IOException cause = ex instanceof UncheckedIOException unchecked ? unchecked.getCause() : (IOException)ex;
+            throw new CliException("cannot write " + (output == null ? "standard output" : output) + ": " + reason(cause));
+        }
+    }
+
+    /** The output stream: the file, compressed by its extension, or standard output left open. */
+    private OutputStream open()
+    {
+        if (output == null)
+        {
+            final PrintStream stdout = out;
+            return new OutputStream()
+            {
+                @Override
+                public void write(final int b)
+                {
+                    stdout.write(b);
+                }
+
+                @Override
+                public void write(final byte[] b, final int off, final int len)
+                {
+                    stdout.write(b, off, len);
+                }
+
+                @Override
+                public void close()
+                {
+                    // Main flushes and closes standard output.
+                    stdout.flush();
+                }
+            };
+        }
+        try
+        {
+            return Compression.create(output);
+        }
+        catch (final IOException ex)
+        {
+            throw new CliException("cannot write " + output + ": " + reason(ex) + "; give -o a file in a writable "
+                + "directory");
+        }
+    }
+
+    private void deletePartialOutput()
+    {
+        if (output != null)
+        {
+            try
+            {
+                Files.deleteIfExists(output);
+            }
+            catch (final IOException ignored)
+            {
+                // The error being reported matters more than the partial file.
+            }
+        }
+    }
+
+    /** What went wrong, without Java's exception class names. */
+    private static String reason(final IOException ex)
+    {
+        if (ex instanceof java.nio.file.NoSuchFileException)
+        {
+            return "no such directory";
+        }
+        if (ex instanceof java.nio.file.AccessDeniedException)
+        {
+            return "permission denied";
+        }
+        if (ex instanceof java.nio.file.FileSystemException fs && fs.getReason() != null)
+        {
+            return fs.getReason();
+        }
+        return ex.getMessage() == null ? "input/output error" : ex.getMessage();
+    }
+}

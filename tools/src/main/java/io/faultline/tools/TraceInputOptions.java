@@ -1,0 +1,102 @@
+package io.faultline.tools;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.Locale;
+import java.util.Optional;
+
+import io.faultline.sim.trace.TraceFormat;
+import io.faultline.sim.trace.TraceFormats;
+import io.faultline.sim.trace.TraceInput;
+import io.faultline.sim.trace.TraceOptions;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.UsageMessageSpec;
+import picocli.CommandLine.Option;
+
+/** The options of every command that reads traces of any format: a picocli mixin. */
+final class TraceInputOptions
+{
+    /** The known format names, for the help text and shell completion; listed only when asked (start-up time). */
+    static final class FormatNames implements Iterable<String>
+    {
+        @Override
+        public Iterator<String> iterator()
+        {
+            final ArrayList<String> names = new ArrayList<>();
+            TraceFormats.all().forEach(f -> names.add(f.name()));
+            return names.iterator();
+        }
+    }
+
+    @Option(names = "--format", paramLabel = "F", completionCandidates = FormatNames.class,
+        description = {"trace format: ${COMPLETION-CANDIDATES}; a directory is read as faultline, any other file "
+            + "needs this (formats below); gzip, xz and zstd files are decompressed whatever their name"})
+    String format;
+
+    @Option(names = "--page-size", paramLabel = "B",
+        description = "bytes per page for address traces (default 4096; a faultline trace's own)")
+    Size pageSize;
+
+    @Option(names = "--pid", paramLabel = "N", description = "faultline traces: keep one process's references")
+    Integer pid;
+
+    @Option(names = "--tid", paramLabel = "N", description = "faultline traces: keep one thread's references")
+    Integer tid;
+
+    @Option(names = "--no-ifetch", description = "lackey traces: leave out instruction fetches (I lines)")
+    boolean noInstructionFetches;
+
+    @Option(names = "--skip-corrupt", description = "faultline traces: read past corrupt excerpts, counting them")
+    boolean skipCorrupt;
+
+    /**
+     * Adds the footer that describes each format, one line each, rendered only when help is
+     * printed: listing the formats loads every reader, which {@code info} should not pay for.
+     */
+    static CommandLine withFormatsFooter(final CommandLine commandLine)
+    {
+        commandLine.getHelpSectionMap().put(UsageMessageSpec.SECTION_KEY_FOOTER,
+            help -> help.createHeading(formatsFooter()));
+        return commandLine;
+    }
+
+    private static String formatsFooter()
+    {
+        final StringBuilder footer = new StringBuilder("%nTrace formats (--format):%n");
+        for (final TraceFormat format : TraceFormats.all())
+        {
+            footer.append(String.format(Locale.ROOT, "  %-11s %s%%n", format.name(), format.summary().replace("%", "%%")));
+        }
+        return footer.toString();
+    }
+
+    /**
+     * @throws io.faultline.sim.trace.TraceException for an unknown format
+     * @throws CliException for a value out of range
+     */
+    TraceInput input()
+    {
+        TraceOptions options = TraceOptions.defaults();
+        if (pageSize != null)
+        {
+            options = options.withPageSize(Values.atLeast("--page-size", pageSize.bytes(), 1));
+        }
+        if (pid != null)
+        {
+            options = options.withPid(Values.atLeast("--pid", pid, 0));
+        }
+        if (tid != null)
+        {
+            options = options.withTid(Values.atLeast("--tid", tid, 0));
+        }
+        if (noInstructionFetches)
+        {
+            options = options.withoutInstructionFetches();
+        }
+        if (skipCorrupt)
+        {
+            options = options.skippingCorrupt();
+        }
+        return new TraceInput(Optional.ofNullable(format), options);
+    }
+}
