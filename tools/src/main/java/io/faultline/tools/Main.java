@@ -172,6 +172,11 @@ public final class Main implements Callable<Integer>
                 err.println(who + ": " + ex.getMessage()); // a bad trace file: the message names it
                 return 1;
             }
+            if (ex instanceof IllegalArgumentException)
+            {
+                err.println(who + ": " + ex.getMessage()); // a value a command checks itself (a plot's file name)
+                return BAD_INPUT;
+            }
             err.println(who + ": " + ex);
             return 1;
         });

@@ -75,7 +75,7 @@ class GrammarTest
     void unknownWordsListTheCloseOnes()
     {
         assertOneLine("faultline: unknown command 'simulat' (did you mean simulate?); known commands: record, info, dump, export, "
-            + "simulate, mrc, completion, help", "simulat");
+            + "simulate, mrc, monitor, report, completion, help", "simulat");
         assertOneLine("faultline dump: unknown option --formt (did you mean --format?); faultline dump --help lists "
             + "the options", "dump", "--formt", "csv", "t");
         assertOneLine("faultline info: unknown option --xyzzy; faultline info --help lists the options",

@@ -159,7 +159,7 @@ class MonitorCommandTest
         assertOneLineError(CommandRun.of("report", "heats", "--plot", "heat.gif", record.toString()), "report heats",
             "name it with .png or .svg");
         assertOneLineError(CommandRun.of("report", "wss", "--bogus", record.toString()), "report wss",
-            "Unknown option: '--bogus'");
+            "unknown option --bogus");
         assertOneLineError(CommandRun.of("report"), "report", "missing report");
     }
 }
