@@ -1,60 +1,95 @@
 #!/usr/bin/env bash
-# capture-bench.sh: the agent's cost per trapped reference against the bare userfaultfd handoff
-# (fault, move back, move out), same machine, same run. Builds bench/native/*.c and the agent,
-# runs bare_handoff and agent_loop alternately RUNS times for each placement (handler on the
-# faulting thread's CPU, and free placement), prints the median ns/reference and the ratio.
-# No timing is asserted: the numbers are for the report.
+# capture-bench.sh: what one trapped reference costs, against the bare userfaultfd handoff
+# measured in the same run. No timing is asserted anywhere; these numbers are for BENCHMARKS.md.
 #
-#   bench/capture-bench.sh [refs=200000] [window=16] [runs=3]
+# Rows (median of RUNS runs, the programs alternating native / traced):
+#   bare pinned   bench/native/bare_handoff, handler and faulting thread pinned to one CPU: the
+#                 floor of a userfaultfd handoff on this machine (fault, move the oldest page
+#                 out, move the faulting page back, wake)
+#   bare free     the same, the scheduler placing both threads
+#   agent_loop    the bare handoff's loop traced by the real agent and recorder (EVMS = window)
+#   programs      the demo, sort --parallel=2, xz -T2 and a 3-thread JVM program, each traced
+#                 with the default EVMS; cost per trapped reference = (traced wall time -
+#                 native wall time) / trapped references, wall time of the program itself
+#                 (/usr/bin/time inside the recording, so the recorder's start-up is not counted)
+# Every agent row is measured for each handler placement: percpu (FAULTLINE_HANDLERS=percpu: a
+# fault thread per CPU, opt-in) and single (the default: one handler thread).
+#
+#   bench/capture-bench.sh [runs=3] [scale=1]     (scale multiplies the programs' input sizes)
+# Needs: mvn -q package -DskipTests first (the launcher's jar), gcc, xz, sort, java.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
-refs=${1:-200000}
-window=${2:-16}
-runs=${3:-3}
+runs=${1:-3}
+scale=${2:-1}
+refs=200000
+window=16
+[[ -f "$root/tools/target/faultline.jar" ]] || { echo "capture-bench: build first: mvn -q package -DskipTests" >&2; exit 2; }
 out=$(mktemp -d /tmp/capture-bench.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 
-make -s -C "$root/native-shims" OUT="$out/agent" all
 gcc -O2 -Wall -Wextra -Werror -pthread -o "$out/bare_handoff" "$here/native/bare_handoff.c"
 gcc -O2 -Wall -Wextra -Werror -pthread -I"$root/native-shims/include" -o "$out/agent_loop" "$here/native/agent_loop.c"
+demo="$root/native-shims/target/classes/native/linux-x86_64/faultline-demo"
+javac -d "$out" "$here/workloads/Workers.java"
+head -c $((600000 * scale)) /dev/urandom | base64 > "$out/xz.txt"
+head -c $((3000000 * scale)) /dev/urandom | base64 | awk '{print NR % 7919, $0}' > "$out/sort.txt"
 
 ns() { sed -n 's/.*ns_per_ref=\([0-9]*\).*/\1/p'; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+wall() { awk '{print $1}' "$1"; }   # /usr/bin/time -f %e output
 
-echo "refs=$refs window=$window runs=$runs (bare_handoff and agent_loop alternate)"
-for placement in same free; do
-  bare=() agent=()
-  for ((i = 1; i <= runs; i++)); do
-    bare+=("$(timeout 120 "$out/bare_handoff" "$refs" "$window" "$placement" | ns)")
-    if [[ $placement == same ]]; then
-      agent+=("$(FAULTLINE_HANDLER_CPU=0 timeout 120 "$out/agent/shmcat" -q -e "$window" -s api -o /dev/null -- \
-                 "$out/agent_loop" "$refs" "$window" same | ns)")
-    else
-      agent+=("$(timeout 120 "$out/agent/shmcat" -q -e "$window" -s api -o /dev/null -- \
-                 "$out/agent_loop" "$refs" "$window" free | ns)")
-    fi
+programs=(demo sort xz jvm)
+command_of() {
+  case $1 in
+    demo) echo "$demo" ;;
+    sort) echo "sort --parallel=2 -S 8M -k2,2 -k1,1n $out/sort.txt" ;;
+    xz) echo "xz -T2 -1 --block-size=256KiB -c $out/xz.txt" ;;
+    jvm) echo "java -Xmx256m -XX:+UseG1GC -cp $out Workers 200000" ;;
+  esac
+}
+
+declare -A bare agent native traced trefs
+for placement in percpu single; do agent[$placement]=""; done
+echo "capture-bench: runs=$runs scale=$scale, $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+for ((i = 1; i <= runs; i++)); do
+  bare[pinned]+=" $(timeout 300 "$out/bare_handoff" "$refs" "$window" same | ns)"
+  bare[free]+=" $(timeout 300 "$out/bare_handoff" "$refs" "$window" free | ns)"
+  for placement in percpu single; do
+    rm -rf "$out/trace"
+    agent[$placement]+=" $(FAULTLINE_HANDLERS=$placement timeout 600 "$root/faultline" record -q --scope api \
+        --evms "$window" -o "$out/trace" -- "$out/agent_loop" "$refs" "$window" free | ns)"
   done
-  mb=$(printf '%s\n' "${bare[@]}" | median)
-  ma=$(printf '%s\n' "${agent[@]}" | median)
-  ratio=$(awk -v a="$ma" -v b="$mb" 'BEGIN {printf "%.3f", a / b}')
-  echo "placement=$placement bare_handoff: ${bare[*]} ns/ref (median $mb)  agent: ${agent[*]} ns/ref (median $ma)  agent/bare=$ratio"
+  for p in "${programs[@]}"; do
+    cmd=$(command_of "$p")
+    /usr/bin/time -f %e -o "$out/time" $cmd > /dev/null 2>&1
+    native[$p]+=" $(wall "$out/time")"
+    for placement in percpu single; do
+      rm -rf "$out/trace"
+      FAULTLINE_HANDLERS=$placement timeout 1800 "$root/faultline" record -q -o "$out/trace" -- \
+        /usr/bin/time -f %e -o "$out/time" $cmd > /dev/null 2> "$out/summary"
+      traced[$p.$placement]+=" $(wall "$out/time")"
+      trefs[$p.$placement]+=" $("$root/faultline" info "$out/trace" | sed -n 's/^references *\([0-9,]*\).*/\1/p' | tr -d ,)"
+    done
+  done
 done
 
-# The same loop under the real recorder (Java logger draining into a Chronicle Queue), free
-# placement, against bare_handoff measured again in this run.
-if [[ -f "$root/tools/target/faultline.jar" ]]; then
-  bare=() agent=()
-  for ((i = 1; i <= runs; i++)); do
-    bare+=("$(timeout 120 "$out/bare_handoff" "$refs" "$window" free | ns)")
-    rm -rf "$out/trace"
-    agent+=("$(FAULTLINE_AGENT="$out/agent/libfaultline.so" timeout 300 "$root/faultline" record -q --scope api \
-               --evms "$window" -o "$out/trace" -- "$out/agent_loop" "$refs" "$window" free | ns)")
+mp=$(printf '%s\n' ${bare[pinned]} | median)
+mf=$(printf '%s\n' ${bare[free]} | median)
+printf '\n%-34s %12s %10s   %s\n' "row" "ns/ref" "/ pinned" "runs"
+printf '%-34s %12s %10s   %s\n' "bare handoff, pinned" "$mp" "1.00" "${bare[pinned]}"
+printf '%-34s %12s %10s   %s\n' "bare handoff, free" "$mf" "$(awk -v a="$mf" -v b="$mp" 'BEGIN{printf "%.2f", a/b}')" "${bare[free]}"
+for placement in percpu single; do
+  m=$(printf '%s\n' ${agent[$placement]} | median)
+  printf '%-34s %12s %10s   %s\n' "agent_loop, $placement" "$m" "$(awk -v a="$m" -v b="$mp" 'BEGIN{printf "%.2f", a/b}')" "${agent[$placement]}"
+done
+for p in "${programs[@]}"; do
+  mn=$(printf '%s\n' ${native[$p]} | median)
+  for placement in percpu single; do
+    mt=$(printf '%s\n' ${traced[$p.$placement]} | median)
+    mr=$(printf '%s\n' ${trefs[$p.$placement]} | median)
+    per=$(awk -v t="$mt" -v n="$mn" -v r="$mr" 'BEGIN{printf "%.0f", (t - n) * 1e9 / r}')
+    printf '%-34s %12s %10s   native %ss, traced %ss, %s refs\n' "$p, $placement" "$per" \
+      "$(awk -v a="$per" -v b="$mp" 'BEGIN{printf "%.2f", a/b}')" "$mn" "$mt" "$mr"
   done
-  mb=$(printf '%s\n' "${bare[@]}" | median)
-  ma=$(printf '%s\n' "${agent[@]}" | median)
-  ratio=$(awk -v a="$ma" -v b="$mb" 'BEGIN {printf "%.3f", a / b}')
-  echo "placement=free (faultline record) bare_handoff: ${bare[*]} ns/ref (median $mb)  agent: ${agent[*]} ns/ref (median $ma)  agent/bare=$ratio"
-else
-  echo "(build the jar with mvn -q package -DskipTests to also measure under faultline record)"
-fi
+done
