@@ -36,6 +36,10 @@
  *   76  u32 reserved
  *   80  u64 start_mono_ns    CLOCK_MONOTONIC at recording start; record times are relative to it
  *   104 u64 claims           slots claimed so far: each claim takes the next number (slot claim)
+ *   128 u32 mode             FL_MODE_*: trace (records every trapped reference) or monitor (DAMON)
+ *   132 u32 board_entries    monitor mode: entries of each slot's sampling board (0 otherwise)
+ *   136 u64 board_offset     file offset of slot 0's sampling board (after the last ring)
+ *   144 u64 board_stride     distance between consecutive boards (page aligned)
  *
  * Slot descriptor (FL_SLOT_SIZE bytes, one writer: the agent that claimed it):
  *
@@ -56,6 +60,30 @@
  *   96  u64 claim            order of this claim among all (control block claims, from 1): slots
  *                            are reused, so their index says nothing about which came first
  *   88, 104 ... reserved up to FL_SLOT_SIZE
+ *
+ * Sampling board (monitor mode): how the recorder's DAMON core asks one process's agent for
+ * access checks (the vaddr and fvaddr operations sets; docs/ARCHITECTURE.md, "Monitoring").
+ * One request at a time, the recorder writing and the agent answering:
+ *
+ *   0   u32 request          the recorder: sequence number of the request it posts (+1 each)
+ *   4   u32 done             the agent: sequence number of the last request served; a futex
+ *                            word (shared, not private) that the recorder sleeps on
+ *   8   u32 op               FL_SAMPLE_ARM or FL_SAMPLE_CHECK
+ *   12  u32 count            entries of this request (at most board_entries)
+ *   16  u32 wake_fd          the agent: its guard's eventfd, which the recorder takes with
+ *                            pidfd_getfd(2) and writes to post a request (the guard sleeps in poll)
+ *   20  u32 armed            the agent: entries the last ARM could disable
+ *   24  u64 checks           the agent: access-check faults resolved so far
+ *   32 ... reserved up to FL_BOARD_HEADER_SIZE
+ *   64  entries[count], FL_BOARD_ENTRY_SIZE bytes each:
+ *         0   u64 address    the recorder: a sampling address (any byte of the page)
+ *         8   u32 state      the agent, on ARM: FL_SAMPLE_* below
+ *         12  u32 accessed   the agent: 1 once the page was accessed after ARM
+ *
+ * ARM: the agent brings home every page the previous ARM disabled that was not accessed, then
+ * disables each entry's page (an access now faults and sets accessed) and clears accessed.
+ * CHECK: the agent first resolves every fault already queued, then answers: accessed says,
+ * for each entry of the last ARM, whether its page was accessed in between.
  *
  * Ring: Agrona OneToOneRingBuffer layout (docs/ARCHITECTURE.md, "Rings"). Message types:
  *
@@ -91,7 +119,7 @@
 #include <stdint.h>
 
 #define FL_SHM_MAGIC   0x314d48534c544c46ULL /* "FLTLSHM1" read as little-endian bytes */
-#define FL_SHM_VERSION 1
+#define FL_SHM_VERSION 2
 
 #define FL_ENV_SHM "FAULTLINE_SHM"
 
@@ -113,6 +141,10 @@
 #define FL_CTL_STOP             72
 #define FL_CTL_START_MONO_NS    80
 #define FL_CTL_CLAIMS           104
+#define FL_CTL_MODE             128
+#define FL_CTL_BOARD_ENTRIES    132
+#define FL_CTL_BOARD_OFFSET     136
+#define FL_CTL_BOARD_STRIDE     144
 #define FL_CTL_SIZE             256
 
 #define FL_SCOPE_ALL 0
@@ -120,6 +152,9 @@
 
 #define FL_POLICY_FIFO  0
 #define FL_POLICY_CLOCK 1
+
+#define FL_MODE_TRACE   0
+#define FL_MODE_MONITOR 1 /* no records, no EVMS: only the sampling board's access checks */
 
 #define FL_FLAG_FOLLOW_FORKS 1u /* trace children (issue 3); without it only the first process */
 
@@ -149,6 +184,27 @@
 #define FL_STOP_REQUESTED     2
 #define FL_STOP_ERROR         3
 #define FL_STOP_EXEC          4
+
+/* sampling board */
+#define FL_BOARD_REQUEST     0
+#define FL_BOARD_DONE        4
+#define FL_BOARD_OP          8
+#define FL_BOARD_COUNT       12
+#define FL_BOARD_WAKE_FD     16
+#define FL_BOARD_ARMED       20
+#define FL_BOARD_CHECKS      24
+#define FL_BOARD_HEADER_SIZE 64
+#define FL_BOARD_ENTRY_ADDRESS  0
+#define FL_BOARD_ENTRY_STATE    8
+#define FL_BOARD_ENTRY_ACCESSED 12
+#define FL_BOARD_ENTRY_SIZE     16
+
+#define FL_SAMPLE_ARM   1
+#define FL_SAMPLE_CHECK 2
+
+#define FL_SAMPLE_ARMED     1 /* disabled: an access faults and is seen */
+#define FL_SAMPLE_UNTRACED  2 /* not in traced memory: cannot be checked */
+#define FL_SAMPLE_BUSY      3 /* could not be disabled now (an event in flight, a pinned page) */
 
 /* Agrona ring trailer, relative to the end of the record space (capacity) */
 #define FL_RING_TAIL_POSITION_OFFSET   128

@@ -249,6 +249,14 @@ int fl_park_evict(uintptr_t page); /* disable an enabled page the EVMS let go; -
 void fl_park_pin(uintptr_t addr);
 int fl_park_untrace_all(void);
 
+/* ---- sample.c: DAMON's access checks in monitor mode, through the sampling board (lock held) ---- */
+int fl_sample_init(int wake_fd);  /* handler start: this slot's board if the recorder monitors */
+int fl_sample_mode(void);         /* monitor mode: no records, no EVMS, only checks */
+int fl_sample_pending(void);      /* any thread: a request is posted */
+void fl_sample_serve(void);       /* answer it (every queued fault resolved first) */
+void fl_sample_fault(uintptr_t page); /* a fault at page was resolved */
+void fl_sample_stop(void);        /* teardown: armed pages home */
+
 /* ---- check.c: FAULTLINE_CHECK, the agent checking its own bookkeeping (handler only) ---- */
 extern int fl_check;
 enum { FL_OP_FAULT = 1, FL_OP_ENABLE, FL_OP_EVICT, FL_OP_BULK_DISABLE, FL_OP_BULK_RESTORE, FL_OP_PIN, FL_OP_DISCARD,

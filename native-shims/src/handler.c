@@ -405,7 +405,8 @@ static void label_and_publish(uint32_t from, uint32_t to)
 			fl_range_set_bit(r, page, 1);
 		}
 	}
-	publish(from, to);
+	if (!fl_sample_mode()) /* monitor mode records nothing: its faults are checks and first touches */
+		publish(from, to);
 }
 
 /*
@@ -422,6 +423,10 @@ static void resolve_one(uintptr_t page, int write, int pinned)
 	int r = fl_park_enable(page, write);
 	if (r == -EAGAIN) {
 		defer(page, write, pinned);
+		return;
+	}
+	if (fl_sample_mode()) {
+		fl_sample_fault(page); /* no EVMS: the page stays enabled until the next check */
 		return;
 	}
 	if (r > 0 && !pinned) {
@@ -831,6 +836,7 @@ static void teardown(uint32_t reason, int err)
 	while (drain_uffd() > 0)
 		;
 	/* pages that cannot come home while an event is pending: read it (drain) and retry */
+	fl_sample_stop();
 	int tries = 0;
 	while (fl_park_untrace_all() == -EAGAIN) {
 		if (++tries >= STUCK_TRIES) {
@@ -1016,7 +1022,8 @@ static void *guard_main(void *arg)
 		}
 		int handles = guard_handles_faults(now);
 		int serve_now = fl_req_pending() && (handles || n_fault_threads == 0);
-		if (!stop_reason && (handles || serve_now))
+		int sample_now = fl_sample_pending();
+		if (!stop_reason && (handles || serve_now || sample_now))
 			agent_lock_take();
 		else
 			goto unlocked;
@@ -1031,6 +1038,12 @@ static void *guard_main(void *arg)
 		}
 		if (!stop_reason && serve_now)
 			serve_requests(serve);
+		if (!stop_reason && sample_now) {
+			/* a check must see every access that faulted before it was asked for */
+			if (!handles && drain_uffd() > 0)
+				progress++;
+			fl_sample_serve();
+		}
 		agent_unlock();
 unlocked:
 		if (stop_reason) {
@@ -1209,6 +1222,8 @@ int fl_handler_start(void)
 			n_fault_threads++;
 		}
 	}
+	if ((err = fl_sample_init(guard_efd)) != 0)
+		return err;
 	if ((err = start_thread(&guard_thread, HANDLER_STACK, guard_main, NULL)) != 0) {
 		/* fault threads started already leave at once: nothing is registered yet */
 		agent_lock_take();

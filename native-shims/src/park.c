@@ -275,6 +275,8 @@ void fl_park_disable(uintptr_t s, uintptr_t e)
 	fl_evms_forget(s, e);
 	if (fl_fork_depth) /* a fork child is about to copy this memory: it must be complete */
 		return;
+	if (fl_sample_mode()) /* monitoring disables only the pages it checks (sample.c) */
+		return;
 	for (int64_t i = fl_range_index_from(s); i >= 0 && (uint32_t)i < fl_range_count(); i++) {
 		struct fl_range *r = fl_range_at((uint32_t)i);
 		if (r->start >= e)

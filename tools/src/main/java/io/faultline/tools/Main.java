@@ -147,11 +147,14 @@ public final class Main implements Callable<Integer>
         commandLine.setUsageHelpWidth(HELP_WIDTH);
         commandLine.setOut(new PrintWriter(out, true));
         commandLine.setErr(new PrintWriter(err, true));
-        final CommandLine record = commandLine.getSubcommands().get("record");
-        if (record != null)
+        for (final String launcher : List.of("record", "monitor"))
         {
-            // record passes everything after the program's name on to the program.
-            record.setStopAtPositional(true);
+            final CommandLine sub = commandLine.getSubcommands().get(launcher);
+            if (sub != null)
+            {
+                // record and monitor pass everything after the program's name on to the program.
+                sub.setStopAtPositional(true);
+            }
         }
         commandLine.setParameterExceptionHandler((ex, args) ->
         {

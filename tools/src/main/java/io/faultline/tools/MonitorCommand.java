@@ -1,15 +1,21 @@
 package io.faultline.tools;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
+import io.faultline.damon.AddressRange;
 import io.faultline.damon.Attributes;
+import io.faultline.damon.live.LiveMonitor;
+import io.faultline.damon.live.MonitorException;
 import io.faultline.damon.ops.TraceMonitor;
 import io.faultline.damon.record.MonitorRecordReader;
 import io.faultline.format.TraceFormatException;
+import io.faultline.format.ShmLayout;
 import io.faultline.format.TraceWriter;
+import io.faultline.tracer.RecordException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -62,7 +68,18 @@ final class MonitorCommand implements Callable<Integer>
         description = "seed of the random sampling addresses and split sizes (default ${DEFAULT-VALUE})")
     long seed;
 
-    @Parameters(paramLabel = "PROGRAM", arity = "0..*", description = "a program to monitor live (not yet possible)")
+    @Option(names = "--range", paramLabel = "START-END",
+        description = "monitor this fixed address range (fvaddr; hex with 0x, repeatable) instead of the whole"
+            + " traced address space (vaddr)")
+    List<String> ranges;
+
+    @Option(names = "--scope", paramLabel = "all|api", defaultValue = "all",
+        description = "memory the agent may check: all (every private anonymous writable mapping) or api (only"
+            + " ranges the program registers with faultline_trace_range) (default ${DEFAULT-VALUE})")
+    String scope;
+
+    @Parameters(paramLabel = "PROGRAM", arity = "0..*",
+        description = "the program to monitor, after --, with its arguments (its output is unchanged)")
     List<String> program;
 
     @Override
@@ -74,11 +91,19 @@ final class MonitorCommand implements Callable<Integer>
         {
             throw new CliException(problem + " (--sample, --aggr, --update, --min-regions, --max-regions)");
         }
-        if (program != null && !program.isEmpty() || trace == null)
+        final boolean live = program != null && !program.isEmpty();
+        if (live == (trace != null))
         {
-            throw new CliException("monitoring a running program needs the agent's access checks (the vaddr operations"
-                + " set), not built yet; record it with faultline record --evms 16 -o TRACE -- PROGRAM, then run"
-                + " faultline monitor --from-trace TRACE -o DIR");
+            throw new CliException(live ? "give either --from-trace TRACE or a program after --, not both"
+                : "nothing to monitor: give a program (faultline monitor -o DIR -- PROGRAM ARGS) or --from-trace TRACE");
+        }
+        if (live)
+        {
+            return monitorLive(attrs);
+        }
+        if (ranges != null)
+        {
+            throw new CliException("--range applies to a live program (the fvaddr operations set), not to --from-trace");
         }
         if (MonitorRecordReader.isRecord(trace))
         {
@@ -100,5 +125,85 @@ final class MonitorCommand implements Callable<Integer>
             result.targets(), result.traceEndNs() / 1e9, trace, result.aggregations(), Durations.format(aggrUs),
             Durations.format(sampleUs), output, (System.nanoTime() - start) / 1e9);
         return 0;
+    }
+
+    private int monitorLive(final Attributes attrs) throws Exception
+    {
+        final List<AddressRange> fixed = ranges == null ? null : parseRanges(ranges);
+        if (!scope.equals("all") && !scope.equals("api"))
+        {
+            throw new CliException("--scope " + scope + " is not a scope; give all or api");
+        }
+        try
+        {
+            TraceWriter.checkUsable(output);
+        }
+        catch (final TraceFormatException ex)
+        {
+            throw new CliException(ex.getMessage());
+        }
+        final LiveMonitor.Result result;
+        try
+        {
+            result = LiveMonitor.run(program, output, attrs, seed, fixed,
+                scope.equals("api") ? ShmLayout.SCOPE_API : ShmLayout.SCOPE_ALL, spec.commandLine().getErr());
+        }
+        catch (final RecordException | MonitorException ex)
+        {
+            throw new CliException(ex.getMessage());
+        }
+        spec.commandLine().getErr().printf(Locale.ROOT,
+            "faultline monitor: %s over %.3f s: %d aggregations of %s (sampling %s), %,d access-check faults, into %s;"
+                + " exit status %d%n",
+            result.ops(), result.durationNs() / 1e9, result.aggregations(), Durations.format(aggrUs),
+            Durations.format(sampleUs), result.checks(), output, result.exitStatus());
+        return result.exitStatus();
+    }
+
+    /** START-END in hex (0x...) or decimal, page aligned outward, in address order, not overlapping. */
+    static List<AddressRange> parseRanges(final List<String> texts)
+    {
+        final List<AddressRange> out = new ArrayList<>();
+        for (final String text : texts)
+        {
+            final int dash = text.indexOf('-', 1);
+            final long start;
+            final long end;
+            try
+            {
+                if (dash < 0)
+                {
+                    throw new NumberFormatException();
+                }
+                start = address(text.substring(0, dash).trim());
+                end = address(text.substring(dash + 1).trim());
+            }
+            catch (final NumberFormatException ex)
+            {
+                throw new CliException("--range " + text + " is not a range; give START-END, e.g. 0x7f0000000000-0x7f0000100000");
+            }
+            if (Long.compareUnsigned(end, start) <= 0)
+            {
+                throw new CliException("--range " + text + " ends before it starts; give START-END with START < END");
+            }
+            out.add(new AddressRange(start & -PAGE, (end + PAGE - 1) & -PAGE));
+        }
+        out.sort((a, b) -> Long.compareUnsigned(a.start(), b.start()));
+        for (int i = 1; i < out.size(); i++)
+        {
+            if (Long.compareUnsigned(out.get(i).start(), out.get(i - 1).end()) < 0)
+            {
+                throw new CliException("--range values overlap (" + texts + "); give disjoint ranges");
+            }
+        }
+        return out;
+    }
+
+    private static final long PAGE = 4096;
+
+    private static long address(final String text)
+    {
+        return text.startsWith("0x") || text.startsWith("0X") ? Long.parseUnsignedLong(text.substring(2), 16)
+            : Long.parseUnsignedLong(text);
     }
 }

@@ -15,7 +15,7 @@ package io.faultline.format;
 public final class ShmLayout
 {
     public static final long MAGIC = 0x314d48534c544c46L; // "FLTLSHM1" as little-endian bytes
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     public static final String ENV_SHM = "FAULTLINE_SHM";
 
     public static final int CTL_MAGIC = 0;
@@ -35,6 +35,10 @@ public final class ShmLayout
     public static final int CTL_STOP = 72;
     public static final int CTL_START_MONO_NS = 80;
     public static final int CTL_CLAIMS = 104;
+    public static final int CTL_MODE = 128;
+    public static final int CTL_BOARD_ENTRIES = 132;
+    public static final int CTL_BOARD_OFFSET = 136;
+    public static final int CTL_BOARD_STRIDE = 144;
     public static final int CTL_SIZE = 256;
 
     public static final int SCOPE_ALL = 0;
@@ -42,6 +46,27 @@ public final class ShmLayout
     public static final int POLICY_FIFO = 0;
     public static final int POLICY_CLOCK = 1;
     public static final int FLAG_FOLLOW_FORKS = 1;
+    public static final int MODE_TRACE = 0;
+    public static final int MODE_MONITOR = 1;
+
+    /** The sampling board of a slot in monitor mode: the DAMON core's access checks (faultline_shm.h). */
+    public static final int BOARD_REQUEST = 0;
+    public static final int BOARD_DONE = 4;
+    public static final int BOARD_OP = 8;
+    public static final int BOARD_COUNT = 12;
+    public static final int BOARD_WAKE_FD = 16;
+    public static final int BOARD_ARMED = 20;
+    public static final int BOARD_CHECKS = 24;
+    public static final int BOARD_HEADER_SIZE = 64;
+    public static final int BOARD_ENTRY_ADDRESS = 0;
+    public static final int BOARD_ENTRY_STATE = 8;
+    public static final int BOARD_ENTRY_ACCESSED = 12;
+    public static final int BOARD_ENTRY_SIZE = 16;
+    public static final int SAMPLE_ARM = 1;
+    public static final int SAMPLE_CHECK = 2;
+    public static final int SAMPLE_ARMED = 1;
+    public static final int SAMPLE_UNTRACED = 2;
+    public static final int SAMPLE_BUSY = 3;
 
     /** Where a traced range came from: the c field of a trace-range event. */
     public static final int RANGE_SCAN = 0;
@@ -107,6 +132,23 @@ public final class ShmLayout
 
     public static long fileSize(final int slotCount, final int ringCapacity, final int pageSize)
     {
+        return boardOffset(slotCount, ringCapacity, pageSize);
+    }
+
+    /** Monitor mode: the file with a sampling board of {@code boardEntries} entries after the rings, per slot. */
+    public static long fileSize(final int slotCount, final int ringCapacity, final int pageSize, final int boardEntries)
+    {
+        return boardOffset(slotCount, ringCapacity, pageSize) + slotCount * boardStride(boardEntries, pageSize);
+    }
+
+    /** Slot 0's sampling board: right after the last ring. */
+    public static long boardOffset(final int slotCount, final int ringCapacity, final int pageSize)
+    {
         return ringOffset(slotCount, pageSize) + slotCount * ringStride(ringCapacity, pageSize);
+    }
+
+    public static long boardStride(final int boardEntries, final int pageSize)
+    {
+        return boardEntries == 0 ? 0 : align(BOARD_HEADER_SIZE + (long)boardEntries * BOARD_ENTRY_SIZE, pageSize);
     }
 }

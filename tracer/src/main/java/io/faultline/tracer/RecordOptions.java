@@ -28,6 +28,11 @@ public final class RecordOptions
     public int chunkRecords = 256;
     public int slots = 64;
     public boolean follow = true;
+    /**
+     * Monitor mode (faultline monitor) when positive: the agents record nothing and keep no EVMS;
+     * each slot gets a sampling board of this many entries for DAMON's access checks.
+     */
+    public int boardEntries;
     public boolean quiet;
     public List<String> command = new ArrayList<>();
 

@@ -94,7 +94,7 @@ public final class Recorder
             {
                 final TraceStats stats = new TraceStats(pageSize);
                 final Logger logger = new Logger(shm, writer, stats, options.chunkRecords);
-                final Process process = start(agent, shm);
+                final Process process = startWithAgent(options.command, agent, shm);
                 logger.mainPid((int)process.pid());
                 forwardSignals(process);
                 final AgentRunner runner = new AgentRunner(
@@ -157,9 +157,10 @@ public final class Recorder
             .put(TraceHeader.START_TIME, startTime);
     }
 
-    private Process start(final Path agent, final SharedMemory shm)
+    /** Starts {@code command} with the agent preloaded and pointed at {@code shm}; its output is ours. */
+    public static Process startWithAgent(final List<String> command, final Path agent, final SharedMemory shm)
     {
-        final ProcessBuilder builder = new ProcessBuilder(options.command).inheritIO();
+        final ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
         final Map<String, String> env = builder.environment();
         final String preload = env.get("LD_PRELOAD");
         env.put("LD_PRELOAD", preload == null || preload.isBlank() ? agent.toString() : agent + " " + preload);
@@ -170,12 +171,12 @@ public final class Recorder
         }
         catch (final IOException ex)
         {
-            throw new RecordException("cannot start " + options.command.get(0) + ": " + ex.getMessage());
+            throw new RecordException("cannot start " + command.get(0) + ": " + ex.getMessage());
         }
     }
 
     /** SIGINT and SIGTERM go to the program; the recording completes when it exits. */
-    private static void forwardSignals(final Process process)
+    public static void forwardSignals(final Process process)
     {
         for (final String name : List.of("INT", "TERM"))
         {

@@ -54,7 +54,7 @@ public final class SharedMemory implements AutoCloseable
         final Path dir = Files.isDirectory(SHM_DIR) ? SHM_DIR : Path.of(System.getProperty("java.io.tmpdir"));
         final Path file = dir.resolve(PREFIX + ProcessHandle.current().pid() + "-"
             + Long.toHexString(ThreadLocalRandom.current().nextLong()));
-        final long size = ShmLayout.fileSize(options.slots, options.ringCapacity, pageSize);
+        final long size = ShmLayout.fileSize(options.slots, options.ringCapacity, pageSize, options.boardEntries);
         if (size > Integer.MAX_VALUE)
         {
             throw new RecordException("shared memory of " + size + " bytes is too large; lower --ring-size");
@@ -89,6 +89,13 @@ public final class SharedMemory implements AutoCloseable
         buffer.putLong(ShmLayout.CTL_CLOCK, 0);
         buffer.putInt(ShmLayout.CTL_STOP, 0);
         buffer.putLong(ShmLayout.CTL_START_MONO_NS, startMonoNs);
+        if (options.boardEntries > 0)
+        {
+            buffer.putInt(ShmLayout.CTL_MODE, ShmLayout.MODE_MONITOR);
+            buffer.putInt(ShmLayout.CTL_BOARD_ENTRIES, options.boardEntries);
+            buffer.putLong(ShmLayout.CTL_BOARD_OFFSET, ShmLayout.boardOffset(slotCount, ringCapacity, pageSize));
+            buffer.putLong(ShmLayout.CTL_BOARD_STRIDE, ShmLayout.boardStride(options.boardEntries, pageSize));
+        }
         // The magic goes last, with release semantics: an agent that sees it sees the rest.
         buffer.putLongOrdered(ShmLayout.CTL_MAGIC, ShmLayout.MAGIC);
     }
@@ -192,6 +199,18 @@ public final class SharedMemory implements AutoCloseable
         rings[slot] = null;
         buffer.putIntOrdered(base + ShmLayout.SLOT_STATE, ShmLayout.SLOT_FREE);
         return counters;
+    }
+
+    /** Monitor mode: the file offset of a slot's sampling board (faultline_shm.h). */
+    public long boardOffset(final int slot)
+    {
+        return buffer.getLong(ShmLayout.CTL_BOARD_OFFSET) + slot * buffer.getLong(ShmLayout.CTL_BOARD_STRIDE);
+    }
+
+    /** Monitor mode: entries of each sampling board. */
+    public int boardEntries()
+    {
+        return buffer.getInt(ShmLayout.CTL_BOARD_ENTRIES);
     }
 
     /** Asks every agent to restore its pages and stop tracing. */

@@ -1,0 +1,151 @@
+package io.faultline.damon.live;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+
+import io.faultline.damon.AddressRange;
+import io.faultline.damon.Attributes;
+import io.faultline.damon.DamonContext;
+import io.faultline.damon.DamonRandom;
+import io.faultline.damon.MonitorClock;
+import io.faultline.damon.Target;
+import io.faultline.damon.record.MonitorRecordLayout;
+import io.faultline.damon.record.MonitorRecordWriter;
+import io.faultline.format.TraceHeader;
+import io.faultline.tracer.AgentLibrary;
+import io.faultline.tracer.Preflight;
+import io.faultline.tracer.RecordOptions;
+import io.faultline.tracer.Recorder;
+import io.faultline.tracer.SharedMemory;
+
+/**
+ * {@code faultline monitor -- PROGRAM}: starts the program with the agent in monitor mode (it
+ * records nothing and keeps no EVMS; it only answers access checks) and runs DAMON's core over
+ * it here, in the recorder's process, with the {@code vaddr} or {@code fvaddr} operations set.
+ * Every aggregation goes into a monitoring record. The target is the program's process (its
+ * image after an exec too); children it forks are not monitored. Exit status as {@code record}.
+ */
+public final class LiveMonitor
+{
+    /** What one run produced. */
+    public record Result(int exitStatus, long aggregations, long checks, long durationNs, String ops)
+    {
+    }
+
+    /** How long the agent may take to start in the program before monitoring gives up on it. */
+    private static final long AGENT_START_NS = 10_000_000_000L;
+
+    private LiveMonitor()
+    {
+    }
+
+    /**
+     * @param fixed ranges for fvaddr, or null for vaddr
+     * @param scope ShmLayout.SCOPE_ALL, or SCOPE_API for the ranges the program registers
+     */
+    public static Result run(final List<String> command, final Path out, final Attributes attrs, final long seed,
+        final List<AddressRange> fixed, final int scope, final PrintWriter err) throws Exception
+    {
+        attrs.validated();
+        final Path program = Preflight.resolveProgram(command.get(0));
+        Preflight.checkLoadsAgent(program);
+        Preflight.checkUserfaultfd();
+        final Path agent = AgentLibrary.locate();
+        final int pageSize = RecordOptions.systemPageSize();
+
+        final RecordOptions options = new RecordOptions();
+        options.command = command;
+        options.scope = scope;
+        options.follow = false;
+        options.slots = 16; // the program and the images it execs
+        options.ringCapacity = 1 << 20; // events only
+        options.boardEntries = attrs.maxNrRegions();
+        final String ops = fixed == null ? "vaddr" : "fvaddr";
+        final TraceHeader start = MonitorRecordWriter.header(attrs, ops, pageSize)
+            .put(TraceHeader.PAGE_SIZE, pageSize)
+            .put(MonitorRecordLayout.SEED, seed)
+            .put(TraceHeader.COMMAND, String.join(" ", command))
+            .put(TraceHeader.HOST, host())
+            .put(TraceHeader.START_TIME, Instant.now());
+        final long startNs = System.nanoTime();
+        try (SharedMemory shm = SharedMemory.create(options, pageSize, startNs);
+             MonitorRecordWriter writer = MonitorRecordWriter.create(out, start);
+             AgentLink link = new AgentLink(shm))
+        {
+            final Process process = Recorder.startWithAgent(command, agent, shm);
+            Recorder.forwardSignals(process);
+            final int pid = (int)process.pid();
+            link.watch(process);
+            start.put(MonitorRecordLayout.TARGETS_KEY, String.valueOf(pid));
+            final VaddrOperations vaddr = new VaddrOperations(link, fixed);
+            long aggregations = 0;
+            long checks = 0;
+            try
+            {
+                if (awaitAgent(link, pid, process, err))
+                {
+                    final DamonContext ctx = new DamonContext(attrs, vaddr, writer, DamonRandom.seeded(seed),
+                        MonitorClock.system(), pageSize);
+                    ctx.addTarget(new Target(pid));
+                    ctx.run();
+                    aggregations = writer.aggregations();
+                    final SamplingBoard board = link.board(pid);
+                    checks = board == null ? 0 : board.checks();
+                }
+            }
+            finally
+            {
+                // whatever happened here, the program runs on with all its pages home
+                shm.requestStop();
+            }
+            final int exitStatus = process.waitFor(); // 128+N for a death by signal N, as the shell says
+            final long durationNs = System.nanoTime() - startNs;
+            final TraceHeader end = TraceHeader.create();
+            start.values().forEach(end::put);
+            end.put(TraceHeader.END_TIME, Instant.now());
+            end.put(TraceHeader.DURATION_NS, durationNs);
+            end.put(TraceHeader.EXIT_STATUS, exitStatus);
+            writer.finish(end);
+            return new Result(exitStatus, aggregations, checks, durationNs, ops);
+        }
+    }
+
+    /** Waits until the program's agent has claimed its slot and said what it traces. */
+    private static boolean awaitAgent(final AgentLink link, final int pid, final Process process, final PrintWriter err)
+        throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + AGENT_START_NS;
+        while (System.nanoTime() < deadline)
+        {
+            link.poll();
+            if (link.board(pid) != null && link.alive(pid) && !link.traced(pid).isEmpty())
+            {
+                return true;
+            }
+            if (!process.isAlive())
+            {
+                return false; // ended before its agent said anything: nothing to monitor
+            }
+            Thread.sleep(1);
+        }
+        err.println("faultline monitor: the agent did not start in pid " + pid + " within 10 s; the program runs"
+            + " unmonitored");
+        return false;
+    }
+
+    private static String host()
+    {
+        try
+        {
+            return InetAddress.getLocalHost().getHostName();
+        }
+        catch (final IOException ex)
+        {
+            return "unknown";
+        }
+    }
+}

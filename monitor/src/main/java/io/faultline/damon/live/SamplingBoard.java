@@ -1,0 +1,159 @@
+package io.faultline.damon.live;
+
+import java.util.function.BooleanSupplier;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+import io.faultline.format.ShmLayout;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * One process's sampling board (faultline_shm.h, "Sampling board"): the recorder side of the
+ * access checks that DAMON's {@code vaddr} and {@code fvaddr} operations sets ask of the agent.
+ * A request is posted by writing its entries, op and count, then bumping {@code request} and
+ * writing the agent guard's eventfd (taken from the agent's process with pidfd_getfd(2), since
+ * the guard sleeps in poll(2)); the answer is complete when {@code done} equals the request,
+ * which the recorder sleeps on as a shared futex. One request at a time, from one thread.
+ */
+final class SamplingBoard implements AutoCloseable
+{
+    /** The agent answers within a few ms; past this it is stopped, gone, or not answering. */
+    private static final long ANSWER_TIMEOUT_NS = 2_000_000_000L;
+
+    private final UnsafeBuffer board;
+    private final int capacity;
+    private final int pid;
+    private final Memory one = new Memory(8);
+    private final Memory timeout = new Memory(16);
+    private int wakeFd = -1;
+    private int request;
+
+    SamplingBoard(final UnsafeBuffer shm, final long offset, final int capacity, final int pid)
+    {
+        this.board = new UnsafeBuffer(shm.addressOffset() + offset,
+            ShmLayout.BOARD_HEADER_SIZE + capacity * ShmLayout.BOARD_ENTRY_SIZE);
+        this.capacity = capacity;
+        this.pid = pid;
+        this.request = board.getIntVolatile(ShmLayout.BOARD_REQUEST);
+        one.setLong(0, 1);
+        timeout.setLong(0, 0);
+        timeout.setLong(8, 20_000_000L); // futex waits of 20 ms: liveness is checked between them
+    }
+
+    int capacity()
+    {
+        return capacity;
+    }
+
+    /**
+     * Disables the pages of {@code addresses[0..n)}, after bringing home those of the previous
+     * arm that were not accessed. Returns false if the agent did not answer.
+     */
+    boolean arm(final long[] addresses, final int n, final BooleanSupplier alive) throws InterruptedException
+    {
+        for (int i = 0; i < n; i++)
+        {
+            board.putLong(entry(i) + ShmLayout.BOARD_ENTRY_ADDRESS, addresses[i]);
+        }
+        return post(ShmLayout.SAMPLE_ARM, n, alive);
+    }
+
+    /** Asks which entries of the last arm were accessed; false if the agent did not answer. */
+    boolean check(final int n, final BooleanSupplier alive) throws InterruptedException
+    {
+        return post(ShmLayout.SAMPLE_CHECK, n, alive);
+    }
+
+    /** After a check: whether entry i's page was accessed since the arm. */
+    boolean accessed(final int i)
+    {
+        return board.getInt(entry(i) + ShmLayout.BOARD_ENTRY_ACCESSED) != 0;
+    }
+
+    /** After an arm: FL_SAMPLE_* of entry i. */
+    int state(final int i)
+    {
+        return board.getInt(entry(i) + ShmLayout.BOARD_ENTRY_STATE);
+    }
+
+    /** Access-check faults the agent has resolved so far. */
+    long checks()
+    {
+        return board.getLongVolatile(ShmLayout.BOARD_CHECKS);
+    }
+
+    private static int entry(final int i)
+    {
+        return ShmLayout.BOARD_HEADER_SIZE + i * ShmLayout.BOARD_ENTRY_SIZE;
+    }
+
+    private boolean post(final int op, final int n, final BooleanSupplier alive) throws InterruptedException
+    {
+        if (wakeFd < 0 && !openWakeFd())
+        {
+            return false;
+        }
+        board.putInt(ShmLayout.BOARD_OP, op);
+        board.putInt(ShmLayout.BOARD_COUNT, Math.min(n, capacity));
+        final int req = ++request;
+        board.putIntVolatile(ShmLayout.BOARD_REQUEST, req);
+        LinuxCalls.INSTANCE.write(wakeFd, one, 8);
+        final long deadline = System.nanoTime() + ANSWER_TIMEOUT_NS;
+        final Pointer done = new Pointer(board.addressOffset() + ShmLayout.BOARD_DONE);
+        int seen;
+        while ((seen = board.getIntVolatile(ShmLayout.BOARD_DONE)) != req)
+        {
+            if (Thread.interrupted())
+            {
+                throw new InterruptedException();
+            }
+            if (System.nanoTime() > deadline || !alive.getAsBoolean())
+            {
+                return false;
+            }
+            // a shared (not private) futex: the waker is the agent, in another process
+            LinuxCalls.INSTANCE.syscall(LinuxCalls.SYS_FUTEX, done, LinuxCalls.FUTEX_WAIT, seen, timeout, null, 0);
+        }
+        return true;
+    }
+
+    /** The guard's eventfd, duplicated into this process: pidfd_open + pidfd_getfd (Linux 5.6). */
+    private boolean openWakeFd()
+    {
+        final int target = board.getIntVolatile(ShmLayout.BOARD_WAKE_FD);
+        final int pidfd = (int)LinuxCalls.INSTANCE.syscall(LinuxCalls.SYS_PIDFD_OPEN, pid, 0);
+        if (pidfd < 0)
+        {
+            return false; // the process is gone
+        }
+        try
+        {
+            final int fd = (int)LinuxCalls.INSTANCE.syscall(LinuxCalls.SYS_PIDFD_GETFD, pidfd, target, 0);
+            if (fd < 0)
+            {
+                final int errno = Native.getLastError();
+                throw new MonitorException("cannot reach the agent in pid " + pid + ": pidfd_getfd: "
+                    + LinuxCalls.INSTANCE.strerror(errno) + " (it needs ptrace access to the program: run as its"
+                    + " user with kernel.yama.ptrace_scope at most 1, or as root)");
+            }
+            wakeFd = fd;
+            return true;
+        }
+        finally
+        {
+            LinuxCalls.INSTANCE.close(pidfd);
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        if (wakeFd >= 0)
+        {
+            LinuxCalls.INSTANCE.close(wakeFd);
+            wakeFd = -1;
+        }
+    }
+
+}

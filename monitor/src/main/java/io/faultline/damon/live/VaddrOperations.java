@@ -1,0 +1,155 @@
+package io.faultline.damon.live;
+
+import java.util.List;
+
+import io.faultline.damon.AccessRate;
+import io.faultline.damon.AddressRange;
+import io.faultline.damon.DamonContext;
+import io.faultline.damon.Operations;
+import io.faultline.damon.Region;
+import io.faultline.damon.Target;
+import io.faultline.damon.TargetRegions;
+import io.faultline.damon.ops.ThreeRegions;
+
+/**
+ * The {@code vaddr} and {@code fvaddr} operations sets over a live process (mm/damon/vaddr.c),
+ * through the agent's access checks ({@link SamplingBoard}; native-shims/src/sample.c). A
+ * target is a process id.
+ *
+ * <p>{@code vaddr}'s address space is the memory the agent traces: every private anonymous
+ * writable mapping (heap, stacks, anonymous mmaps, .bss) that scope {@code all} registers, as
+ * the agent's trace-range and unmap events describe it. The kernel's vaddr also covers code and
+ * file mappings; user space can only check accesses to memory userfaultfd can trap, so those are
+ * left out rather than reported as never accessed. Initial and updated regions are the kernel's
+ * three regions (the two biggest gaps left out, {@link ThreeRegions}).
+ *
+ * <p>{@code fvaddr} monitors fixed ranges given by the user (damon_fvaddr has no init or update
+ * of its own); a sampling address outside traced memory cannot be checked and counts as not
+ * accessed, as an unmapped address does for the kernel.
+ *
+ * <p>An access check, damon_va_prepare_access_checks / damon_va_check_accesses: a random
+ * sampling address per region (damon_rand, as the kernel), its page disabled by the agent
+ * (the kernel clears the accessed bit), and after one sampling interval the agent says whether
+ * the page faulted since (the kernel reads the bit back).
+ */
+public final class VaddrOperations implements Operations
+{
+    private final AgentLink link;
+    private final List<AddressRange> fixed;
+    private long[] addresses = new long[0];
+
+    /** @param fixed the fvaddr ranges, or null for vaddr */
+    VaddrOperations(final AgentLink link, final List<AddressRange> fixed)
+    {
+        this.link = link;
+        this.fixed = fixed;
+    }
+
+    @Override
+    public String id()
+    {
+        return fixed == null ? "vaddr" : "fvaddr";
+    }
+
+    private List<AddressRange> ranges(final DamonContext ctx, final Target t)
+    {
+        if (fixed != null)
+        {
+            return fixed;
+        }
+        link.poll();
+        return ThreeRegions.of(link.traced((int)t.id()), ctx.minRegionSize(), true);
+    }
+
+    /** damon_va_init(): only targets that have no regions yet. */
+    @Override
+    public void init(final DamonContext ctx)
+    {
+        for (final Target t : ctx.targets())
+        {
+            if (t.nrRegions() == 0)
+            {
+                if (fixed != null)
+                {
+                    TargetRegions.set(t, fixed, ctx.minRegionSize());
+                }
+                else
+                {
+                    ThreeRegions.initRegions(ctx, t, ranges(ctx, t));
+                }
+            }
+        }
+    }
+
+    /** damon_va_update(); fvaddr's ranges never change. */
+    @Override
+    public void update(final DamonContext ctx)
+    {
+        if (fixed != null)
+        {
+            return;
+        }
+        for (final Target t : ctx.targets())
+        {
+            final List<AddressRange> ranges = ranges(ctx, t);
+            if (!ranges.isEmpty())
+            {
+                TargetRegions.set(t, ranges, ctx.minRegionSize());
+            }
+        }
+    }
+
+    @Override
+    public void prepareAccessChecks(final DamonContext ctx) throws InterruptedException
+    {
+        link.poll(); // events first: the agent must not wait on a full ring
+        for (final Target t : ctx.targets())
+        {
+            final List<Region> regions = t.regions();
+            if (addresses.length < regions.size())
+            {
+                addresses = new long[regions.size()];
+            }
+            for (int i = 0; i < regions.size(); i++)
+            {
+                final Region r = regions.get(i);
+                r.samplingAddr(ctx.random().rand(r.start(), r.end()));
+                addresses[i] = r.samplingAddr();
+            }
+            final int pid = (int)t.id();
+            final SamplingBoard board = link.board(pid);
+            if (board != null && link.alive(pid))
+            {
+                board.arm(addresses, Math.min(regions.size(), board.capacity()), () -> link.alive(pid));
+            }
+        }
+    }
+
+    @Override
+    public int checkAccesses(final DamonContext ctx) throws InterruptedException
+    {
+        int max = 0;
+        for (final Target t : ctx.targets())
+        {
+            final int pid = (int)t.id();
+            final List<Region> regions = t.regions();
+            final SamplingBoard board = link.board(pid);
+            final int n = board == null ? 0 : Math.min(regions.size(), board.capacity());
+            final boolean answered = board != null && link.alive(pid) && board.check(n, () -> link.alive(pid));
+            for (int i = 0; i < regions.size(); i++)
+            {
+                final Region r = regions.get(i);
+                AccessRate.update(r, answered && i < n && board.accessed(i), ctx.attrs());
+                max = Math.max(max, r.nrAccesses());
+            }
+        }
+        return max;
+    }
+
+    @Override
+    public boolean targetValid(final DamonContext ctx, final Target target)
+    {
+        link.poll();
+        return !link.gone((int)target.id());
+    }
+}

@@ -1,0 +1,201 @@
+/*
+ * sample.c: DAMON's access checks for `faultline monitor` (FL_MODE_MONITOR), served from the
+ * sampling board in shared memory (faultline_shm.h). The kernel's vaddr operations set checks
+ * whether a page was accessed by clearing its PTE's accessed bit and reading it back one
+ * sampling interval later (mm/damon/vaddr.c, damon_va_mkold / damon_va_young). User space
+ * cannot read accessed bits, so here a check disables the page (moves it to its parking slot,
+ * as the EVMS does) and an access is the fault that brings it home. The program's data stays
+ * intact and kernel-mode accesses (read(2) into the page) wait for the handler and succeed.
+ *
+ * In monitor mode nothing else is ever disabled: registered pages stay home, no reference is
+ * recorded, and the only faults are first touches (resolved with a zero page, as when tracing)
+ * and accesses to armed pages. Agent lock held throughout.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <linux/futex.h>
+#include <unistd.h>
+
+#include "fl_internal.h"
+
+static uint8_t *board;
+static uint32_t capacity;
+static uint32_t served;
+/* pages armed by the last ARM: an open-addressing set page -> entry index + 1 */
+static uintptr_t *keys;
+static uint32_t *vals;
+static uint8_t *hit;        /* per table slot: its page faulted since the ARM */
+static uint32_t table_size; /* power of two, at least twice the board's entries */
+static uint32_t armed_n;
+static uint64_t checks;
+
+static inline uint32_t u32_at(size_t off) { uint32_t v; memcpy(&v, board + off, 4); return v; }
+static inline void put_u32(size_t off, uint32_t v) { memcpy(board + off, &v, 4); }
+static inline uint8_t *entry(uint32_t i) { return board + FL_BOARD_HEADER_SIZE + (size_t)i * FL_BOARD_ENTRY_SIZE; }
+
+static uint32_t slot_of(uintptr_t page)
+{
+	uint64_t h = (uint64_t)(page >> 12) * 0x9E3779B97F4A7C15ULL;
+	return (uint32_t)(h >> 32) & (table_size - 1);
+}
+
+static void table_clear(void)
+{
+	memset(keys, 0, (size_t)table_size * sizeof(*keys));
+	memset(hit, 0, table_size);
+	armed_n = 0;
+}
+
+static void table_put(uintptr_t page, uint32_t index)
+{
+	uint32_t s = slot_of(page);
+	while (keys[s] && keys[s] != page)
+		s = (s + 1) & (table_size - 1);
+	keys[s] = page;
+	vals[s] = index + 1;
+}
+
+/* the table slot of page, or table_size if it is not armed */
+static uint32_t table_find(uintptr_t page)
+{
+	for (uint32_t s = slot_of(page); keys[s]; s = (s + 1) & (table_size - 1))
+		if (keys[s] == page)
+			return s;
+	return table_size;
+}
+
+static uint32_t table_get(uintptr_t page)
+{
+	uint32_t s = table_find(page);
+	return s == table_size ? 0 : vals[s];
+}
+
+int fl_sample_mode(void)
+{
+	return board != NULL;
+}
+
+/* after the slot is claimed: the board of this slot, if the recorder monitors */
+int fl_sample_init(int wake_fd)
+{
+	board = NULL;
+	if (*fl_ctl32(FL_CTL_MODE) != FL_MODE_MONITOR)
+		return 0;
+	capacity = *fl_ctl32(FL_CTL_BOARD_ENTRIES);
+	if (!capacity)
+		return -EINVAL;
+	if (!keys) {
+		for (table_size = 64; table_size < 2 * capacity; table_size <<= 1)
+			;
+		keys = fl_mem_map((size_t)table_size * sizeof(*keys));
+		vals = fl_mem_map((size_t)table_size * sizeof(*vals));
+		hit = fl_mem_map(table_size);
+		if (!keys || !vals || !hit)
+			return -ENOMEM;
+	}
+	table_clear();
+	board = fl_agent.shm + *fl_ctl64(FL_CTL_BOARD_OFFSET) + (uint64_t)fl_agent.slot_index * *fl_ctl64(FL_CTL_BOARD_STRIDE);
+	/* a reused slot: answer from where its previous owner stopped */
+	served = __atomic_load_n((uint32_t *)(board + FL_BOARD_REQUEST), __ATOMIC_ACQUIRE);
+	put_u32(FL_BOARD_WAKE_FD, (uint32_t)wake_fd);
+	__atomic_store_n((uint32_t *)(board + FL_BOARD_DONE), served, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int fl_sample_pending(void)
+{
+	return board && __atomic_load_n((uint32_t *)(board + FL_BOARD_REQUEST), __ATOMIC_ACQUIRE) != served;
+}
+
+/* a fault at page was just resolved (the page is home): was it a check? */
+void fl_sample_fault(uintptr_t page)
+{
+	uint32_t s = table_find(page);
+	if (s == table_size || hit[s])
+		return;
+	hit[s] = 1;
+	checks++;
+	put_u32((size_t)(entry(vals[s] - 1) - board) + FL_BOARD_ENTRY_ACCESSED, 1);
+}
+
+/* bring home the previous ARM's pages that nobody accessed */
+static void disarm(void)
+{
+	for (uint32_t s = 0; s < table_size; s++)
+		if (keys[s] && !hit[s])
+			fl_park_restore(keys[s], keys[s] + FL_PAGE);
+	table_clear();
+}
+
+static void arm(uint32_t count)
+{
+	uint32_t armed = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		uint8_t *e = entry(i);
+		uint64_t address;
+		memcpy(&address, e + FL_BOARD_ENTRY_ADDRESS, 8);
+		uintptr_t page = FL_PAGE_DOWN(address);
+		uint32_t state, zero = 0;
+		memcpy(e + FL_BOARD_ENTRY_ACCESSED, &zero, 4);
+		if (!fl_range_find(page))
+			state = FL_SAMPLE_UNTRACED;
+		else if (table_get(page))
+			state = FL_SAMPLE_ARMED; /* two entries on one page: the first one's check answers */
+		else if (fl_pins_has(page) || fl_park_evict(page) == -EAGAIN)
+			state = FL_SAMPLE_BUSY;
+		else
+			state = FL_SAMPLE_ARMED;
+		if (state == FL_SAMPLE_ARMED && !table_get(page)) {
+			table_put(page, i);
+			armed_n++;
+		}
+		if (state == FL_SAMPLE_ARMED)
+			armed++;
+		memcpy(e + FL_BOARD_ENTRY_STATE, &state, 4);
+	}
+	put_u32(FL_BOARD_ARMED, armed);
+}
+
+/*
+ * Serve the posted request, if any. The caller has read and resolved every queued fault
+ * first, so a CHECK sees every access that faulted before it was posted.
+ */
+void fl_sample_serve(void)
+{
+	if (!fl_sample_pending())
+		return;
+	uint32_t req = __atomic_load_n((uint32_t *)(board + FL_BOARD_REQUEST), __ATOMIC_ACQUIRE);
+	uint32_t op = u32_at(FL_BOARD_OP), count = u32_at(FL_BOARD_COUNT);
+	if (count > capacity)
+		count = capacity;
+	if (op == FL_SAMPLE_ARM) {
+		disarm();
+		arm(count);
+	} else if (op == FL_SAMPLE_CHECK) {
+		/* a page two entries share: copy the first one's answer to the others */
+		for (uint32_t i = 0; i < count; i++) {
+			uint8_t *e = entry(i);
+			uint64_t address;
+			memcpy(&address, e + FL_BOARD_ENTRY_ADDRESS, 8);
+			uint32_t v = table_get(FL_PAGE_DOWN(address));
+			if (v && v - 1 != i)
+				memcpy(e + FL_BOARD_ENTRY_ACCESSED, entry(v - 1) + FL_BOARD_ENTRY_ACCESSED, 4);
+		}
+	}
+	uint64_t c = checks;
+	memcpy(board + FL_BOARD_CHECKS, &c, 8);
+	served = req;
+	__atomic_store_n((uint32_t *)(board + FL_BOARD_DONE), req, __ATOMIC_RELEASE);
+	/* a shared futex: the waiter is the recorder, another process */
+	syscall(SYS_futex, board + FL_BOARD_DONE, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0);
+}
+
+/* teardown: every armed page home */
+void fl_sample_stop(void)
+{
+	if (board)
+		disarm();
+	board = NULL;
+}
