@@ -157,6 +157,7 @@
 #define FL_MODE_MONITOR 1 /* no records, no EVMS: only the sampling board's access checks */
 
 #define FL_FLAG_FOLLOW_FORKS 1u /* trace children (issue 3); without it only the first process */
+#define FL_FLAG_FOLLOW_EXEC  2u /* without FOLLOW_FORKS: the first process's later images too (monitor) */
 
 /* slots */
 #define FL_SLOTS_OFFSET         FL_CTL_SIZE

@@ -176,7 +176,8 @@ static int claim_one(pid_t pid, uint32_t slots)
  * Without FL_FLAG_FOLLOW_FORKS only the first process is traced: a process may claim a slot
  * only if no slot was ever claimed. A process whose pid holds a slot is a new image after
  * exec: its old image can no longer write, so we end that slot with FL_STOP_EXEC; the new
- * image is traced as its own slot when following, and runs untraced otherwise.
+ * image is traced as its own slot when following (forks, or with FL_FLAG_FOLLOW_EXEC the
+ * traced process's own execs, as faultline monitor asks), and runs untraced otherwise.
  */
 static int claim_slot(void)
 {
@@ -205,7 +206,7 @@ static int claim_slot(void)
 		}
 		fl_agent.exec_event = __atomic_load_n((uint32_t *)(s + FL_SLOT_EXEC_ANNOUNCED), __ATOMIC_ACQUIRE) == 0;
 	}
-	if (!(flags & FL_FLAG_FOLLOW_FORKS) && any_claimed)
+	if (!(flags & FL_FLAG_FOLLOW_FORKS) && any_claimed && !(mine_active && (flags & FL_FLAG_FOLLOW_EXEC)))
 		return -1; /* a child or a new image of the traced process: stay inert */
 	return claim_free_slot(pid);
 }

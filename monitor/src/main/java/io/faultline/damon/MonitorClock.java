@@ -37,7 +37,12 @@ public interface MonitorClock
     /** The wall clock (System.nanoTime), for monitoring a live process. */
     static MonitorClock system()
     {
-        final long origin = System.nanoTime();
+        return since(System.nanoTime());
+    }
+
+    /** The wall clock, its time 0 at {@code origin} (a System.nanoTime value: CLOCK_MONOTONIC on Linux). */
+    static MonitorClock since(final long origin)
+    {
         return new MonitorClock()
         {
             @Override

@@ -153,10 +153,11 @@ final class MonitorCommand implements Callable<Integer>
             throw new CliException(ex.getMessage());
         }
         spec.commandLine().getErr().printf(Locale.ROOT,
-            "faultline monitor: %s over %.3f s: %d aggregations of %s (sampling %s), %,d access-check faults, into %s;"
-                + " exit status %d%n",
+            "faultline monitor: %s over %.3f s: %d aggregations of %s (sampling %s), %,d access-check faults, %,d"
+                + " agent requests (%.0f us each on average), into %s; exit status %d%n",
             result.ops(), result.durationNs() / 1e9, result.aggregations(), Durations.format(aggrUs),
-            Durations.format(sampleUs), result.checks(), output, result.exitStatus());
+            Durations.format(sampleUs), result.checks(), result.requests(),
+            result.requests() == 0 ? 0.0 : result.requestNs() / 1e3 / result.requests(), output, result.exitStatus());
         return result.exitStatus();
     }
 
@@ -182,6 +183,11 @@ final class MonitorCommand implements Callable<Integer>
             {
                 throw new CliException("--range " + text + " is not a range; give START-END, e.g. 0x7f0000000000-0x7f0000100000");
             }
+            if (Long.compareUnsigned(end, USER_SPACE_END) > 0)
+            {
+                throw new CliException("--range " + text + " lies outside every process's address space (user space ends"
+                    + " at 0x7ffffffff000); give a range from /proc/PID/maps");
+            }
             if (Long.compareUnsigned(end, start) <= 0)
             {
                 throw new CliException("--range " + text + " ends before it starts; give START-END with START < END");
@@ -200,6 +206,8 @@ final class MonitorCommand implements Callable<Integer>
     }
 
     private static final long PAGE = 4096;
+    /** TASK_SIZE of x86-64 with 4-level page tables (arch/x86/include/asm/page_64_types.h). */
+    private static final long USER_SPACE_END = 0x7ffffffff000L;
 
     private static long address(final String text)
     {

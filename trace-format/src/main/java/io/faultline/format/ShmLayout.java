@@ -46,6 +46,7 @@ public final class ShmLayout
     public static final int POLICY_FIFO = 0;
     public static final int POLICY_CLOCK = 1;
     public static final int FLAG_FOLLOW_FORKS = 1;
+    public static final int FLAG_FOLLOW_EXEC = 2;
     public static final int MODE_TRACE = 0;
     public static final int MODE_MONITOR = 1;
 

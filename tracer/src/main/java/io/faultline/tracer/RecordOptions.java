@@ -33,6 +33,8 @@ public final class RecordOptions
      * each slot gets a sampling board of this many entries for DAMON's access checks.
      */
     public int boardEntries;
+    /** Without {@link #follow}: trace the first process's later images (after exec) too. */
+    public boolean followExec;
     public boolean quiet;
     public List<String> command = new ArrayList<>();
 

@@ -25,6 +25,14 @@ final class AgentLink implements AutoCloseable
     private final Map<Integer, SamplingBoard> boards = new HashMap<>();
     private final Map<Integer, RangeSet> traced = new HashMap<>();
     private int slotsSeen;
+    private long retiredRequests;
+    private long retiredRequestNs;
+    private long retiredChecks;
+
+    /** Access checks over the whole run, every image's board included. */
+    record CheckStats(long requests, long requestNs, long checkFaults)
+    {
+    }
 
     AgentLink(final SharedMemory shm)
     {
@@ -59,7 +67,7 @@ final class AgentLink implements AutoCloseable
                 final SamplingBoard old = boards.remove(pid);
                 if (old != null)
                 {
-                    old.close();
+                    retire(old);
                 }
                 slotOfPid.put(pid, slot);
                 traced.put(pid, new RangeSet());
@@ -134,6 +142,28 @@ final class AgentLink implements AutoCloseable
             return null;
         }
         return boards.computeIfAbsent(pid, p -> new SamplingBoard(shm.buffer(), shm.boardOffset(slot), shm.boardEntries(), p));
+    }
+
+    private void retire(final SamplingBoard board)
+    {
+        retiredRequests += board.requests();
+        retiredRequestNs += board.requestNs();
+        retiredChecks += board.checks();
+        board.close();
+    }
+
+    CheckStats stats()
+    {
+        long requests = retiredRequests;
+        long ns = retiredRequestNs;
+        long checks = retiredChecks;
+        for (final SamplingBoard b : boards.values())
+        {
+            requests += b.requests();
+            ns += b.requestNs();
+            checks += b.checks();
+        }
+        return new CheckStats(requests, ns, checks);
     }
 
     @Override

@@ -32,7 +32,8 @@ import io.faultline.tracer.SharedMemory;
 public final class LiveMonitor
 {
     /** What one run produced. */
-    public record Result(int exitStatus, long aggregations, long checks, long durationNs, String ops)
+    public record Result(int exitStatus, long aggregations, long checks, long requests, long requestNs, long durationNs,
+        String ops)
     {
     }
 
@@ -61,6 +62,7 @@ public final class LiveMonitor
         options.command = command;
         options.scope = scope;
         options.follow = false;
+        options.followExec = true; // the target is the process, whatever image it runs
         options.slots = 16; // the program and the images it execs
         options.ringCapacity = 1 << 20; // events only
         options.boardEntries = attrs.maxNrRegions();
@@ -72,6 +74,7 @@ public final class LiveMonitor
             .put(TraceHeader.HOST, host())
             .put(TraceHeader.START_TIME, Instant.now());
         final long startNs = System.nanoTime();
+        start.put(MonitorRecordLayout.START_MONO_NS, startNs);
         try (SharedMemory shm = SharedMemory.create(options, pageSize, startNs);
              MonitorRecordWriter writer = MonitorRecordWriter.create(out, start);
              AgentLink link = new AgentLink(shm))
@@ -83,18 +86,21 @@ public final class LiveMonitor
             start.put(MonitorRecordLayout.TARGETS_KEY, String.valueOf(pid));
             final VaddrOperations vaddr = new VaddrOperations(link, fixed);
             long aggregations = 0;
-            long checks = 0;
             try
             {
                 if (awaitAgent(link, pid, process, err))
                 {
                     final DamonContext ctx = new DamonContext(attrs, vaddr, writer, DamonRandom.seeded(seed),
-                        MonitorClock.system(), pageSize);
+                        MonitorClock.since(startNs), pageSize);
                     ctx.addTarget(new Target(pid));
                     ctx.run();
                     aggregations = writer.aggregations();
-                    final SamplingBoard board = link.board(pid);
-                    checks = board == null ? 0 : board.checks();
+                    if (aggregations > 0 && vaddr.armed() == 0)
+                    {
+                        err.println("faultline monitor: warning: no sampling address ever fell in memory the agent traces"
+                            + (fixed != null ? " (check --range against /proc/" + pid + "/maps: private anonymous"
+                            + " writable memory only)" : "") + "; every region reads as never accessed");
+                    }
                 }
             }
             finally
@@ -110,7 +116,9 @@ public final class LiveMonitor
             end.put(TraceHeader.DURATION_NS, durationNs);
             end.put(TraceHeader.EXIT_STATUS, exitStatus);
             writer.finish(end);
-            return new Result(exitStatus, aggregations, checks, durationNs, ops);
+            final AgentLink.CheckStats stats = link.stats();
+            return new Result(exitStatus, aggregations, stats.checkFaults(), stats.requests(), stats.requestNs(),
+                durationNs, ops);
         }
     }
 

@@ -28,6 +28,8 @@ final class SamplingBoard implements AutoCloseable
     private final Memory timeout = new Memory(16);
     private int wakeFd = -1;
     private int request;
+    private long requests;
+    private long requestNs;
 
     SamplingBoard(final UnsafeBuffer shm, final long offset, final int capacity, final int pid)
     {
@@ -77,6 +79,24 @@ final class SamplingBoard implements AutoCloseable
         return board.getInt(entry(i) + ShmLayout.BOARD_ENTRY_STATE);
     }
 
+    /** After an arm: the entries the agent could disable (the others are outside traced memory, or busy). */
+    int armed()
+    {
+        return board.getInt(ShmLayout.BOARD_ARMED);
+    }
+
+    /** Requests answered so far. */
+    long requests()
+    {
+        return requests;
+    }
+
+    /** Time from posting a request to its answer, summed over {@link #requests()}. */
+    long requestNs()
+    {
+        return requestNs;
+    }
+
     /** Access-check faults the agent has resolved so far. */
     long checks()
     {
@@ -99,7 +119,8 @@ final class SamplingBoard implements AutoCloseable
         final int req = ++request;
         board.putIntVolatile(ShmLayout.BOARD_REQUEST, req);
         LinuxCalls.INSTANCE.write(wakeFd, one, 8);
-        final long deadline = System.nanoTime() + ANSWER_TIMEOUT_NS;
+        final long posted = System.nanoTime();
+        final long deadline = posted + ANSWER_TIMEOUT_NS;
         final Pointer done = new Pointer(board.addressOffset() + ShmLayout.BOARD_DONE);
         int seen;
         while ((seen = board.getIntVolatile(ShmLayout.BOARD_DONE)) != req)
@@ -115,6 +136,8 @@ final class SamplingBoard implements AutoCloseable
             // a shared (not private) futex: the waker is the agent, in another process
             LinuxCalls.INSTANCE.syscall(LinuxCalls.SYS_FUTEX, done, LinuxCalls.FUTEX_WAIT, seen, timeout, null, 0);
         }
+        requests++;
+        requestNs += System.nanoTime() - posted;
         return true;
     }
 

@@ -37,6 +37,7 @@ public final class VaddrOperations implements Operations
     private final AgentLink link;
     private final List<AddressRange> fixed;
     private long[] addresses = new long[0];
+    private long armed;
 
     /** @param fixed the fvaddr ranges, or null for vaddr */
     VaddrOperations(final AgentLink link, final List<AddressRange> fixed)
@@ -120,7 +121,10 @@ public final class VaddrOperations implements Operations
             final SamplingBoard board = link.board(pid);
             if (board != null && link.alive(pid))
             {
-                board.arm(addresses, Math.min(regions.size(), board.capacity()), () -> link.alive(pid));
+                if (board.arm(addresses, Math.min(regions.size(), board.capacity()), () -> link.alive(pid)))
+                {
+                    armed += board.armed();
+                }
             }
         }
     }
@@ -144,6 +148,12 @@ public final class VaddrOperations implements Operations
             }
         }
         return max;
+    }
+
+    /** Sampling addresses the agent could check so far: 0 means the regions never held traced memory. */
+    public long armed()
+    {
+        return armed;
     }
 
     @Override

@@ -55,6 +55,8 @@ public final class MonitorRecordLayout
     public static final String MAX_REGIONS = "max_regions";
     public static final String MIN_REGION_SIZE = "min_region_size";
     public static final String SEED = "seed";
+    /** Live monitoring: CLOCK_MONOTONIC (ns) at the snapshots' time 0, to relate them to a program's own clock. */
+    public static final String START_MONO_NS = "start_mono_ns";
     public static final String TARGETS_KEY = "targets";
     public static final String AGGREGATIONS = "aggregations";
 
