@@ -251,7 +251,6 @@ int fl_park_untrace_all(void);
 
 /* ---- sample.c: DAMON's access checks in monitor mode, through the sampling board (lock held) ---- */
 int fl_sample_init(int wake_fd);  /* handler start: this slot's board if the recorder monitors */
-int fl_sample_mode(void);         /* monitor mode: no records, no EVMS, only checks */
 int fl_sample_pending(void);      /* any thread: a request is posted */
 void fl_sample_serve(void);       /* answer it (every queued fault resolved first) */
 void fl_sample_fault(uintptr_t page); /* a fault at page was resolved */
@@ -323,6 +322,12 @@ static inline uint32_t *fl_ctl32(size_t off) { return (uint32_t *)(fl_agent.shm 
 static inline uint64_t *fl_ctl64(size_t off) { return (uint64_t *)(fl_agent.shm + off); }
 static inline uint32_t *fl_slot32(size_t off) { return (uint32_t *)(fl_agent.slot + off); }
 static inline uint64_t *fl_slot64(size_t off) { return (uint64_t *)(fl_agent.slot + off); }
+
+/* monitor mode (FL_MODE_MONITOR): DAMON's access checks only, no records, no EVMS (sample.c) */
+static inline int fl_monitoring(void)
+{
+	return *fl_ctl32(FL_CTL_MODE) == FL_MODE_MONITOR;
+}
 
 static inline int fl_tracing(void)
 {

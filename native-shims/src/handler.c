@@ -405,7 +405,7 @@ static void label_and_publish(uint32_t from, uint32_t to)
 			fl_range_set_bit(r, page, 1);
 		}
 	}
-	if (!fl_sample_mode()) /* monitor mode records nothing: its faults are checks and first touches */
+	if (!fl_monitoring()) /* monitor mode records nothing: its faults are access checks */
 		publish(from, to);
 }
 
@@ -425,7 +425,7 @@ static void resolve_one(uintptr_t page, int write, int pinned)
 		defer(page, write, pinned);
 		return;
 	}
-	if (fl_sample_mode()) {
+	if (fl_monitoring()) {
 		fl_sample_fault(page); /* no EVMS: the page stays enabled until the next check */
 		return;
 	}

@@ -275,7 +275,7 @@ void fl_park_disable(uintptr_t s, uintptr_t e)
 	fl_evms_forget(s, e);
 	if (fl_fork_depth) /* a fork child is about to copy this memory: it must be complete */
 		return;
-	if (fl_sample_mode()) /* monitoring disables only the pages it checks (sample.c) */
+	if (fl_monitoring()) /* monitoring disables only the pages it checks (sample.c) */
 		return;
 	for (int64_t i = fl_range_index_from(s); i >= 0 && (uint32_t)i < fl_range_count(); i++) {
 		struct fl_range *r = fl_range_at((uint32_t)i);
@@ -326,7 +326,11 @@ int fl_park_trace_new(uintptr_t s, uintptr_t e, uint32_t source, int emit)
 		goto fail;
 	if ((err = fl_uffd_register(fd, park, len)) != 0)
 		goto fail;
-	if ((err = fl_uffd_register(fd, s, len)) != 0) {
+	/*
+	 * Monitor mode registers a page only while it is checked (sample.c): a registered range
+	 * would trap every first touch, which costs a handoff each and is no access check.
+	 */
+	if (!fl_monitoring() && (err = fl_uffd_register(fd, s, len)) != 0) {
 		fl_uffd_unregister(fd, park, len);
 		goto fail;
 	}

@@ -153,10 +153,10 @@ final class MonitorCommand implements Callable<Integer>
             throw new CliException(ex.getMessage());
         }
         spec.commandLine().getErr().printf(Locale.ROOT,
-            "faultline monitor: %s over %.3f s: %d aggregations of %s (sampling %s), %,d access-check faults, %,d"
-                + " agent requests (%.0f us each on average), into %s; exit status %d%n",
+            "faultline monitor: %s over %.3f s: %d aggregations of %s (sampling %s); faults %,d (%,d access checks, the"
+                + " rest first touches); %,d agent requests (%.0f us each on average); into %s; exit status %d%n",
             result.ops(), result.durationNs() / 1e9, result.aggregations(), Durations.format(aggrUs),
-            Durations.format(sampleUs), result.checks(), result.requests(),
+            Durations.format(sampleUs), result.faults(), result.checks(), result.requests(),
             result.requests() == 0 ? 0.0 : result.requestNs() / 1e3 / result.requests(), output, result.exitStatus());
         return result.exitStatus();
     }

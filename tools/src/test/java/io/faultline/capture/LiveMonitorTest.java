@@ -151,6 +151,28 @@ class LiveMonitorTest
     }
 
     @Test
+    void aRealProgramsOutputIsByteIdenticalUnderMonitoring() throws Exception
+    {
+        // sort read(2)s its input into heap buffers that may be armed for a check at that
+        // moment: a kernel-mode access to an armed page must wait for the agent and succeed
+        final Path input = tmp.resolve("lines.txt");
+        final StringBuilder text = new StringBuilder();
+        final java.util.Random random = new java.util.Random(7);
+        for (int i = 0; i < 200_000; i++)
+        {
+            text.append(Long.toHexString(random.nextLong())).append(' ').append(i % 977).append('\n');
+        }
+        Files.writeString(input, text);
+        final List<String> sort = List.of("sort", "--parallel=2", "-S", "4M", "-k2,2n", "-k1,1", input.toString());
+        final Faultline.Result nativeRun = Faultline.exec(sort, 120);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        final Faultline.Result run = Faultline.run(concat(List.of("monitor", "--sample", "1ms", "--aggr", "20ms", "-o",
+            tmp.resolve("sortmon").toString(), "--"), sort), 300);
+        assertEquals(0, run.status(), run.err());
+        assertTrue(nativeRun.out().equals(run.out()), "sort's output differs under monitoring");
+    }
+
+    @Test
     void badInputGetsOneLineAndStatusTwo() throws Exception
     {
         final Path program = Workloads.build("hot_cold");

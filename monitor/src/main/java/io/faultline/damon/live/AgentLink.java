@@ -30,7 +30,7 @@ final class AgentLink implements AutoCloseable
     private long retiredChecks;
 
     /** Access checks over the whole run, every image's board included. */
-    record CheckStats(long requests, long requestNs, long checkFaults)
+    record CheckStats(long requests, long requestNs, long checkFaults, long faults)
     {
     }
 
@@ -163,7 +163,12 @@ final class AgentLink implements AutoCloseable
             ns += b.requestNs();
             checks += b.checks();
         }
-        return new CheckStats(requests, ns, checks);
+        long faults = 0; // every fault the agents handled: first touches and checks
+        for (int slot = 0; slot < slotsSeen; slot++)
+        {
+            faults += shm.slotLong(slot, ShmLayout.SLOT_FAULTS);
+        }
+        return new CheckStats(requests, ns, checks, faults);
     }
 
     @Override

@@ -32,8 +32,8 @@ import io.faultline.tracer.SharedMemory;
 public final class LiveMonitor
 {
     /** What one run produced. */
-    public record Result(int exitStatus, long aggregations, long checks, long requests, long requestNs, long durationNs,
-        String ops)
+    public record Result(int exitStatus, long aggregations, long checks, long faults, long requests, long requestNs,
+        long durationNs, String ops)
     {
     }
 
@@ -73,12 +73,13 @@ public final class LiveMonitor
             .put(TraceHeader.COMMAND, String.join(" ", command))
             .put(TraceHeader.HOST, host())
             .put(TraceHeader.START_TIME, Instant.now());
-        final long startNs = System.nanoTime();
-        start.put(MonitorRecordLayout.START_MONO_NS, startNs);
-        try (SharedMemory shm = SharedMemory.create(options, pageSize, startNs);
+        try (SharedMemory shm = SharedMemory.create(options, pageSize, System.nanoTime());
              MonitorRecordWriter writer = MonitorRecordWriter.create(out, start);
              AgentLink link = new AgentLink(shm))
         {
+            // time 0 of the record: the program's start (the queue's and the shared memory's set-up is ours)
+            final long startNs = System.nanoTime();
+            start.put(MonitorRecordLayout.START_MONO_NS, startNs);
             final Process process = Recorder.startWithAgent(command, agent, shm);
             Recorder.forwardSignals(process);
             final int pid = (int)process.pid();
@@ -117,7 +118,7 @@ public final class LiveMonitor
             end.put(TraceHeader.EXIT_STATUS, exitStatus);
             writer.finish(end);
             final AgentLink.CheckStats stats = link.stats();
-            return new Result(exitStatus, aggregations, stats.checkFaults(), stats.requests(), stats.requestNs(),
+            return new Result(exitStatus, aggregations, stats.checkFaults(), stats.faults(), stats.requests(), stats.requestNs(),
                 durationNs, ops);
         }
     }
