@@ -33,7 +33,7 @@ import picocli.CommandLine.Model.CommandSpec;
         "  action=ACTION          willneed, cold, pageout, hugepage, nohugepage, lru_prio, lru_deprio,",
         "                         migrate_hot, migrate_cold, stat (on a trace, simulated: counted only)",
         "  sz=MIN-MAX             region size, bytes (4K-max)",
-        "  nr_accesses=MIN-MAX    samples per aggregation, or % of the most (0-0, 0%-10%)",
+        "  nr_accesses=MIN-MAX    samples per aggregation, or %% of the most (0-0, 0%%-10%%)",
         "  age=MIN-MAX            aggregation intervals, or a time (2s-max)",
         "  apply_interval=T       apply every T instead of every aggregation",
         "  quota_ms=N quota_sz=SIZE quota_reset=T   time and size quota per reset interval",

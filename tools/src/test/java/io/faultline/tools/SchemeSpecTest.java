@@ -29,6 +29,17 @@ class SchemeSpecTest
     Path tmp;
 
     @Test
+    void helpDocumentsTheGrammar()
+    {
+        final CommandRun help = CommandRun.of("monitor", "--help");
+        assertEquals(0, help.status());
+        assertEquals("", help.err());
+        assertTrue(help.out().contains("  nr_accesses=MIN-MAX    samples per aggregation, or % of the most (0-0, 0%-10%)"),
+            help.out());
+        assertTrue(help.out().contains("  filter=TYPE:in|out[:ARG]"), help.out());
+    }
+
+    @Test
     void readsTheIssuesExample()
     {
         assertEquals("action=pageout,sz=4096-max,nr_accesses=0-0,age=20-max",
