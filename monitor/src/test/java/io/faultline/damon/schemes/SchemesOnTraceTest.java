@@ -116,6 +116,27 @@ class SchemesOnTraceTest
         assertEquals(new Snapshot.RegionRecord(C + 16384, C + AREA, 0, 2), regions.get(3));
     }
 
+    /**
+     * A user_input goal read from a file that says 50 against a target of 100: the scheme
+     * under-achieves, so every charge window (100 ms, one per aggregation) the feedback loop
+     * raises esz_bp by half (10000 -> 15000 -> 22500 -> 33750 -> 50625 -> 75937 -> 113905 ->
+     * 170857 -> 256285 -> 384427 -> 576640), and the effective quota, esz_bp / 10000, with it.
+     */
+    @Test
+    void userInputGoalRaisesTheEffectiveQuota() throws Exception
+    {
+        final Path input = java.nio.file.Files.writeString(tmp.resolve("input"), "50\n");
+        final List<Snapshot> snapshots = monitor(scheme(SchemeAction.STAT,
+            new AccessPattern(0, AccessPattern.MAX, 0, 0, 0, AccessPattern.MAX),
+            new Quota(0, 0, 100, 0, 0, 0, List.of(new QuotaGoal(QuotaGoal.Metric.USER_INPUT, 100,
+                new UserInputFile(input)))), List.of()));
+        final long[] esz = {1, 2, 3, 5, 7, 11, 17, 25, 38, 57};
+        for (int k = 0; k < 10; k++)
+        {
+            assertEquals(esz[k], stats(snapshots.get(k)).esz(), "aggregation " + k);
+        }
+    }
+
     /** An address filter rejecting B keeps B out of the tried regions; the others are tried every time. */
     @Test
     void addressFilterOutRemovesARange() throws Exception
