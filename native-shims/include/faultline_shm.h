@@ -74,7 +74,11 @@
  *                            pidfd_getfd(2) and writes to post a request (the guard sleeps in poll)
  *   20  u32 armed            the agent: entries the last ARM could disable
  *   24  u64 checks           the agent: access-check faults resolved so far
- *   32 ... reserved up to FL_BOARD_HEADER_SIZE
+ *   32  u64 madv_start       FL_SAMPLE_MADVISE: the range [start, start + len) and the advice the
+ *   40  u64 madv_len         agent applies with madvise(2) in the program (DAMOS actions that
+ *   48  u32 madv_advice      process_madvise(2) refuses from outside: hugepage, nohugepage)
+ *   52  i32 madv_result      the agent: 0 or -errno
+ *   56 ... reserved up to FL_BOARD_HEADER_SIZE
  *   64  entries[count], FL_BOARD_ENTRY_SIZE bytes each:
  *         0   u64 address    the recorder: a sampling address (any byte of the page)
  *         8   u32 state      the agent, on ARM: FL_SAMPLE_* below
@@ -194,6 +198,10 @@
 #define FL_BOARD_WAKE_FD     16
 #define FL_BOARD_ARMED       20
 #define FL_BOARD_CHECKS      24
+#define FL_BOARD_MADV_START  32
+#define FL_BOARD_MADV_LEN    40
+#define FL_BOARD_MADV_ADVICE 48
+#define FL_BOARD_MADV_RESULT 52
 #define FL_BOARD_HEADER_SIZE 64
 #define FL_BOARD_ENTRY_ADDRESS  0
 #define FL_BOARD_ENTRY_STATE    8
@@ -202,6 +210,7 @@
 
 #define FL_SAMPLE_ARM   1
 #define FL_SAMPLE_CHECK 2
+#define FL_SAMPLE_MADVISE 3
 
 #define FL_SAMPLE_ARMED     1 /* disabled: an access faults and is seen */
 #define FL_SAMPLE_UNTRACED  2 /* not in traced memory: cannot be checked */

@@ -327,8 +327,12 @@ static int start_tracing(const char *path)
 		     fl_agent.shm + *fl_ctl64(FL_CTL_RING_OFFSET) + (uint64_t)fl_agent.slot_index * *fl_ctl64(FL_CTL_RING_STRIDE),
 		     cap);
 
-	/* moves must act on 4 KiB pages, not 2 MiB folios */
-	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+	/*
+	 * Moves must act on 4 KiB pages, not 2 MiB folios. Monitoring leaves THP as the program
+	 * has it (DAMOS hugepage actions): a check's move of one page splits its huge mapping.
+	 */
+	if (!fl_monitoring())
+		prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 
 	int fd = open_uffd();
 	if (fd < 0)

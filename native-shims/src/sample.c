@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/futex.h>
 #include <unistd.h>
@@ -211,6 +212,20 @@ void fl_sample_serve(void)
 	if (op == FL_SAMPLE_ARM) {
 		disarm();
 		arm(count);
+	} else if (op == FL_SAMPLE_MADVISE) {
+		/*
+		 * Only advice that raises no userfaultfd event (hugepage, nohugepage): the guard would
+		 * otherwise wait for itself. The recorder sends nothing else this way.
+		 */
+		uint64_t s, len;
+		uint32_t advice;
+		memcpy(&s, board + FL_BOARD_MADV_START, 8);
+		memcpy(&len, board + FL_BOARD_MADV_LEN, 8);
+		memcpy(&advice, board + FL_BOARD_MADV_ADVICE, 4);
+		int32_t r = -EINVAL;
+		if (advice == MADV_HUGEPAGE || advice == MADV_NOHUGEPAGE)
+			r = fl_sys_madvise((void *)(uintptr_t)s, len, (int)advice) < 0 ? -errno : 0;
+		memcpy(board + FL_BOARD_MADV_RESULT, &r, 4);
 	} else if (op == FL_SAMPLE_CHECK) {
 		/* a page two entries share: copy the first one's answer to the others */
 		for (uint32_t i = 0; i < count; i++) {

@@ -4,6 +4,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
+import io.faultline.damon.schemes.Damos;
+import io.faultline.damon.schemes.Scheme;
+
 /**
  * A monitoring context, {@code struct damon_ctx} of include/linux/damon.h, and its monitoring
  * loop, kdamond_fn() of mm/damon/core.c (Documentation/mm/damon/design.rst, "Execution
@@ -17,6 +20,7 @@ public final class DamonContext
 {
     private Attributes attrs;
     private final List<Target> targets = new ArrayList<>();
+    private final List<Scheme> schemes = new ArrayList<>();
     private final Operations ops;
     private final Callbacks callbacks;
     private final DamonRandom random;
@@ -64,6 +68,27 @@ public final class DamonContext
         targets.add(target);
     }
 
+    /** The context's DAMOS schemes, in the order they are applied. */
+    public List<Scheme> schemes()
+    {
+        return Collections.unmodifiableList(schemes);
+    }
+
+    /**
+     * damon_add_scheme() before monitoring starts.
+     *
+     * @throws IllegalArgumentException if the scheme is not valid ({@link Scheme#problem()})
+     */
+    public void addScheme(final Scheme scheme)
+    {
+        final String problem = scheme.problem();
+        if (problem != null)
+        {
+            throw new IllegalArgumentException(problem);
+        }
+        schemes.add(scheme);
+    }
+
     public Operations ops()
     {
         return ops;
@@ -109,6 +134,7 @@ public final class DamonContext
             }
         }
         attrs = newAttrs;
+        Damos.setNextApplySis(this);
     }
 
     /**
@@ -132,18 +158,40 @@ public final class DamonContext
     }
 
     /**
+     * kdamond_wait_activation(): while no scheme's watermarks let it run, monitoring pauses,
+     * checking again after the shortest wait any scheme asks. Returns true if monitoring must
+     * stop meanwhile.
+     */
+    private boolean waitActivation() throws InterruptedException
+    {
+        while (!needStop())
+        {
+            final long waitUs = Damos.activationWaitUs(this);
+            if (waitUs == 0)
+            {
+                return false;
+            }
+            clock.sleepUs(waitUs);
+        }
+        return true;
+    }
+
+    /**
      * Runs the monitoring loop until every target is gone or a callback asks to stop: the
-     * order of kdamond_fn(), without schemes and interval auto-tuning. Each iteration prepares
-     * the access checks, lets one sampling interval pass, checks accesses; at the end of an
-     * aggregation interval merges regions (threshold: a tenth of the largest nr_accesses),
-     * calls {@link Callbacks#afterAggregation}, resets the counters and splits regions; every
-     * operations-update interval updates the address spaces and the region size limit.
+     * order of kdamond_fn(), without interval auto-tuning. Each iteration waits while the
+     * schemes' watermarks deactivate them all, prepares the access checks, lets one sampling
+     * interval pass, checks accesses; at the end of an aggregation interval merges regions
+     * (threshold: a tenth of the largest nr_accesses) and calls {@link Callbacks#afterAggregation};
+     * then applies the schemes that are due ({@link Damos#applySchemes}); at the end of an
+     * aggregation calls {@link Callbacks#aggregated}, resets the counters and splits regions;
+     * every operations-update interval updates the address spaces and the region size limit.
      */
     public void run() throws Exception
     {
         passedSampleIntervals = 0;
         nextAggregationSis = attrs.samplesPerAggregation();
         nextOpsUpdateSis = attrs.samplesPerOpsUpdate();
+        Damos.setNextApplySis(this);
         ops.init(this);
         try
         {
@@ -157,6 +205,10 @@ public final class DamonContext
             {
                 final long nextAggregation = nextAggregationSis;
                 final long nextOpsUpdate = nextOpsUpdateSis;
+                if (waitActivation())
+                {
+                    break;
+                }
                 ops.prepareAccessChecks(this);
                 if (callbacks.afterSampling(this))
                 {
@@ -173,7 +225,15 @@ public final class DamonContext
                     {
                         break;
                     }
+                }
+                if (!schemes.isEmpty())
+                {
+                    Damos.applySchemes(this);
+                }
+                if (passedSampleIntervals >= nextAggregation)
+                {
                     nextAggregationSis = nextAggregation + attrs.samplesPerAggregation();
+                    callbacks.aggregated(this);
                     AdaptiveRegions.resetAggregated(this);
                     AdaptiveRegions.splitRegions(this);
                     ops.resetAggregated(this);

@@ -1,5 +1,9 @@
 package io.faultline.damon;
 
+import io.faultline.damon.schemes.Applied;
+import io.faultline.damon.schemes.Scheme;
+import io.faultline.damon.schemes.SchemeScore;
+
 /**
  * An operations set, {@code struct damon_operations} of include/linux/damon.h: the address
  * space specific primitives that the core calls (Documentation/mm/damon/design.rst,
@@ -54,10 +58,39 @@ public interface Operations
         return true;
     }
 
-    /** Applies a DAMOS action to a region; returns the bytes it was applied to (0: not supported). */
-    default long applyScheme(final DamonContext ctx, final Target target, final Region region, final SchemeAction action)
+    /**
+     * Applies {@code scheme}'s action to {@code region} of {@code target}
+     * ({@code damon_operations.apply_scheme}). The core has already checked the access pattern,
+     * the quota (the region is cut to what is left of it) and the core-handled filters (address,
+     * target); the operations set handles the rest:
+     *
+     * <ul>
+     * <li>the ops-handled filters ({@code anon}), page by page: for each page (or folio) it would
+     * act on it asks {@link io.faultline.damon.schemes.Scheme#opsFilterOut(boolean)} with whether
+     * that page is anonymous, and leaves rejected pages alone. A live set learns that from the
+     * mapping (/proc/PID/smaps, or /proc/PID/pagemap's file-page bit);</li>
+     * <li>the action itself, or for {@code stat} nothing;</li>
+     * <li>the result: bytes the action was applied to (0 for stat, and for pages the action
+     * failed on, as the kernel's madvise-based actions count 0 for a failed call) and bytes that
+     * passed the ops-handled filters (the whole region when there are none).</li>
+     * </ul>
+     *
+     * The core then charges the region's whole size to the quota, resets the region's age unless
+     * the action is stat, and counts the result. The default applies nothing.
+     */
+    default Applied applyScheme(final DamonContext ctx, final Target target, final Region region, final Scheme scheme)
     {
-        return 0;
+        return Applied.NOTHING;
+    }
+
+    /**
+     * The region's priority for {@code scheme} when its quota binds
+     * ({@code damon_operations.get_scheme_score}), 0 to {@link SchemeScore#MAX_SCORE}, higher
+     * first. The default scores by action ({@link SchemeScore#forAction}).
+     */
+    default int schemeScore(final DamonContext ctx, final Target target, final Region region, final Scheme scheme)
+    {
+        return SchemeScore.forAction(ctx, region, scheme);
     }
 
     /** Releases what the operations set holds, when monitoring ends. */

@@ -72,6 +72,12 @@ public final class Region
         return age;
     }
 
+    /** Sets the age: a DAMOS action other than stat resets it to 0 (damos_apply_scheme()). */
+    public void age(final int age)
+    {
+        this.age = age;
+    }
+
     /** Sets the counters together, as the kunit tests do before calling a core function. */
     public Region with(final int nrAccesses, final int lastNrAccesses, final int age)
     {

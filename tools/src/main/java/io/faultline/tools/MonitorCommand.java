@@ -1,5 +1,6 @@
 package io.faultline.tools;
 
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,6 +13,8 @@ import io.faultline.damon.live.LiveMonitor;
 import io.faultline.damon.live.MonitorException;
 import io.faultline.damon.ops.TraceMonitor;
 import io.faultline.damon.record.MonitorRecordReader;
+import io.faultline.damon.schemes.Scheme;
+import io.faultline.damon.schemes.SchemeStats;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.ShmLayout;
 import io.faultline.format.TraceWriter;
@@ -29,7 +32,22 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 @Command(name = "monitor", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, description = "DAMON data access monitoring of a recorded trace into a monitoring record",
     sortOptions = false, usageHelpWidth = 100,
-    footer = {"", "Defaults are the kernel's (damon_new_ctx), the update interval damo's. Reports: faultline report."})
+    footer = {"", "Defaults are the kernel's (damon_new_ctx), the update interval damo's. Reports: faultline report.",
+        "",
+        "Schemes (DAMOS), applied at the end of every aggregation (or apply_interval), as KEY=VALUE fields:",
+        "  action=ACTION          willneed, cold, pageout, hugepage, nohugepage, lru_prio, lru_deprio,",
+        "                         migrate_hot, migrate_cold, stat (on a trace, simulated: counted only)",
+        "  sz=MIN-MAX             region size, bytes (4K-max)",
+        "  nr_accesses=MIN-MAX    samples per aggregation, or %% of the most (0-0, 0%%-10%%)",
+        "  age=MIN-MAX            aggregation intervals, or a time (2s-max)",
+        "  apply_interval=T       apply every T instead of every aggregation",
+        "  quota_ms=N quota_sz=SIZE quota_reset=T   time and size quota per reset interval",
+        "  weights=SZ:FREQ:AGE    priorities when a quota binds (colder first for pageout, cold)",
+        "  goal=user_input:TARGET:FILE | some_mem_psi_us:TARGET[:PRESSURE_FILE]   tune the quota",
+        "  wmarks=free_mem_rate:INTERVAL:HIGH:MID:LOW   per thousand of free memory",
+        "  filter=TYPE:in|out[:ARG]   anon, addr:in:0x7f00-0x7f80, target:in:0; repeatable, in order",
+        "Example: --scheme action=pageout,nr_accesses=0-0,age=2s-max,quota_sz=1M,quota_reset=1s",
+        "Statistics: faultline report schemes DIR."})
 final class MonitorCommand implements Callable<Integer>
 {
 
@@ -68,6 +86,14 @@ final class MonitorCommand implements Callable<Integer>
         description = "seed of the random sampling addresses and split sizes (default ${DEFAULT-VALUE})")
     long seed;
 
+    @Option(names = "--scheme", paramLabel = "SPEC",
+        description = "a DAMOS scheme (repeatable, applied in order; grammar below)")
+    List<String> schemeSpecs;
+
+    @Option(names = "--schemes", paramLabel = "FILE.json",
+        description = "schemes as a JSON list in damo's shape (applied before any --scheme)")
+    Path schemesFile;
+
     @Option(names = "--range", paramLabel = "START-END",
         description = "monitor this fixed address range (fvaddr; hex with 0x, repeatable) instead of the whole"
             + " traced address space (vaddr)")
@@ -97,9 +123,21 @@ final class MonitorCommand implements Callable<Integer>
             throw new CliException(live ? "give either --from-trace TRACE or a program after --, not both"
                 : "nothing to monitor: give a program (faultline monitor -o DIR -- PROGRAM ARGS) or --from-trace TRACE");
         }
+        final List<Scheme> schemes = new ArrayList<>();
+        if (schemesFile != null)
+        {
+            schemes.addAll(SchemesJson.read(schemesFile, attrs));
+        }
+        if (schemeSpecs != null)
+        {
+            for (final String spec : schemeSpecs)
+            {
+                schemes.add(SchemeSpec.parse(spec, attrs));
+            }
+        }
         if (live)
         {
-            return monitorLive(attrs);
+            return monitorLive(attrs, schemes);
         }
         if (ranges != null)
         {
@@ -119,15 +157,28 @@ final class MonitorCommand implements Callable<Integer>
             throw new CliException(ex.getMessage());
         }
         final long start = System.nanoTime();
-        final TraceMonitor.Result result = TraceMonitor.run(trace, output, attrs, seed);
-        spec.commandLine().getErr().printf(Locale.ROOT,
+        final TraceMonitor.Result result = TraceMonitor.run(trace, output, attrs, seed, schemes);
+        final PrintWriter err = spec.commandLine().getErr();
+        err.printf(Locale.ROOT,
             "Monitored %d processes over %.3f s of %s: %d aggregations of %s (sampling %s) into %s in %.3f s%n",
             result.targets(), result.traceEndNs() / 1e9, trace, result.aggregations(), Durations.format(aggrUs),
             Durations.format(sampleUs), output, (System.nanoTime() - start) / 1e9);
+        printSchemes(err, schemes, "simulated");
         return 0;
     }
 
-    private int monitorLive(final Attributes attrs) throws Exception
+    private static void printSchemes(final PrintWriter err, final List<Scheme> schemes, final String how)
+    {
+        for (int i = 0; i < schemes.size(); i++)
+        {
+            final SchemeStats st = schemes.get(i).stats();
+            err.printf(Locale.ROOT, "Scheme %d (%s): tried %d regions (%d bytes), applied %d (%d bytes, %s),"
+                + " quota exceeded %d times%n", i, schemes.get(i).action().label(), st.nrTried(), st.szTried(),
+                st.nrApplied(), st.szApplied(), how, st.qtExceeds());
+        }
+    }
+
+    private int monitorLive(final Attributes attrs, final List<Scheme> schemes) throws Exception
     {
         final List<AddressRange> fixed = ranges == null ? null : parseRanges(ranges);
         if (!scope.equals("all") && !scope.equals("api"))
@@ -145,7 +196,7 @@ final class MonitorCommand implements Callable<Integer>
         final LiveMonitor.Result result;
         try
         {
-            result = LiveMonitor.run(program, output, attrs, seed, fixed,
+            result = LiveMonitor.run(program, output, attrs, seed, schemes, fixed,
                 scope.equals("api") ? ShmLayout.SCOPE_API : ShmLayout.SCOPE_ALL, spec.commandLine().getErr());
         }
         catch (final RecordException | MonitorException ex)
@@ -153,11 +204,12 @@ final class MonitorCommand implements Callable<Integer>
             throw new CliException(ex.getMessage());
         }
         spec.commandLine().getErr().printf(Locale.ROOT,
-            "faultline monitor: %s over %.3f s: %d aggregations of %s (sampling %s); faults %,d (%,d access checks, the"
-                + " rest first touches); %,d agent requests (%.0f us each on average); into %s; exit status %d%n",
+            "faultline monitor: %s over %.3f s: %d aggregations of %s (sampling %s); faults %,d (%,d of them access"
+                + " checks); %,d agent requests (%.0f us each on average); into %s; exit status %d%n",
             result.ops(), result.durationNs() / 1e9, result.aggregations(), Durations.format(aggrUs),
             Durations.format(sampleUs), result.faults(), result.checks(), result.requests(),
             result.requests() == 0 ? 0.0 : result.requestNs() / 1e3 / result.requests(), output, result.exitStatus());
+        printSchemes(spec.commandLine().getErr(), schemes, "by madvise");
         return result.exitStatus();
     }
 

@@ -16,6 +16,7 @@ import io.faultline.damon.report.Accuracy;
 import io.faultline.damon.report.ExactAccesses;
 import io.faultline.damon.report.Heatmap;
 import io.faultline.damon.report.RegionsCsv;
+import io.faultline.damon.report.SchemesCsv;
 import io.faultline.damon.report.WorkingSetSize;
 import io.faultline.format.TraceLayout;
 import io.faultline.format.TraceReader;
@@ -33,17 +34,17 @@ import picocli.CommandLine.Model.CommandSpec;
  * {@code faultline report}: DAMON's results in damo's vocabulary (regions, heats, wss), from a
  * monitoring record, or exactly from a trace; and DAMON's accuracy against a trace.
  */
-@Command(name = "report", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, description = "DAMON reports: regions, heats, wss of a monitoring record or a trace; accuracy",
+@Command(name = "report", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, description = "DAMON reports: regions, heats, wss of a monitoring record or a trace; accuracy; schemes",
     usageHelpWidth = 100,
     subcommands = {ReportCommand.Regions.class, ReportCommand.Heats.class, ReportCommand.Wss.class,
-        ReportCommand.AccuracyReport.class})
+        ReportCommand.AccuracyReport.class, ReportCommand.Schemes.class})
 final class ReportCommand implements Callable<Integer>
 {
 
     @Override
     public Integer call()
     {
-        throw new CliException("missing report; give one of regions, heats, wss, accuracy (faultline report --help)");
+        throw new CliException("missing report; give one of regions, heats, wss, accuracy, schemes (faultline report --help)");
     }
 
     /** A monitoring record or a trace, and the intervals a trace is cut into. */
@@ -242,6 +243,38 @@ final class ReportCommand implements Callable<Integer>
         }
     }
 
+    @Command(name = "schemes", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+        description = "every DAMOS scheme's statistics at every aggregation as CSV: " + SchemesCsv.HEADER)
+    static final class Schemes implements Callable<Integer>
+    {
+
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "DIR", description = "a monitoring record made with --scheme or --schemes")
+        Path dir;
+
+        @Override
+        public Integer call()
+        {
+            if (!MonitorRecordReader.isRecord(dir))
+            {
+                throw new CliException(dir + " is not a monitoring record; give one written by faultline monitor with"
+                    + " --scheme or --schemes");
+            }
+            final MonitorRecordReader reader = AccuracyReport.openRecord(dir);
+            final List<Snapshot> snapshots = reader.snapshots();
+            if (reader.header().get(io.faultline.damon.record.MonitorRecordLayout.SCHEME_PREFIX + 0) == null)
+            {
+                throw new CliException(dir + " was monitored without schemes; monitor again with --scheme SPEC");
+            }
+            final PrintWriter out = spec.commandLine().getOut();
+            SchemesCsv.write(snapshots, out);
+            out.flush();
+            return 0;
+        }
+    }
+
     @Command(name = "accuracy", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "DAMON's heat and working set size errors against the exact ones of a complete trace")
     static final class AccuracyReport implements Callable<Integer>
@@ -307,7 +340,7 @@ final class ReportCommand implements Callable<Integer>
             return Double.isNaN(value) ? "n/a" : String.format(Locale.ROOT, "%.2f%%", 100 * value);
         }
 
-        private static MonitorRecordReader openRecord(final Path dir)
+        static MonitorRecordReader openRecord(final Path dir)
         {
             try
             {

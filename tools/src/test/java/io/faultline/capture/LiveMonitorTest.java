@@ -151,6 +151,29 @@ class LiveMonitorTest
     }
 
     @Test
+    void schemesActOnLiveMemoryAndLoseNoPage() throws Exception
+    {
+        // pageout and cold on every region, parked (armed) pages among them, and hugepage from
+        // inside: every area's pages must still be alike and cold's checksum the native one
+        final Path program = Workloads.build("hot_cold");
+        final Faultline.Result nativeRun = Faultline.exec(List.of(program.toString(), "300"), 60);
+        final Faultline.Result run = Faultline.run(concat(List.of("monitor", "-o", tmp.resolve("smon").toString(),
+            "--scheme", "action=pageout,sz=4K-max,nr_accesses=0-max,age=0-max",
+            "--scheme", "action=cold,sz=4K-max,nr_accesses=0-max,age=0-max",
+            "--scheme", "action=hugepage,sz=4K-max,nr_accesses=0-max,age=0-max", "--"),
+            List.of(program.toString(), "600")), 300);
+        assertEquals(0, run.status(), run.describe());
+        assertEquals(integrity(nativeRun.out()), integrity(run.out()), "pages changed under DAMOS actions");
+        for (final String action : List.of("pageout", "cold", "hugepage"))
+        {
+            final Matcher m = Pattern.compile("Scheme \\d \\(" + action + "\\): tried (\\d+) regions .* applied (\\d+) \\((\\d+)"
+                + " bytes, by madvise\\)").matcher(run.err());
+            assertTrue(m.find(), run.describe());
+            assertTrue(Long.parseLong(m.group(3)) > 0, action + " applied to nothing: " + run.err());
+        }
+    }
+
+    @Test
     void aRealProgramsOutputIsByteIdenticalUnderMonitoring() throws Exception
     {
         // sort read(2)s its input into heap buffers that may be armed for a check at that

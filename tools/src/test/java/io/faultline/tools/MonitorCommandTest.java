@@ -98,6 +98,47 @@ class MonitorCommandTest
             accuracy.out());
     }
 
+    /**
+     * Schemes end to end on the trace above (one aggregation, every region accessed in its only
+     * sample): a stat scheme for nr_accesses=1-1 tries all 3 pages and applies nothing; pageout
+     * (simulated) applies them all; an address filter rejecting page 5 leaves 2 pages tried; the
+     * same schemes as JSON give the same statistics.
+     */
+    @Test
+    void schemesAreAppliedAndReported() throws IOException
+    {
+        final Path trace = trace();
+        final Path out = tmp.resolve("schemes");
+        final CommandRun run = CommandRun.of("monitor", "--from-trace", trace.toString(), "-o", out.toString(),
+            "--sample", "1us", "--aggr", "1us", "--min-regions", "3", "--scheme", "action=stat,nr_accesses=1-1",
+            "--scheme", "action=pageout,nr_accesses=100%-100%", "--scheme", "action=pageout,filter=addr:out:0x5000-0x6000");
+        assertEquals(0, run.status(), run.toString());
+        final int regions = (int)CommandRun.of("report", "regions", out.toString()).out().lines().count() - 1;
+        assertTrue(regions >= 2, run.toString());
+        assertTrue(run.err().contains("Scheme 0 (stat): tried " + regions + " regions (12288 bytes), applied 0 (0 bytes,"
+            + " simulated), quota exceeded 0 times"), run.err());
+        final CommandRun report = CommandRun.of("report", "schemes", out.toString());
+        assertEquals(0, report.status(), report.toString());
+        final List<String> lines = report.out().lines().toList();
+        assertEquals("aggregation,time_ns,scheme,nr_tried,sz_tried,nr_applied,sz_applied,qt_exceeds,"
+            + "sz_ops_filter_passed,esz,charged_sz,active", lines.get(0));
+        assertEquals(4, lines.size(), report.out());
+        assertEquals("0,1000,0," + regions + ",12288,0,0,0,12288,0,12288,1", lines.get(1));
+        assertEquals("0,1000,1," + regions + ",12288," + regions + ",12288,0,12288,0,12288,1", lines.get(2));
+        assertTrue(lines.get(3).matches("0,1000,2,\\d+,8192,\\d+,8192,0,8192,0,8192,1"), lines.get(3));
+
+        final Path json = Files.writeString(tmp.resolve("s.json"), "[{\"action\": \"stat\", \"access_pattern\": "
+            + "{\"nr_accesses\": {\"min\": 1, \"max\": 1}}}]");
+        final Path out2 = tmp.resolve("schemes2");
+        assertEquals(0, CommandRun.of("monitor", "--from-trace", trace.toString(), "-o", out2.toString(),
+            "--sample", "1us", "--aggr", "1us", "--min-regions", "3", "--schemes", json.toString()).status());
+        assertEquals(lines.get(1), CommandRun.of("report", "schemes", out2.toString()).out().lines().toList().get(1));
+
+        final CommandRun none = CommandRun.of("report", "schemes", record().toString());
+        assertEquals(2, none.status(), none.toString());
+        assertTrue(none.err().contains("was monitored without schemes; monitor again with --scheme SPEC"), none.err());
+    }
+
     @Test
     void reportsOnATraceAreExact() throws IOException
     {

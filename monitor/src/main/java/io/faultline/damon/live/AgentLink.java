@@ -24,6 +24,7 @@ final class AgentLink implements AutoCloseable
     private final Map<Integer, Integer> slotOfPid = new HashMap<>();
     private final Map<Integer, SamplingBoard> boards = new HashMap<>();
     private final Map<Integer, RangeSet> traced = new HashMap<>();
+    private final Map<Integer, Integer> pidfds = new HashMap<>();
     private int slotsSeen;
     private long retiredRequests;
     private long retiredRequestNs;
@@ -163,7 +164,7 @@ final class AgentLink implements AutoCloseable
             ns += b.requestNs();
             checks += b.checks();
         }
-        long faults = 0; // every fault the agents handled: first touches and checks
+        long faults = 0; // every fault the agents handled
         for (int slot = 0; slot < slotsSeen; slot++)
         {
             faults += shm.slotLong(slot, ShmLayout.SLOT_FAULTS);
@@ -171,10 +172,18 @@ final class AgentLink implements AutoCloseable
         return new CheckStats(requests, ns, checks, faults);
     }
 
+    /** A pidfd of pid (for process_madvise), or -1 if it is gone. */
+    int pidfd(final int pid)
+    {
+        return pidfds.computeIfAbsent(pid, p -> (int)LinuxCalls.INSTANCE.syscall(LinuxCalls.SYS_PIDFD_OPEN, p, 0));
+    }
+
     @Override
     public void close()
     {
         boards.values().forEach(SamplingBoard::close);
         boards.clear();
+        pidfds.values().stream().filter(fd -> fd >= 0).forEach(LinuxCalls.INSTANCE::close);
+        pidfds.clear();
     }
 }

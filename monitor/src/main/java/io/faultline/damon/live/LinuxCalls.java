@@ -13,6 +13,12 @@ interface LinuxCalls extends Library
     long SYS_FUTEX = 202;
     long SYS_PIDFD_OPEN = 434;
     long SYS_PIDFD_GETFD = 438;
+    long SYS_PROCESS_MADVISE = 440;
+    int MADV_WILLNEED = 3;
+    int MADV_COLD = 20;
+    int MADV_PAGEOUT = 21;
+    int MADV_HUGEPAGE = 14;
+    int MADV_NOHUGEPAGE = 15;
     int FUTEX_WAIT = 0;
 
     long syscall(long number, Object... args);

@@ -15,6 +15,7 @@ import io.faultline.damon.MonitorClock;
 import io.faultline.damon.Target;
 import io.faultline.damon.record.MonitorRecordLayout;
 import io.faultline.damon.record.MonitorRecordWriter;
+import io.faultline.damon.schemes.Scheme;
 import io.faultline.format.TraceHeader;
 import io.faultline.tracer.AgentLibrary;
 import io.faultline.tracer.Preflight;
@@ -49,9 +50,17 @@ public final class LiveMonitor
      * @param scope ShmLayout.SCOPE_ALL, or SCOPE_API for the ranges the program registers
      */
     public static Result run(final List<String> command, final Path out, final Attributes attrs, final long seed,
-        final List<AddressRange> fixed, final int scope, final PrintWriter err) throws Exception
+        final List<Scheme> schemes, final List<AddressRange> fixed, final int scope, final PrintWriter err)
+        throws Exception
     {
         attrs.validated();
+        for (final Scheme s : schemes)
+        {
+            if (s.problem() != null)
+            {
+                throw new IllegalArgumentException(s.problem());
+            }
+        }
         final Path program = Preflight.resolveProgram(command.get(0));
         Preflight.checkLoadsAgent(program);
         Preflight.checkUserfaultfd();
@@ -73,6 +82,10 @@ public final class LiveMonitor
             .put(TraceHeader.COMMAND, String.join(" ", command))
             .put(TraceHeader.HOST, host())
             .put(TraceHeader.START_TIME, Instant.now());
+        for (int i = 0; i < schemes.size(); i++)
+        {
+            start.put(MonitorRecordLayout.SCHEME_PREFIX + i, schemes.get(i));
+        }
         try (SharedMemory shm = SharedMemory.create(options, pageSize, System.nanoTime());
              MonitorRecordWriter writer = MonitorRecordWriter.create(out, start);
              AgentLink link = new AgentLink(shm))
@@ -94,6 +107,7 @@ public final class LiveMonitor
                     final DamonContext ctx = new DamonContext(attrs, vaddr, writer, DamonRandom.seeded(seed),
                         MonitorClock.since(startNs), pageSize);
                     ctx.addTarget(new Target(pid));
+                    schemes.forEach(ctx::addScheme);
                     ctx.run();
                     aggregations = writer.aggregations();
                     if (aggregations > 0 && vaddr.armed() == 0)

@@ -67,6 +67,20 @@ final class SamplingBoard implements AutoCloseable
         return post(ShmLayout.SAMPLE_CHECK, n, alive);
     }
 
+    /**
+     * Applies madvise(2) advice to [start, start + len) from inside the program, through the agent
+     * (only hugepage and nohugepage, which process_madvise refuses). Returns 0 or -errno, or
+     * Integer.MIN_VALUE if the agent did not answer.
+     */
+    int madvise(final long start, final long len, final int advice, final BooleanSupplier alive)
+        throws InterruptedException
+    {
+        board.putLong(ShmLayout.BOARD_MADV_START, start);
+        board.putLong(ShmLayout.BOARD_MADV_LEN, len);
+        board.putInt(ShmLayout.BOARD_MADV_ADVICE, advice);
+        return post(ShmLayout.SAMPLE_MADVISE, 0, alive) ? board.getInt(ShmLayout.BOARD_MADV_RESULT) : Integer.MIN_VALUE;
+    }
+
     /** After a check: whether entry i's page was accessed since the arm. */
     boolean accessed(final int i)
     {

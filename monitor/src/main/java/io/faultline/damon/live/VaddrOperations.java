@@ -9,7 +9,11 @@ import io.faultline.damon.Operations;
 import io.faultline.damon.Region;
 import io.faultline.damon.Target;
 import io.faultline.damon.TargetRegions;
+import io.faultline.damon.SchemeAction;
 import io.faultline.damon.ops.ThreeRegions;
+import io.faultline.damon.schemes.Applied;
+import io.faultline.damon.schemes.Scheme;
+import com.sun.jna.Memory;
 
 /**
  * The {@code vaddr} and {@code fvaddr} operations sets over a live process (mm/damon/vaddr.c),
@@ -148,6 +152,81 @@ public final class VaddrOperations implements Operations
             }
         }
         return max;
+    }
+
+    /**
+     * damos_va_apply_scheme(): the action on the parts of the region the agent traces (all of
+     * it anonymous memory, so the anon filter sees every byte as anonymous). willneed, cold and
+     * pageout go from outside with process_madvise(2), as damo's users know them from madvise;
+     * hugepage and nohugepage, which process_madvise refuses, from inside through the agent.
+     * A page parked for a check is not touched: its home is empty and its parking slot is the
+     * agent's memory, outside every region's traced ranges. Returns the bytes the kernel took.
+     */
+    @Override
+    public Applied applyScheme(final DamonContext ctx, final Target target, final Region region, final Scheme scheme)
+    {
+        if (scheme.opsFilterOut(true))
+        {
+            return Applied.NOTHING;
+        }
+        final int pid = (int)target.id();
+        long passed = 0;
+        long applied = 0;
+        for (final AddressRange r : link.traced(pid))
+        {
+            final long s = Math.max(r.start(), region.start());
+            final long e = Math.min(r.end(), region.end());
+            if (s >= e)
+            {
+                continue;
+            }
+            passed += e - s;
+            applied += apply(pid, scheme.action(), s, e - s);
+        }
+        return new Applied(applied, passed);
+    }
+
+    private long apply(final int pid, final SchemeAction action, final long start, final long len)
+    {
+        final int advice = switch (action)
+        {
+            case WILLNEED -> LinuxCalls.MADV_WILLNEED;
+            case COLD -> LinuxCalls.MADV_COLD;
+            case PAGEOUT -> LinuxCalls.MADV_PAGEOUT;
+            case HUGEPAGE -> LinuxCalls.MADV_HUGEPAGE;
+            case NOHUGEPAGE -> LinuxCalls.MADV_NOHUGEPAGE;
+            default -> -1; // stat counts only; the LRU and migration actions have no madvise
+        };
+        if (advice < 0)
+        {
+            return 0;
+        }
+        if (advice == LinuxCalls.MADV_HUGEPAGE || advice == LinuxCalls.MADV_NOHUGEPAGE)
+        {
+            final SamplingBoard board = link.board(pid);
+            try
+            {
+                return board != null && link.alive(pid) && board.madvise(start, len, advice, () -> link.alive(pid)) == 0
+                    ? len : 0;
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt(); // the monitoring loop stops at its next check
+                return 0;
+            }
+        }
+        final int pidfd = link.pidfd(pid);
+        if (pidfd < 0)
+        {
+            return 0;
+        }
+        try (Memory iov = new Memory(16))
+        {
+            iov.setLong(0, start);
+            iov.setLong(8, len);
+            final long r = LinuxCalls.INSTANCE.syscall(LinuxCalls.SYS_PROCESS_MADVISE, pidfd, iov, 1L, advice, 0);
+            return r < 0 ? 0 : r;
+        }
     }
 
     /** Sampling addresses the agent could check so far: 0 means the regions never held traced memory. */

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.List;
 import java.util.stream.Collectors;
 
 import io.faultline.damon.Attributes;
@@ -12,6 +13,7 @@ import io.faultline.damon.DamonRandom;
 import io.faultline.damon.MonitorClock;
 import io.faultline.damon.record.MonitorRecordLayout;
 import io.faultline.damon.record.MonitorRecordWriter;
+import io.faultline.damon.schemes.Scheme;
 import io.faultline.format.TraceHeader;
 
 /**
@@ -38,7 +40,27 @@ public final class TraceMonitor
     public static Result run(final Path trace, final Path out, final Attributes attrs, final long seed)
         throws Exception
     {
+        return run(trace, out, attrs, seed, List.of());
+    }
+
+    /**
+     * Monitors with DAMOS schemes, applied with the {@code trace} operations set's simulated
+     * actions; the record holds their statistics and its header the schemes
+     * ({@code scheme.N}).
+     *
+     * @throws IllegalArgumentException if the attributes or a scheme are not valid
+     */
+    public static Result run(final Path trace, final Path out, final Attributes attrs, final long seed,
+        final List<Scheme> schemes) throws Exception
+    {
         attrs.validated();
+        for (final Scheme s : schemes)
+        {
+            if (s.problem() != null)
+            {
+                throw new IllegalArgumentException(s.problem());
+            }
+        }
         final TraceIndex index = TraceIndex.read(trace);
         final TraceOperations ops = new TraceOperations(index);
         final TraceHeader start = MonitorRecordWriter.header(attrs, ops.id(), index.pageSize())
@@ -50,11 +72,16 @@ public final class TraceMonitor
                 .collect(Collectors.joining(",")))
             .put(TraceHeader.HOST, host())
             .put(TraceHeader.START_TIME, Instant.now());
+        for (int i = 0; i < schemes.size(); i++)
+        {
+            start.put(MonitorRecordLayout.SCHEME_PREFIX + i, schemes.get(i));
+        }
         try (MonitorRecordWriter writer = MonitorRecordWriter.create(out, start))
         {
             final DamonContext ctx = new DamonContext(attrs, ops, writer, DamonRandom.seeded(seed),
                 MonitorClock.virtual(), index.pageSize());
             ops.addTargets(ctx);
+            schemes.forEach(ctx::addScheme);
             ctx.run();
             final TraceHeader end = TraceHeader.create();
             start.values().forEach(end::put);

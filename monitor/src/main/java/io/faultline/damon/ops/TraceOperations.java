@@ -9,6 +9,9 @@ import io.faultline.damon.Operations;
 import io.faultline.damon.Region;
 import io.faultline.damon.TargetRegions;
 import io.faultline.damon.Target;
+import io.faultline.damon.SchemeAction;
+import io.faultline.damon.schemes.Applied;
+import io.faultline.damon.schemes.Scheme;
 
 /**
  * The {@code trace} operations set: DAMON run over a recorded faultline trace, on the trace's
@@ -119,6 +122,23 @@ public final class TraceOperations implements Operations
             }
         }
         return max;
+    }
+
+    /**
+     * DAMOS actions on a recorded trace are simulated: nothing is changed, the bytes the action
+     * would have been applied to are counted (all of the region that the ops-handled filters
+     * allow; none for stat). Every page a trace holds is private anonymous memory (the agent
+     * traces nothing else), so an {@code anon} filter matches the whole region.
+     */
+    @Override
+    public Applied applyScheme(final DamonContext ctx, final Target target, final Region region, final Scheme scheme)
+    {
+        if (scheme.opsFilterOut(true))
+        {
+            return Applied.NOTHING;
+        }
+        final long passed = region.size();
+        return new Applied(scheme.action() == SchemeAction.STAT ? 0 : passed, passed);
     }
 
     /** A process is gone once the trace passes its exit (or its end). */

@@ -61,10 +61,11 @@ public final class MonitorRecordReader
                 + " faultline monitor --from-trace " + dir + " -o DIR");
         }
         final long version = header.longValue(TraceHeader.FORMAT_VERSION);
-        if (version != FORMAT_VERSION)
+        if (version < FORMAT_VERSION_MIN || version > FORMAT_VERSION)
         {
             throw new TraceFormatException("monitoring record " + dir + " has format version " + version
-                + " but this faultline reads version " + FORMAT_VERSION + "; use a matching faultline");
+                + " but this faultline reads versions " + FORMAT_VERSION_MIN + " to " + FORMAT_VERSION
+                + "; use a matching faultline");
         }
         if (!header.isComplete())
         {
@@ -148,6 +149,7 @@ public final class MonitorRecordReader
         }
         final long base = bytes.readPosition();
         final int targets = bytes.readInt(base + TARGETS);
+        final int schemes = bytes.readInt(base + SCHEMES);
         long offset = HEADER_SIZE;
         final List<Snapshot.TargetRegions> list = new ArrayList<>();
         for (int t = 0; t < targets; t++)
@@ -173,12 +175,24 @@ public final class MonitorRecordReader
             }
             list.add(new Snapshot.TargetRegions(pid, regions));
         }
-        if (offset != length)
+        if (schemes < 0 || offset + (long)schemes * SCHEME_SIZE != length)
         {
-            throw corrupt(excerpt, "it holds " + length + " bytes but its targets take " + offset);
+            throw corrupt(excerpt, "it holds " + length + " bytes but its targets take " + offset + " and its "
+                + schemes + " schemes " + (long)schemes * SCHEME_SIZE);
+        }
+        final List<Snapshot.SchemeRecord> schemeList = new ArrayList<>(schemes);
+        for (int s = 0; s < schemes; s++)
+        {
+            final long at = base + offset;
+            schemeList.add(new Snapshot.SchemeRecord(bytes.readLong(at + SCHEME_NR_TRIED),
+                bytes.readLong(at + SCHEME_SZ_TRIED), bytes.readLong(at + SCHEME_NR_APPLIED),
+                bytes.readLong(at + SCHEME_SZ_APPLIED), bytes.readLong(at + SCHEME_SZ_OPS_FILTER_PASSED),
+                bytes.readLong(at + SCHEME_QT_EXCEEDS), bytes.readLong(at + SCHEME_ESZ),
+                bytes.readLong(at + SCHEME_CHARGED_SZ), bytes.readInt(at + SCHEME_ACTIVE) != 0));
+            offset += SCHEME_SIZE;
         }
         return new Snapshot(bytes.readLong(base + AGGREGATION), bytes.readLong(base + START_NS),
-            bytes.readLong(base + END_NS), list);
+            bytes.readLong(base + END_NS), list, schemeList);
     }
 
     private TraceFormatException corrupt(final int excerpt, final String what)

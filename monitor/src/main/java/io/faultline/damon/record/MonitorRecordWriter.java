@@ -11,6 +11,8 @@ import io.faultline.damon.Callbacks;
 import io.faultline.damon.DamonContext;
 import io.faultline.damon.Region;
 import io.faultline.damon.Target;
+import io.faultline.damon.schemes.Scheme;
+import io.faultline.damon.schemes.SchemeStats;
 import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceLayout;
 import io.faultline.format.TraceWriter;
@@ -21,7 +23,8 @@ import static io.faultline.damon.record.MonitorRecordLayout.*;
 /**
  * Writes a monitoring record with the trace machinery ({@link TraceWriter}: the header with
  * state=recording at once and state=complete at the end, one Chronicle excerpt per
- * aggregation). As a {@link Callbacks}, it records every aggregation of a running context.
+ * aggregation). As a {@link Callbacks}, it records every aggregation of a running context at
+ * {@link Callbacks#aggregated}, with its schemes' statistics.
  */
 public final class MonitorRecordWriter implements Callbacks, AutoCloseable
 {
@@ -66,7 +69,7 @@ public final class MonitorRecordWriter implements Callbacks, AutoCloseable
     }
 
     @Override
-    public boolean afterAggregation(final DamonContext ctx)
+    public void aggregated(final DamonContext ctx)
     {
         final long now = ctx.clock().nowNs();
         final List<Snapshot.TargetRegions> targets = new ArrayList<>();
@@ -79,8 +82,15 @@ public final class MonitorRecordWriter implements Callbacks, AutoCloseable
             }
             targets.add(new Snapshot.TargetRegions(t.id(), regions));
         }
-        write(new Snapshot(aggregations, lastEndNs, now, targets));
-        return false;
+        final List<Snapshot.SchemeRecord> schemes = new ArrayList<>(ctx.schemes().size());
+        for (final Scheme s : ctx.schemes())
+        {
+            final SchemeStats st = s.stats();
+            schemes.add(new Snapshot.SchemeRecord(st.nrTried(), st.szTried(), st.nrApplied(), st.szApplied(),
+                st.szOpsFilterPassed(), st.qtExceeds(), s.quota().esz(), s.quota().chargedSz(),
+                s.watermarks().activated()));
+        }
+        write(new Snapshot(aggregations, lastEndNs, now, targets, schemes));
     }
 
     /** Appends one aggregation's excerpt. */
@@ -92,7 +102,7 @@ public final class MonitorRecordWriter implements Callbacks, AutoCloseable
         buffer.putLong(START_NS, snapshot.startNs(), le);
         buffer.putLong(END_NS, snapshot.endNs(), le);
         buffer.putInt(TARGETS, snapshot.targets().size(), le);
-        buffer.putInt(TARGETS + 4, 0, le);
+        buffer.putInt(SCHEMES, snapshot.schemes().size(), le);
         int offset = HEADER_SIZE;
         for (final Snapshot.TargetRegions target : snapshot.targets())
         {
@@ -108,6 +118,20 @@ public final class MonitorRecordWriter implements Callbacks, AutoCloseable
                 buffer.putInt(offset + REGION_AGE, r.age(), le);
                 offset += REGION_SIZE;
             }
+        }
+        for (final Snapshot.SchemeRecord s : snapshot.schemes())
+        {
+            buffer.putLong(offset + SCHEME_NR_TRIED, s.nrTried(), le);
+            buffer.putLong(offset + SCHEME_SZ_TRIED, s.szTried(), le);
+            buffer.putLong(offset + SCHEME_NR_APPLIED, s.nrApplied(), le);
+            buffer.putLong(offset + SCHEME_SZ_APPLIED, s.szApplied(), le);
+            buffer.putLong(offset + SCHEME_SZ_OPS_FILTER_PASSED, s.szOpsFilterPassed(), le);
+            buffer.putLong(offset + SCHEME_QT_EXCEEDS, s.qtExceeds(), le);
+            buffer.putLong(offset + SCHEME_ESZ, s.esz(), le);
+            buffer.putLong(offset + SCHEME_CHARGED_SZ, s.chargedSz(), le);
+            buffer.putInt(offset + SCHEME_ACTIVE, s.active() ? 1 : 0, le);
+            buffer.putInt(offset + SCHEME_ACTIVE + 4, 0, le);
+            offset += SCHEME_SIZE;
         }
         writer.write(EXCERPT_AGGREGATION, buffer, 0, offset);
         aggregations++;

@@ -11,8 +11,28 @@ import java.util.List;
  * @param startNs     when the interval began, nanoseconds since monitoring started
  * @param endNs       when it ended
  */
-public record Snapshot(long aggregation, long startNs, long endNs, List<TargetRegions> targets)
+public record Snapshot(long aggregation, long startNs, long endNs, List<TargetRegions> targets,
+    List<SchemeRecord> schemes)
 {
+    /** A snapshot of a context without schemes. */
+    public Snapshot(final long aggregation, final long startNs, final long endNs, final List<TargetRegions> targets)
+    {
+        this(aggregation, startNs, endNs, targets, List.of());
+    }
+
+    /**
+     * One scheme's statistics since monitoring started ({@code struct damos_stat}) and its quota
+     * and watermark state, after the aggregation's application.
+     *
+     * @param esz       effective size quota of the current charge window, bytes (0: none)
+     * @param chargedSz bytes charged in the current charge window
+     * @param active    whether the watermarks let the scheme run
+     */
+    public record SchemeRecord(long nrTried, long szTried, long nrApplied, long szApplied, long szOpsFilterPassed,
+        long qtExceeds, long esz, long chargedSz, boolean active)
+    {
+    }
+
     /** One target's regions in a snapshot. */
     public record TargetRegions(long pid, List<RegionRecord> regions)
     {
