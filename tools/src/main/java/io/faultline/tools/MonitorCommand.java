@@ -1,6 +1,7 @@
 package io.faultline.tools;
 
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,8 +14,10 @@ import io.faultline.damon.live.LiveMonitor;
 import io.faultline.damon.live.MonitorException;
 import io.faultline.damon.ops.TraceMonitor;
 import io.faultline.damon.record.MonitorRecordReader;
+import io.faultline.damon.schemes.FreeMemRate;
 import io.faultline.damon.schemes.Scheme;
 import io.faultline.damon.schemes.SchemeStats;
+import io.faultline.damon.schemes.Watermarks;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.ShmLayout;
 import io.faultline.format.TraceWriter;
@@ -135,6 +138,12 @@ final class MonitorCommand implements Callable<Integer>
                 schemes.add(SchemeSpec.parse(spec, attrs));
             }
         }
+        if (schemes.stream().anyMatch(s -> s.watermarks().metric() == Watermarks.Metric.FREE_MEM_RATE)
+            && !Files.isReadable(FreeMemRate.MEMINFO))
+        {
+            throw new CliException("cannot read " + FreeMemRate.MEMINFO + " for the free_mem_rate watermarks; leave"
+                + " wmarks out");
+        }
         if (live)
         {
             return monitorLive(attrs, schemes);
@@ -157,7 +166,16 @@ final class MonitorCommand implements Callable<Integer>
             throw new CliException(ex.getMessage());
         }
         final long start = System.nanoTime();
-        final TraceMonitor.Result result = TraceMonitor.run(trace, output, attrs, seed, schemes);
+        final TraceMonitor.Result result;
+        try
+        {
+            result = TraceMonitor.run(trace, output, attrs, seed, schemes);
+        }
+        catch (final IllegalStateException ex)
+        {
+            // A scheme's metric source that stopped being readable while monitoring ran.
+            throw new CliException(ex.getMessage(), 1);
+        }
         final PrintWriter err = spec.commandLine().getErr();
         err.printf(Locale.ROOT,
             "Monitored %d processes over %.3f s of %s: %d aggregations of %s (sampling %s) into %s in %.3f s%n",

@@ -315,7 +315,13 @@ final class SchemeSpec
                         + " goal=user_input:TARGET:FILE");
                 }
                 final long value = whole("goal", target);
-                return new QuotaGoal(QuotaGoal.Metric.USER_INPUT, positive(value), new UserInputFile(Path.of(file)));
+                final Path input = Path.of(file);
+                if (!Files.isReadable(input))
+                {
+                    throw new IllegalArgumentException("cannot read " + input + "; write the current value of the"
+                        + " user_input goal into it first (it is read again at every quota reset)");
+                }
+                return new QuotaGoal(QuotaGoal.Metric.USER_INPUT, positive(value), new UserInputFile(input));
             }
             case "some_mem_psi_us" ->
             {
@@ -370,12 +376,9 @@ final class SchemeSpec
         };
     }
 
+    /** This machine's free memory; the command checks that it can be read before monitoring starts. */
     private static LongSupplier freeMemRate()
     {
-        if (!Files.isReadable(FreeMemRate.MEMINFO))
-        {
-            throw new IllegalArgumentException("cannot read " + FreeMemRate.MEMINFO + " for the free_mem_rate watermarks");
-        }
         return new FreeMemRate(FreeMemRate.MEMINFO);
     }
 

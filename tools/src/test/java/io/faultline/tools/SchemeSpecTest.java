@@ -136,6 +136,9 @@ class SchemeSpecTest
         assertBadScheme("action=stat,wmarks=free_mem_rate:1s:200:400:500", "watermarks must be HIGH >= MID >= LOW");
         assertBadScheme("action=stat,goal=user_input:100", "a user_input goal needs the file its value is read from");
         assertBadScheme("action=stat,goal=bogus:1", "unknown goal metric 'bogus'");
+        final Path missing = tmp.resolve("missing");
+        assertBadScheme("action=stat,goal=user_input:100:" + missing, "cannot read " + missing + "; write the"
+            + " current value of the user_input goal into it first");
     }
 
     @Test
