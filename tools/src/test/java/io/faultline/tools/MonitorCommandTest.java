@@ -185,8 +185,9 @@ class MonitorCommandTest
             "is a monitoring record, not a trace");
         assertOneLineError(CommandRun.of("monitor", "--from-trace", trace.toString(), "-o", record.toString()),
             "monitor", "choose another -o or delete it");
-        assertOneLineError(CommandRun.of("monitor", "-o", out, "--", "/bin/true"), "monitor",
-            "faultline monitor --from-trace TRACE");
+        assertOneLineError(CommandRun.of("monitor", "-o", out), "monitor", "nothing to monitor: give a program");
+        assertOneLineError(CommandRun.of("monitor", "--from-trace", trace.toString(), "-o", out, "--", "/bin/true"),
+            "monitor", "not both");
         assertOneLineError(CommandRun.of("monitor", "--from-trace", trace.toString(), "-o", out, "--sample", "fast"),
             "monitor", "'fast' is not a duration");
         assertOneLineError(CommandRun.of("simulate", "--policies", "lru", "--sizes", "4", record.toString()), "simulate",
