@@ -10,6 +10,7 @@ import java.util.concurrent.Callable;
 
 import io.faultline.damon.AddressRange;
 import io.faultline.damon.Attributes;
+import io.faultline.damon.SchemeAction;
 import io.faultline.damon.live.LiveMonitor;
 import io.faultline.damon.live.MonitorException;
 import io.faultline.damon.ops.TraceMonitor;
@@ -198,6 +199,11 @@ final class MonitorCommand implements Callable<Integer>
 
     private int monitorLive(final Attributes attrs, final List<Scheme> schemes) throws Exception
     {
+        if (schemes.stream().anyMatch(s -> s.action() == SchemeAction.PAGEOUT) && noSwap())
+        {
+            spec.commandLine().getErr().println("faultline monitor: note: this machine has no swap, so pageout reclaims"
+                + " only file-backed pages; anonymous memory stays where it is");
+        }
         final List<AddressRange> fixed = ranges == null ? null : parseRanges(ranges);
         if (!scope.equals("all") && !scope.equals("api"))
         {
@@ -229,6 +235,20 @@ final class MonitorCommand implements Callable<Integer>
             result.requests() == 0 ? 0.0 : result.requestNs() / 1e3 / result.requests(), output, result.exitStatus());
         printSchemes(spec.commandLine().getErr(), schemes, "by madvise");
         return result.exitStatus();
+    }
+
+    /** SwapTotal of /proc/meminfo is 0 (or unreadable). */
+    private static boolean noSwap()
+    {
+        try
+        {
+            return Files.readAllLines(Path.of("/proc/meminfo")).stream()
+                .anyMatch(l -> l.matches("SwapTotal:\\s+0 kB"));
+        }
+        catch (final java.io.IOException ex)
+        {
+            return false;
+        }
     }
 
     /** START-END in hex (0x...) or decimal, page aligned outward, in address order, not overlapping. */

@@ -174,6 +174,43 @@ class LiveMonitorTest
     }
 
     @Test
+    void pageoutReclaimsColdFilePagesAndTheOutputStays() throws Exception
+    {
+        // ASLR off and a probe run of the same shape: the file mapping's address is known before
+        final Path program = Workloads.build("file_pages");
+        final Faultline.Result probe = Faultline.run(concat(List.of("monitor", "-o", tmp.resolve("fprobe").toString(),
+            "--"), List.of("setarch", "-R", program.toString(), tmp.resolve("f0").toString(), "10",
+            tmp.resolve("r0").toString())), 120);
+        assertEquals(0, probe.status(), probe.describe());
+        final Matcher at = Pattern.compile("file 0x([0-9a-f]+) 0x([0-9a-f]+)").matcher(probe.out());
+        assertTrue(at.find(), probe.describe());
+        final String range = "0x" + at.group(1) + "-0x" + at.group(2);
+
+        final Faultline.Result nativeRun = Faultline.exec(List.of("setarch", "-R", program.toString(),
+            tmp.resolve("f1").toString(), "10", tmp.resolve("r1").toString()), 60);
+        final Faultline.Result run = Faultline.run(concat(List.of("monitor", "--range", range, "-o",
+            tmp.resolve("pmon").toString(), "--scheme", "action=pageout,sz=4K-max,nr_accesses=0-0,age=2-max", "--"),
+            List.of("setarch", "-R", program.toString(), tmp.resolve("f2").toString(), "2000",
+                tmp.resolve("r2").toString())), 300);
+        assertEquals(0, run.status(), run.describe());
+        assertEquals(nativeRun.out().lines().filter(l -> l.startsWith("sum")).toList(),
+            run.out().lines().filter(l -> l.startsWith("sum")).toList(), "the file's contents read differently");
+        assertTrue(run.out().contains("file 0x" + at.group(1) + " "), "the mapping moved: " + run.out());
+        assertTrue(run.err().contains("this machine has no swap") || !noSwap(), run.err());
+        final Matcher report = Pattern.compile("resident before (\\d+) after (\\d+) of (\\d+)")
+            .matcher(Files.readString(tmp.resolve("r2")));
+        assertTrue(report.find());
+        assertEquals(report.group(3), report.group(1), "the pages were read, so all resident before");
+        assertTrue(Integer.parseInt(report.group(2)) < Integer.parseInt(report.group(1)) / 2,
+            "pageout left most pages resident: " + report.group(0) + "\n" + run.err());
+    }
+
+    private static boolean noSwap() throws java.io.IOException
+    {
+        return Files.readAllLines(Path.of("/proc/meminfo")).stream().anyMatch(l -> l.matches("SwapTotal:\\s+0 kB"));
+    }
+
+    @Test
     void aRealProgramsOutputIsByteIdenticalUnderMonitoring() throws Exception
     {
         // sort read(2)s its input into heap buffers that may be armed for a check at that

@@ -1,5 +1,6 @@
 package io.faultline.damon.live;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import io.faultline.damon.AccessRate;
@@ -155,28 +156,25 @@ public final class VaddrOperations implements Operations
     }
 
     /**
-     * damos_va_apply_scheme(): the action on the parts of the region the agent traces (all of
-     * it anonymous memory, so the anon filter sees every byte as anonymous). willneed, cold and
-     * pageout go from outside with process_madvise(2), as damo's users know them from madvise;
+     * damos_va_apply_scheme(): the action on the parts of the region that are the program's
+     * memory: what the agent traces (anonymous) and the program's file mappings (file-backed,
+     * for the anon filter), never the agent's own memory, which lies in the same address space
+     * (a page parked for a check is not touched: its home is empty and its parking slot is the
+     * agent's). willneed, cold and pageout go from outside with process_madvise(2);
      * hugepage and nohugepage, which process_madvise refuses, from inside through the agent.
-     * A page parked for a check is not touched: its home is empty and its parking slot is the
-     * agent's memory, outside every region's traced ranges. Returns the bytes the kernel took.
+     * Returns the bytes the kernel took and those the anon filter passed.
      */
     @Override
     public Applied applyScheme(final DamonContext ctx, final Target target, final Region region, final Scheme scheme)
     {
-        if (scheme.opsFilterOut(true))
-        {
-            return Applied.NOTHING;
-        }
         final int pid = (int)target.id();
         long passed = 0;
         long applied = 0;
-        for (final AddressRange r : link.traced(pid))
+        for (final Piece piece : pieces(pid))
         {
-            final long s = Math.max(r.start(), region.start());
-            final long e = Math.min(r.end(), region.end());
-            if (s >= e)
+            final long s = Math.max(piece.start(), region.start());
+            final long e = Math.min(piece.end(), region.end());
+            if (s >= e || scheme.opsFilterOut(piece.anonymous()))
             {
                 continue;
             }
@@ -184,6 +182,36 @@ public final class VaddrOperations implements Operations
             applied += apply(pid, scheme.action(), s, e - s);
         }
         return new Applied(applied, passed);
+    }
+
+    /** A part of the program's memory an action may touch. */
+    private record Piece(long start, long end, boolean anonymous)
+    {
+    }
+
+    private List<Piece> pieces;
+    private long piecesAtNs;
+
+    /** The traced ranges and the file mappings of pid, read at most once per millisecond. */
+    private List<Piece> pieces(final int pid)
+    {
+        final long now = System.nanoTime();
+        if (pieces != null && now - piecesAtNs < 1_000_000L)
+        {
+            return pieces;
+        }
+        final List<Piece> out = new ArrayList<>();
+        for (final AddressRange r : link.traced(pid))
+        {
+            out.add(new Piece(r.start(), r.end(), true));
+        }
+        for (final AddressRange r : FileMappings.of(pid))
+        {
+            out.add(new Piece(r.start(), r.end(), false));
+        }
+        pieces = out;
+        piecesAtNs = now;
+        return out;
     }
 
     private long apply(final int pid, final SchemeAction action, final long start, final long len)
