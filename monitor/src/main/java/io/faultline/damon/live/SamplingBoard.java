@@ -26,8 +26,12 @@ final class SamplingBoard implements AutoCloseable
     private final int pid;
     private final Memory one = new Memory(8);
     private final Memory timeout = new Memory(16);
+    private static final int NONE = Integer.MIN_VALUE;
+
     private int wakeFd = -1;
     private int request;
+    /** The request posted last while its answer has not been seen, or NONE. */
+    private int pending = NONE;
     private long requests;
     private long requestNs;
 
@@ -54,11 +58,17 @@ final class SamplingBoard implements AutoCloseable
      */
     boolean arm(final long[] addresses, final int n, final BooleanSupplier alive) throws InterruptedException
     {
+        if (!awaitPending(alive) || wakeFd < 0 && !openWakeFd())
+        {
+            return false;
+        }
         for (int i = 0; i < n; i++)
         {
             board.putLong(entry(i) + ShmLayout.BOARD_ENTRY_ADDRESS, addresses[i]);
         }
-        return post(ShmLayout.SAMPLE_ARM, n, alive);
+        // not awaited: the sampling interval runs while the agent arms; the next request waits for it
+        postOnly(ShmLayout.SAMPLE_ARM, n);
+        return true;
     }
 
     /** Asks which entries of the last arm were accessed; false if the agent did not answer. */
@@ -93,13 +103,13 @@ final class SamplingBoard implements AutoCloseable
         return board.getInt(entry(i) + ShmLayout.BOARD_ENTRY_STATE);
     }
 
-    /** After an arm: the entries the agent could disable (the others are outside traced memory, or busy). */
+    /** After a check: the entries the last arm could disable (the others are outside traced memory, or busy). */
     int armed()
     {
         return board.getInt(ShmLayout.BOARD_ARMED);
     }
 
-    /** Requests answered so far. */
+    /** Requests awaited and answered so far (an arm is not awaited: the check after it is). */
     long requests()
     {
         return requests;
@@ -122,22 +132,45 @@ final class SamplingBoard implements AutoCloseable
         return ShmLayout.BOARD_HEADER_SIZE + i * ShmLayout.BOARD_ENTRY_SIZE;
     }
 
+    /** Posts a request and waits for its answer; false if the agent did not answer. */
     private boolean post(final int op, final int n, final BooleanSupplier alive) throws InterruptedException
     {
-        if (wakeFd < 0 && !openWakeFd())
+        if (!awaitPending(alive) || wakeFd < 0 && !openWakeFd())
         {
             return false;
         }
+        final long posted = System.nanoTime();
+        postOnly(op, n);
+        if (!awaitPending(alive))
+        {
+            return false;
+        }
+        requests++;
+        requestNs += System.nanoTime() - posted;
+        return true;
+    }
+
+    /** The agent reads op, count and entries once it sees the new request number. */
+    private void postOnly(final int op, final int n)
+    {
         board.putInt(ShmLayout.BOARD_OP, op);
         board.putInt(ShmLayout.BOARD_COUNT, Math.min(n, capacity));
-        final int req = ++request;
-        board.putIntVolatile(ShmLayout.BOARD_REQUEST, req);
+        pending = ++request;
+        board.putIntVolatile(ShmLayout.BOARD_REQUEST, pending);
         LinuxCalls.INSTANCE.write(wakeFd, one, 8);
-        final long posted = System.nanoTime();
-        final long deadline = posted + ANSWER_TIMEOUT_NS;
+    }
+
+    /** Waits until the agent has answered the request posted last, if not yet seen. */
+    private boolean awaitPending(final BooleanSupplier alive) throws InterruptedException
+    {
+        if (pending == NONE)
+        {
+            return true;
+        }
+        final long deadline = System.nanoTime() + ANSWER_TIMEOUT_NS;
         final Pointer done = new Pointer(board.addressOffset() + ShmLayout.BOARD_DONE);
         int seen;
-        while ((seen = board.getIntVolatile(ShmLayout.BOARD_DONE)) != req)
+        while ((seen = board.getIntVolatile(ShmLayout.BOARD_DONE)) != pending)
         {
             if (Thread.interrupted())
             {
@@ -145,13 +178,12 @@ final class SamplingBoard implements AutoCloseable
             }
             if (System.nanoTime() > deadline || !alive.getAsBoolean())
             {
-                return false;
+                return false; // still pending: a later request waits for it again, or gives up the same way
             }
             // a shared (not private) futex: the waker is the agent, in another process
             LinuxCalls.INSTANCE.syscall(LinuxCalls.SYS_FUTEX, done, LinuxCalls.FUTEX_WAIT, seen, timeout, null, 0);
         }
-        requests++;
-        requestNs += System.nanoTime() - posted;
+        pending = NONE;
         return true;
     }
 

@@ -126,10 +126,7 @@ public final class VaddrOperations implements Operations
             final SamplingBoard board = link.board(pid);
             if (board != null && link.alive(pid))
             {
-                if (board.arm(addresses, Math.min(regions.size(), board.capacity()), () -> link.alive(pid)))
-                {
-                    armed += board.armed();
-                }
+                board.arm(addresses, Math.min(regions.size(), board.capacity()), () -> link.alive(pid));
             }
         }
     }
@@ -145,6 +142,10 @@ public final class VaddrOperations implements Operations
             final SamplingBoard board = link.board(pid);
             final int n = board == null ? 0 : Math.min(regions.size(), board.capacity());
             final boolean answered = board != null && link.alive(pid) && board.check(n, () -> link.alive(pid));
+            if (answered)
+            {
+                armed += board.armed();
+            }
             for (int i = 0; i < regions.size(); i++)
             {
                 final Region r = regions.get(i);
