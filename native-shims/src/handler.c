@@ -91,6 +91,30 @@ struct staged {
 
 static pthread_t guard_thread;
 static pthread_t fault_threads[MAX_FAULT_THREADS];
+/* kernel tids of the handler threads, each stored by the thread itself first thing: the
+ * program's threads are what /proc/self/task lists minus these (existing_threads) */
+static pid_t handler_tids[MAX_FAULT_THREADS + 1];
+static uint32_t handler_tids_known; /* futex word: fl_handler_start waits for all of them */
+
+static void note_handler_tid(void)
+{
+	pid_t tid = fl_gettid();
+	for (uint32_t k = 0; k <= MAX_FAULT_THREADS; k++) {
+		pid_t expect = 0;
+		if (__atomic_compare_exchange_n(&handler_tids[k], &expect, tid, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			break;
+	}
+	__atomic_add_fetch(&handler_tids_known, 1, __ATOMIC_ACQ_REL);
+	fl_futex_wake(&handler_tids_known);
+}
+
+static int is_handler_tid(pid_t tid)
+{
+	for (uint32_t k = 0; k <= MAX_FAULT_THREADS; k++)
+		if (__atomic_load_n(&handler_tids[k], __ATOMIC_ACQUIRE) == tid)
+			return 1;
+	return 0;
+}
 static uint32_t n_fault_threads;
 static uint32_t fault_threads_alive; /* futex word: teardown waits for 0 */
 static int handler_started;
@@ -647,7 +671,7 @@ static void existing_threads(void)
 			if (d->d_name[0] < '0' || d->d_name[0] > '9')
 				continue;
 			uint32_t tid = (uint32_t)atoi(d->d_name);
-			if ((pid_t)tid == self) /* the handler */
+			if ((pid_t)tid == self || is_handler_tid((pid_t)tid)) /* ours, not the program's */
 				continue;
 			emit_name_of(tid);
 			void *head = NULL;
@@ -871,6 +895,7 @@ static int guard_efd = -1; /* anyone -> guard: look at fatal_error / stop now */
 
 static void *fault_main(void *arg)
 {
+	note_handler_tid();
 	int cpu = (int)(intptr_t)arg;
 	cpu_set_t set;
 	CPU_ZERO(&set);
@@ -994,6 +1019,7 @@ static int guard_handles_faults(uint64_t now)
 static void *guard_main(void *arg)
 {
 	(void)arg;
+	note_handler_tid();
 	const char *exe = fl_exe_path();
 	agent_lock_take();
 	fl_emit_event(FL_EV_PROCESS_START, (uint32_t)fl_agent.pid, (uint64_t)fl_agent.ppid, fl_agent.slot_index, 0, 0,
@@ -1122,6 +1148,8 @@ void fl_handler_reset_after_fork(void)
 	/* the child has only the forking thread: no handler thread, the lock as the fork left it */
 	pthread_mutex_init(&agent_lock, NULL);
 	handler_started = 0;
+	memset(handler_tids, 0, sizeof(handler_tids));
+	handler_tids_known = 0;
 	n_fault_threads = 0;
 	fault_threads_alive = 0;
 	stopping = 0;
@@ -1233,6 +1261,16 @@ int fl_handler_start(void)
 		ssize_t w = write(stop_efd, &one, sizeof(one));
 		(void)w;
 		return err;
+	}
+	/*
+	 * The program's threads are listed at FL_REQ_INIT as /proc/self/task minus the handler
+	 * threads: wait until each has noted its tid (they start at normal priority, so at once).
+	 */
+	for (int waited = 0; waited < 1000; waited++) {
+		uint32_t known = __atomic_load_n(&handler_tids_known, __ATOMIC_ACQUIRE);
+		if (known >= n_fault_threads + 1)
+			break;
+		fl_futex_wait(&handler_tids_known, known, 1000 * 1000L);
 	}
 	handler_started = 1;
 	return 0;
