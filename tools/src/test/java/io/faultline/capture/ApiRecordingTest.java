@@ -148,6 +148,11 @@ class ApiRecordingTest
         assertEquals("a recording into " + tmp.resolve("first") + " is still running; close it before starting another "
             + "(one recording at a time per JVM)", out.get("concurrent"));
         assertTrue(out.get("evms").startsWith("the EVMS must hold 16 to "), out.toString());
+        assertEquals("output " + tmp.resolve("closed") + " already holds a trace; choose another directory for "
+            + "Faultline.record or delete it", out.get("holds_trace"));
+        assertTrue(out.get("mapped").matches("cannot trace \\[0x[0-9a-f]+, 0x[0-9a-f]+\\): it is not private anonymous "
+            + "writable memory; trace direct buffers \\(ByteBuffer.allocateDirect\\) or Unsafe/malloc memory, not file "
+            + "mappings"), out.toString());
         assertTrue(Files.exists(tmp.resolve("first")) && !Files.exists(tmp.resolve("second")), out.toString());
     }
 }
