@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,19 +212,35 @@ static int claim_slot(void)
 	return claim_free_slot(pid);
 }
 
-/* remember libc's, ld.so's and our own file (dev, inode): their .bss tails stay untraced */
+/*
+ * libc's, ld.so's and our own writable segments (.data and .bss) are agent memory: the handler
+ * runs their code and touches their data, so a fault there would wait for itself. Their extent
+ * comes from the program headers, not from /proc/self/maps: there a .bss tail is an anonymous
+ * line that the kernel merges with any anonymous mapping placed right after it (a malloc'd
+ * direct buffer of the JVM, filling the hole an earlier one left), and that neighbour is the
+ * program's memory, which scope "all" traces and faultline_trace_range accepts.
+ */
 struct lib_find {
 	uintptr_t addr[3];
 };
 
-static int find_libs(const struct fl_map_line *m, void *ctx)
+static int add_lib_data(struct dl_phdr_info *info, size_t size, void *ctx)
 {
-	struct lib_find *f = ctx;
-	for (int i = 0; i < 3; i++)
-		if (f->addr[i] >= m->start && f->addr[i] < m->end && m->inode) {
-			fl_agent.lib_inodes[i] = m->inode;
-			fl_agent.lib_devs[i] = ((uint64_t)m->dev_major << 32) | m->dev_minor;
-		}
+	(void)size;
+	const struct lib_find *f = ctx;
+	int ours = 0;
+	for (int k = 0; k < info->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+		uintptr_t s = info->dlpi_addr + ph->p_vaddr, e = s + ph->p_memsz;
+		for (int i = 0; i < 3 && ph->p_type == PT_LOAD; i++)
+			ours |= f->addr[i] >= s && f->addr[i] < e;
+	}
+	for (int k = 0; ours && k < info->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W))
+			fl_mem_add(FL_PAGE_DOWN(s), FL_PAGE_UP(s + ph->p_memsz));
+	}
 	return 0;
 }
 
@@ -365,8 +382,12 @@ static int start_tracing(const char *path)
 		fl_log("cannot allocate agent memory: ", strerror(-err), NULL);
 		return err;
 	}
-	struct lib_find libs = { { (uintptr_t)&poll, (uintptr_t)&__tls_get_addr, (uintptr_t)&start_tracing } };
-	fl_maps_each(find_libs, &libs);
+	static int lib_data_added; /* once per process: a fork child inherits them, detach keeps them */
+	if (!lib_data_added) {
+		struct lib_find libs = { { (uintptr_t)&poll, (uintptr_t)&__tls_get_addr, (uintptr_t)&start_tracing } };
+		dl_iterate_phdr(add_lib_data, &libs);
+		lib_data_added = 1;
+	}
 
 	/* active only once the handler exists: pthread_create itself calls calloc (our wrapper) */
 	if ((err = start_handler()) != 0) {

@@ -309,8 +309,6 @@ struct fl_agent {
 	int recorder_pidfd;
 	pid_t pid, ppid;
 	struct fl_ring ring;
-	uint64_t lib_inodes[3]; /* libc, ld.so, libfaultline: their anonymous .bss tails stay untraced */
-	uint64_t lib_devs[3];
 	/* changes at run time */
 	int active;            /* 0 starting, 1 tracing, 2 stopped; interposers pass through unless 1 */
 	volatile int in_child; /* this process is a fork child: never trace, never touch the shm */

@@ -4,7 +4,8 @@
  * never lies in the program's heap. Each mapping is remembered so that scope "all" subtracts it
  * from what it registers: the handler must never fault on memory it depends on.
  *
- * The table itself lives in libfaultline's own .bss, which the maps scan never traces.
+ * The table itself lives in libfaultline's own .bss, which agent.c adds to it (with libc's and
+ * ld.so's writable segments), so the maps scan never traces it.
  * MAP_NORESERVE also keeps the kernel from merging an agent mapping with a neighbouring program
  * mapping (different vm flags), though the subtraction would cope with a merge anyway.
  */

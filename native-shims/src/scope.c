@@ -5,10 +5,11 @@
  * Traced: every private anonymous writable mapping ("rw-p" with no path, [heap], [stack],
  * the anonymous .bss tail of the main executable and of most libraries).
  * Never traced:
- *   - agent memory (mem.c): handler stack, tables, parking areas;
- *   - the anonymous .bss tails of libc, ld.so and libfaultline itself, i.e. the anonymous
- *     rw-p mapping that directly follows one of their file mappings: the handler thread runs
- *     code of these three and may touch their data; a fault there would wait for itself;
+ *   - agent memory (mem.c): handler stack, tables, parking areas, and the writable segments
+ *     (.data, .bss) of libc, ld.so and libfaultline itself, taken from their program headers
+ *     (agent.c): the handler thread runs code of these three and may touch their data; a fault
+ *     there would wait for itself. Not the whole maps line of such a .bss tail: the kernel
+ *     merges an anonymous mapping placed right after it into that line;
  *   - anything with another protection (a JIT's rwx code cache, PROT_NONE reservations) and
  *     shared or file-backed mappings (UFFDIO_MOVE works on private anonymous memory only).
  */
@@ -23,43 +24,17 @@ int fl_scope_init(void)
 	return 0;
 }
 
-static int is_agent_lib(unsigned major, unsigned minor, uint64_t inode)
-{
-	for (int i = 0; i < 3; i++)
-		if (fl_agent.lib_inodes[i] && fl_agent.lib_inodes[i] == inode &&
-		    fl_agent.lib_devs[i] == (((uint64_t)major << 32) | minor))
-			return 1;
-	return 0;
-}
-
 struct scan_state {
-	uintptr_t prev_end;
-	int prev_is_file, prev_is_agent_lib;
 	uint32_t source;
 	uintptr_t lo, hi; /* only register inside [lo, hi) */
 };
 
-/* eligible: a private anonymous writable mapping that scope "all" traces */
-static int eligible(const struct fl_map_line *m, struct scan_state *st)
+/* eligible: a private anonymous writable mapping that scope "all" traces, less agent memory */
+static int eligible(const struct fl_map_line *m)
 {
 	if (strcmp(m->perms, "rw-p") != 0)
 		return 0;
-	if (m->path[0] == 0) {
-		if (st->prev_is_file && st->prev_end == m->start)
-			return !st->prev_is_agent_lib; /* a library's or the executable's .bss tail */
-		return 1;
-	}
-	return strcmp(m->path, "[heap]") == 0 || strcmp(m->path, "[stack]") == 0;
-}
-
-static void remember(const struct fl_map_line *m, struct scan_state *st)
-{
-	st->prev_end = m->end;
-	st->prev_is_file = m->path[0] == '/' && m->inode != 0;
-	if (st->prev_is_file)
-		st->prev_is_agent_lib = is_agent_lib(m->dev_major, m->dev_minor, m->inode);
-	else
-		st->prev_is_agent_lib = 0;
+	return m->path[0] == 0 || strcmp(m->path, "[heap]") == 0 || strcmp(m->path, "[stack]") == 0;
 }
 
 /* register the parts of [s, e) not yet traced */
@@ -88,14 +63,13 @@ static void register_untraced(uintptr_t s, uintptr_t e, void *ctx)
 static int scan_line(const struct fl_map_line *m, void *ctx)
 {
 	struct scan_state *st = ctx;
-	FL_DEBUG(eligible(m, st) ? "scan+" : "scan-", m->start, m->end, (long)m->inode);
-	if (eligible(m, st)) {
+	FL_DEBUG(eligible(m) ? "scan+" : "scan-", m->start, m->end, (long)m->inode);
+	if (eligible(m)) {
 		uintptr_t s = m->start > st->lo ? m->start : st->lo;
 		uintptr_t e = m->end < st->hi ? m->end : st->hi;
 		if (s < e)
 			fl_mem_subtract(s, e, register_untraced, st);
 	}
-	remember(m, st);
 	return 0;
 }
 
@@ -118,19 +92,17 @@ int fl_scope_register_exact(uintptr_t s, uintptr_t e, uint32_t source)
 struct api_check {
 	uintptr_t s, e, covered_to;
 	int bad;
-	struct scan_state st;
 };
 
 static int api_line(const struct fl_map_line *m, void *ctx)
 {
 	struct api_check *c = ctx;
 	if (m->end > c->covered_to && m->start < c->e) {
-		if (m->start > c->covered_to || !eligible(m, &c->st))
+		if (m->start > c->covered_to || !eligible(m))
 			c->bad = 1;
 		else
 			c->covered_to = m->end;
 	}
-	remember(m, &c->st);
 	return 0;
 }
 

@@ -1,9 +1,11 @@
 /*
  * api_script: a workload with a known reference sequence, for exactness tests.
  *
- *   api_script PAGES POPULATE SCRIPT [DATAFILE]
+ *   api_script PAGES[@LIB] POPULATE SCRIPT [DATAFILE]
  *
- * Maps PAGES private anonymous pages, writes a pattern into the first POPULATE of them, registers
+ * Maps PAGES private anonymous pages (with @LIB right after the last mapping whose path holds
+ * LIB: anonymous memory next to a library's image, which faultline must not take for the
+ * library's .bss), writes a pattern into the first POPULATE of them, registers
  * the whole range with faultline_trace_range (when the agent is loaded), then runs SCRIPT: words
  * separated by commas, each `rK` (read one byte of page K), `wK` (write one byte of page K) or
  * `sK` (read(2) 100 bytes of DATAFILE into page K: a kernel-mode write) or `t0` (pass the whole
@@ -24,18 +26,38 @@
 
 #define PAGE 4096
 
+/* the end of the last line of /proc/self/maps whose path holds lib */
+static void *after_last_mapping_of(const char *lib)
+{
+    FILE *maps = fopen("/proc/self/maps", "r");
+    char line[4096];
+    unsigned long start, end, found = 0;
+    while (maps && fgets(line, sizeof line, maps))
+        if (strstr(line, lib) && sscanf(line, "%lx-%lx", &start, &end) == 2)
+            found = end;
+    if (maps)
+        fclose(maps);
+    if (!found)
+        fprintf(stderr, "no mapping of %s\n", lib);
+    return (void *)found;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: api_script PAGES POPULATE SCRIPT [DATAFILE]\n");
+        fprintf(stderr, "usage: api_script PAGES[@LIB] POPULATE SCRIPT [DATAFILE]\n");
         return 2;
     }
     long pages = atol(argv[1]);
     long populate = atol(argv[2]);
     const char *script = argv[3];
     const char *datafile = argc > 4 ? argv[4] : "/dev/null";
-    volatile unsigned char *base = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE,
-                                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    const char *lib = strchr(argv[1], '@');
+    void *at = lib ? after_last_mapping_of(lib + 1) : NULL;
+    if (lib && !at)
+        return 1;
+    volatile unsigned char *base = mmap(at, pages * PAGE, PROT_READ | PROT_WRITE,
+                                        MAP_PRIVATE | MAP_ANONYMOUS | (at ? MAP_FIXED_NOREPLACE : 0), -1, 0);
     if (base == MAP_FAILED) {
         perror("mmap");
         return 1;

@@ -2,8 +2,11 @@ package io.faultline.tools;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,7 +15,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.DeflaterOutputStream;
 
+import io.faultline.damon.report.DamoJson;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceReader;
@@ -30,6 +35,8 @@ import picocli.CommandLine.Parameters;
  * {@code faultline export --to FORMAT [-o FILE] TRACE_DIR}: a faultline trace's references in
  * another tool's format, each reference's key its page; compressed by the output file's
  * extension. Like async-profiler's converters it says what it wrote and how long it took.
+ * {@code --to damo-json} writes DAMON's regions instead ({@link DamoJson}): a monitoring
+ * record's, or a trace's exact ones, as {@code faultline report} reads them.
  */
 @Command(name = "export", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     synopsisHeading = "usage: ", customSynopsis = ExportCommand.USAGE_LINE,
@@ -41,10 +48,17 @@ import picocli.CommandLine.Parameters;
         "  lcs-txt     libCacheSim text, one page per line: cachesim FILE txt ...",
         "  lirs        LIRS block trace, one page per line",
         "  csv         the columns of faultline dump --format csv: seq,time_ns,pid,tid,kind,address",
-        "Every export reads back with faultline simulate/mrc --format FORMAT to the same pages.", ""})
+        "Every export reads back with faultline simulate/mrc --format FORMAT to the same pages.",
+        "  damo-json   DAMON's regions of every aggregation as damo's JSON record: of a monitoring",
+        "              record (faultline monitor), or the exact ones of a trace, cut into --sample and",
+        "              --aggr intervals (default 5ms, 100ms). Compressed with zlib as damo record writes",
+        "              it (damo report wss --input damon.data) unless -o ends in .json", ""})
 final class ExportCommand implements Callable<Integer>
 {
-    static final String USAGE_LINE = "faultline export --to FORMAT [-o FILE] [--pid N] [--tid N] TRACE_DIR";
+    static final String USAGE_LINE = "faultline export --to FORMAT [-o FILE] [--pid N] [--tid N] TRACE_DIR\n"
+        + "       faultline export --to damo-json [-o FILE] [--sample T] [--aggr T] RECORD_OR_TRACE_DIR";
+    /** damo's JSON record: from DAMON's regions, not from the references, so not one of {@link ExportFormats}. */
+    static final String DAMO_JSON = "damo-json";
     private static final String USAGE = "usage: " + USAGE_LINE;
     /** References between two updates of the progress count. */
     private static final int PROGRESS_BLOCK = 1 << 12;
@@ -57,6 +71,7 @@ final class ExportCommand implements Callable<Integer>
         {
             final List<String> names = new ArrayList<>();
             ExportFormats.all().forEach(f -> names.add(f.name()));
+            names.add(DAMO_JSON);
             return names.iterator();
         }
     }
@@ -78,6 +93,14 @@ final class ExportCommand implements Callable<Integer>
     @Option(names = "--tid", paramLabel = "N", description = "only this thread's references")
     Integer tidFilter;
 
+    @Option(names = "--sample", paramLabel = "T", converter = Durations.class,
+        description = "damo-json of a trace: sampling interval of the exact counts (default 5ms)")
+    Long sampleUs;
+
+    @Option(names = "--aggr", paramLabel = "T", converter = Durations.class,
+        description = "damo-json of a trace: aggregation interval (default 100ms)")
+    Long aggrUs;
+
     @Parameters(paramLabel = "TRACE_DIR", arity = "0..*", description = "a trace directory written by faultline record")
     List<String> operands = new ArrayList<>();
 
@@ -97,7 +120,15 @@ final class ExportCommand implements Callable<Integer>
     {
         if (to == null)
         {
-            throw new CliException("missing --to FORMAT; known formats: " + ExportFormats.names());
+            throw new CliException("missing --to FORMAT; known formats: " + ExportFormats.names() + ", " + DAMO_JSON);
+        }
+        if (DAMO_JSON.equals(to))
+        {
+            return exportDamoJson();
+        }
+        if (sampleUs != null || aggrUs != null)
+        {
+            throw new CliException("--sample and --aggr apply to --to " + DAMO_JSON + "; leave them out for " + to);
         }
         final ExportFormat format;
         try
@@ -106,7 +137,7 @@ final class ExportCommand implements Callable<Integer>
         }
         catch (final TraceException ex)
         {
-            throw new CliException(ex.getMessage());
+            throw new CliException(ex.getMessage() + ", " + DAMO_JSON);
         }
         final int pid = pidFilter == null ? -1 : Values.atLeast("--pid", pidFilter, 0);
         final int tid = tidFilter == null ? -1 : Values.atLeast("--tid", tidFilter, 0);
@@ -131,6 +162,49 @@ final class ExportCommand implements Callable<Integer>
             {
                 Written.report(err, what, output, start);
             }
+        }
+        return 0;
+    }
+
+    private Integer exportDamoJson()
+    {
+        if (pidFilter != null || tidFilter != null)
+        {
+            throw new CliException("--pid and --tid apply to reference formats; --to " + DAMO_JSON + " writes every "
+                + "target of the record, leave them out");
+        }
+        if (output != null && Compression.byExtension(output) != Compression.NONE)
+        {
+            throw new CliException("--to " + DAMO_JSON + " writes plain JSON, the form damo reads; give -o a name that "
+                + "does not end in .gz, .xz or .zst");
+        }
+        final Path dir = Path.of(TraceArguments.single(operands, USAGE));
+        final long start = System.nanoTime();
+        final ReportCommand.Input.Monitored monitored = ReportCommand.Input.read(dir, sampleUs, aggrUs,
+            "--sample and --aggr");
+        final OutputStream file = open();
+        // damo record's default file type is json_compressed, a zlib stream, and damo's reports
+        // tell its plain JSON by `file -b` saying "JSON data", which newer libmagic does not say
+        final boolean plain = output == null || output.getFileName().toString().endsWith(".json");
+        final OutputStream stream = plain ? file : new DeflaterOutputStream(file);
+        try (stream; Writer writer = new OutputStreamWriter(stream, StandardCharsets.UTF_8))
+        {
+            DamoJson.write(monitored.snapshots(), monitored.attributes(), writer);
+        }
+        catch (final IOException ex)
+        {
+            deletePartialOutput();
+            throw new CliException("cannot write " + (output == null ? "standard output" : output) + ": " + reason(ex));
+        }
+        final String what = String.format(Locale.ROOT, "%,d aggregations as %s%s", monitored.snapshots().size(),
+            DAMO_JSON, plain ? "" : " (zlib)");
+        if (output == null)
+        {
+            err.printf(Locale.ROOT, "Wrote %s to standard output in %s%n", what, Written.seconds(System.nanoTime() - start));
+        }
+        else
+        {
+            Written.report(err, what, output, start);
         }
         return 0;
     }

@@ -63,31 +63,48 @@ final class ReportCommand implements Callable<Integer>
 
         List<Snapshot> snapshots()
         {
+            return read(dir, sampleUs, aggrUs, "--sample and --aggr").snapshots();
+        }
+
+        /** What a monitoring record holds, or the exact regions of a trace cut into intervals. */
+        record Monitored(List<Snapshot> snapshots, Attributes attributes)
+        {
+        }
+
+        /**
+         * The snapshots of {@code dir}: a monitoring record's own, or a trace's exact ones at
+         * {@code sampleUs} and {@code aggrUs} (default 5 ms and 100 ms), which only a trace takes
+         * ({@code options} names them in the error).
+         */
+        static Monitored read(final Path dir, final Long sampleUs, final Long aggrUs, final String options)
+        {
             if (MonitorRecordReader.isRecord(dir))
             {
                 final MonitorRecordReader reader = MonitorRecordReader.open(dir);
                 if (sampleUs != null || aggrUs != null)
                 {
                     final Attributes a = reader.attributes();
-                    throw new CliException("--sample and --aggr apply to traces; " + dir + " is a monitoring record made"
+                    throw new CliException(options + " apply to traces; " + dir + " is a monitoring record made"
                         + " with sampling " + Durations.format(a.sampleIntervalUs()) + " and aggregation "
                         + Durations.format(a.aggrIntervalUs()) + "; leave them out");
                 }
-                return reader.snapshots();
+                return new Monitored(reader.snapshots(), reader.attributes());
             }
             if (!Files.isRegularFile(dir.resolve(TraceLayout.HEADER_FILE)))
             {
                 throw new CliException(dir + " is neither a monitoring record nor a faultline trace (no "
                     + TraceLayout.HEADER_FILE + "); give one written by faultline monitor or faultline record");
             }
-            final long sample = sampleUs == null ? 5_000 : sampleUs;
-            final long aggr = aggrUs == null ? 100_000 : aggrUs;
+            final long sample = sampleUs == null ? Attributes.DEFAULTS.sampleIntervalUs() : sampleUs;
+            final long aggr = aggrUs == null ? Attributes.DEFAULTS.aggrIntervalUs() : aggrUs;
             if (sample <= 0 || aggr < sample)
             {
                 throw new CliException("the aggregation interval (" + Durations.format(aggr) + ") must be at least the"
                     + " sampling interval (" + Durations.format(sample) + "), both positive");
             }
-            return new ExactAccesses(TraceIndex.read(dir), sample, aggr).snapshots();
+            final Attributes attrs = new Attributes(sample, aggr, Attributes.DEFAULTS.opsUpdateIntervalUs(),
+                Attributes.DEFAULTS.minNrRegions(), Attributes.DEFAULTS.maxNrRegions());
+            return new Monitored(new ExactAccesses(TraceIndex.read(dir), sample, aggr).snapshots(), attrs);
         }
     }
 

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -86,9 +85,6 @@ class ApiRecordingTest
         return script.toString();
     }
 
-    @Disabled("flaky, 2 of 4 API tests failed in 1 of 2 fresh-clone runs on 2026-11-23: faultline_trace_range "
-        + "refused a direct buffer as 'not private anonymous writable memory' (scope.c's check of the range against "
-        + "/proc/self/maps; its .bss-tail rule is suspected); to be fixed before the API is relied on")
     @Test
     void recordingsInSequenceEachEqualTheFifoModelAndKeepTheBuffer() throws Exception
     {
@@ -108,9 +104,6 @@ class ApiRecordingTest
         assertTrue(info.out().contains("scope api"), info.out());
     }
 
-    @Disabled("flaky, 2 of 4 API tests failed in 1 of 2 fresh-clone runs on 2026-11-23: faultline_trace_range "
-        + "refused a direct buffer as 'not private anonymous writable memory' (scope.c's check of the range against "
-        + "/proc/self/maps; its .bss-tail rule is suspected); to be fixed before the API is relied on")
     @Test
     void theGcRunsInALoopWhileTheBufferIsTraced() throws Exception
     {
@@ -122,9 +115,6 @@ class ApiRecordingTest
         assertEquals("true", out.get("intact"), out.toString());
     }
 
-    @Disabled("flaky, 2 of 4 API tests failed in 1 of 2 fresh-clone runs on 2026-11-23: faultline_trace_range "
-        + "refused a direct buffer as 'not private anonymous writable memory' (scope.c's check of the range against "
-        + "/proc/self/maps; its .bss-tail rule is suspected); to be fixed before the API is relied on")
     @Test
     void whenTheRecorderDiesThePagesComeBackAndTheJvmRunsOn() throws Exception
     {
@@ -158,6 +148,11 @@ class ApiRecordingTest
         assertEquals("a recording into " + tmp.resolve("first") + " is still running; close it before starting another "
             + "(one recording at a time per JVM)", out.get("concurrent"));
         assertTrue(out.get("evms").startsWith("the EVMS must hold 16 to "), out.toString());
+        assertEquals("output " + tmp.resolve("closed") + " already holds a trace; choose another directory for "
+            + "Faultline.record or delete it", out.get("holds_trace"));
+        assertTrue(out.get("mapped").matches("cannot trace \\[0x[0-9a-f]+, 0x[0-9a-f]+\\): it is not private anonymous "
+            + "writable memory; trace direct buffers \\(ByteBuffer.allocateDirect\\) or Unsafe/malloc memory, not file "
+            + "mappings"), out.toString());
         assertTrue(Files.exists(tmp.resolve("first")) && !Files.exists(tmp.resolve("second")), out.toString());
     }
 }

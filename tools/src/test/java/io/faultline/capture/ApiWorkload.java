@@ -1,7 +1,11 @@
 package io.faultline.capture;
 
 import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import io.faultline.api.Faultline;
@@ -109,6 +113,15 @@ public final class ApiWorkload
                     System.out.println("concurrent=" + message(() -> Faultline.record(dir.resolve("second"))));
                 }
                 System.out.println("evms=" + message(() -> RecordOptions.evms(4)));
+                System.out.println("holds_trace=" + message(() -> Faultline.record(dir.resolve("closed"))));
+                final Path file = dir.resolve("mapped.bin");
+                Files.write(file, new byte[2 * PAGE]);
+                try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                    Recording r = Faultline.record(dir.resolve("mapped")))
+                {
+                    final MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_WRITE, 0, 2 * PAGE);
+                    System.out.println("mapped=" + message(() -> r.trace(mapped)));
+                }
             }
             default -> throw new IllegalArgumentException(args[0]);
         }

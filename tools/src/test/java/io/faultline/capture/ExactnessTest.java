@@ -28,12 +28,19 @@ class ExactnessTest
     private void assertTraceMatchesModel(final int evms, final int pages, final int populate, final String script)
         throws Exception
     {
+        assertTraceMatchesModel(evms, pages, "", populate, script);
+    }
+
+    /** {@code placement}: "" for anywhere, "@LIB" for right after LIB's last mapping (api_script). */
+    private void assertTraceMatchesModel(final int evms, final int pages, final String placement, final int populate,
+        final String script) throws Exception
+    {
         final Path data = tmp.resolve("data.bin");
         Files.write(data, new byte[4096]);
         final Path trace = tmp.resolve("trace-" + evms + "-" + script.hashCode());
         final Faultline.Result result = Faultline.run("record", "-q", "-o", trace.toString(), "--scope", "api",
             "--evms", String.valueOf(evms), "--", Workloads.build("api_script").toString(),
-            String.valueOf(pages), String.valueOf(populate), script, data.toString());
+            pages + placement, String.valueOf(populate), script, data.toString());
         assertEquals(0, result.status(), result.describe());
         final Matcher m = BASE.matcher(result.out());
         assertTrue(m.find(), result.describe());
@@ -107,6 +114,18 @@ class ExactnessTest
     {
         // w0 then 16 other pages evict page 0; s0 is the kernel writing it in read(2)
         assertTraceMatchesModel(16, 18, 18, "w0," + loop("r", 17, 1).replace("r0,", "") + ",s0,r0,r17,s1,r1");
+    }
+
+    /**
+     * Anonymous memory right after the image of ld.so (whose data the agent never traces) is the
+     * program's: the agent once refused it, taking every anonymous mapping that follows one of
+     * its libraries for that library's .bss (a JVM's direct buffer merged into libfaultline's
+     * .bss line was refused one run in twenty).
+     */
+    @Test
+    void memoryRightAfterTheLoadersImageIsTraced() throws Exception
+    {
+        assertTraceMatchesModel(16, 20, "@ld-linux", 20, loop("r", 20, 2));
     }
 
     @Test

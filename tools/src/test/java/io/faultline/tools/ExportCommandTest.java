@@ -1,10 +1,20 @@
 package io.faultline.tools;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+
+import io.faultline.damon.Attributes;
+import io.faultline.damon.record.MonitorRecordWriter;
+import io.faultline.damon.record.Snapshot;
+import io.faultline.damon.record.Snapshot.RegionRecord;
+import io.faultline.damon.record.Snapshot.TargetRegions;
+import io.faultline.format.TraceLayout;
 
 import io.faultline.sim.trace.FaultlineTraces;
 import io.faultline.sim.trace.KeyTrace;
@@ -112,9 +122,9 @@ class ExportCommandTest
     void badInputIsOneLineAndLeavesNoFile() throws IOException
     {
         final Path trace = trace();
-        assertOneLine("faultline export: unknown export format 'xml'; known formats: lcs-oracle, lcs-txt, lirs, csv",
-            "export", "--to", "xml", trace.toString());
-        assertOneLine("faultline export: missing --to FORMAT; known formats: lcs-oracle, lcs-txt, lirs, csv",
+        assertOneLine("faultline export: unknown export format 'xml'; known formats: lcs-oracle, lcs-txt, lirs, csv, "
+            + "damo-json", "export", "--to", "xml", trace.toString());
+        assertOneLine("faultline export: missing --to FORMAT; known formats: lcs-oracle, lcs-txt, lirs, csv, damo-json",
             "export", trace.toString());
         final Path nowhere = tmp.resolve("no-such-dir").resolve("x.lirs");
         assertOneLine("faultline export: cannot write " + nowhere + ": no such directory; give -o a file in a "
@@ -125,6 +135,107 @@ class ExportCommandTest
         assertEquals(1, missing.status());
         assertEquals(1, missing.errLines().length, missing.toString());
         assertFalse(Files.exists(out), "no output for a trace that is not there");
+    }
+
+    /**
+     * A monitoring record of two processes over two aggregations: process 7's one region of
+     * 16 KiB, then split in two; process 9's one page throughout, aging.
+     */
+    private Path monitoringRecord() throws IOException
+    {
+        final Path dir = tmp.resolve("record");
+        try (MonitorRecordWriter writer = MonitorRecordWriter.create(dir,
+            MonitorRecordWriter.header(Attributes.DEFAULTS, "trace", 4096)))
+        {
+            writer.write(new Snapshot(0, 0, 100_000_000, List.of(
+                new TargetRegions(7, List.of(new RegionRecord(0x10000, 0x14000, 10, 0))),
+                new TargetRegions(9, List.of(new RegionRecord(0x1000, 0x2000, 3, 2))))));
+            writer.write(new Snapshot(1, 100_000_000, 200_000_000, List.of(
+                new TargetRegions(7, List.of(new RegionRecord(0x10000, 0x12000, 20, 0),
+                    new RegionRecord(0x12000, 0x14000, 0, 1))),
+                new TargetRegions(9, List.of(new RegionRecord(0x1000, 0x2000, 4, 3))))));
+            writer.finish(MonitorRecordWriter.header(Attributes.DEFAULTS, "trace", 4096));
+        }
+        return dir;
+    }
+
+    /** damo_record_shape.py's summary of a file, after it checked the file has the shape damo reads. */
+    private String damoShape(final Path file) throws Exception
+    {
+        final Path script = tmp.resolve("damo_record_shape.py");
+        try (InputStream in = getClass().getResourceAsStream("/damo_record_shape.py"))
+        {
+            Files.write(script, in.readAllBytes());
+        }
+        final Process python = new ProcessBuilder("python3", script.toString(), file.toString()).redirectErrorStream(true)
+            .start();
+        final String out = new String(python.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, python.waitFor(), out);
+        return out;
+    }
+
+    @Test
+    void damoJsonOfAMonitoringRecordHasDamosShapeWithEveryRegion() throws Exception
+    {
+        final Path record = monitoringRecord();
+        final Path file = tmp.resolve("record.json");
+        final CommandRun run = CommandRun.of("export", "--to", "damo-json", "-o", file.toString(), record.toString());
+        assertEquals(0, run.status(), run.toString());
+        assertTrue(run.err().matches("Wrote 2 aggregations as damo-json to " + file + " \\(.*\\) in \\d+\\.\\d{3} s\\R"),
+            run.err());
+        // per target: the record's regions, their nr_accesses and ages summed, the bytes they cover
+        assertEquals("target=7 sample_us=5000 aggr_us=100000 ops_update_us=1000000 snapshots=2 regions=3 samples=30 "
+            + "ages=1 bytes=32768\n"
+            + "target=9 sample_us=5000 aggr_us=100000 ops_update_us=1000000 snapshots=2 regions=2 samples=7 ages=5 "
+            + "bytes=8192\n", damoShape(file));
+
+        final CommandRun stdout = CommandRun.of("export", "--to", "damo-json", record.toString());
+        assertEquals(Files.readString(file), stdout.out());
+
+        // any other name: zlib, as damo record writes damon.data
+        final Path data = tmp.resolve("damon.data");
+        final CommandRun compressed = CommandRun.of("export", "--to", "damo-json", "-o", data.toString(), record.toString());
+        assertTrue(compressed.err().startsWith("Wrote 2 aggregations as damo-json (zlib) to " + data), compressed.err());
+        assertEquals("zlib\n" + damoShape(file), damoShape(data));
+    }
+
+    @Test
+    void damoJsonOfATraceHoldsItsExactRegions() throws Exception
+    {
+        // process 1 references pages 1, 2 and 5 within 30 ns: at 1 us sampling and aggregation,
+        // one aggregation with regions [1, 3) and [5, 6) of pages, each referenced in its one sample
+        final Path trace = FaultlineTraces.write(tmp.resolve("exact"), 4096,
+            new long[] {1, 11, 0x1000, 0x2000, 0x1000},
+            new long[] {1, 11, 0x5000});
+        final Path file = tmp.resolve("exact.json");
+        final CommandRun run = CommandRun.of("export", "--to", "damo-json", "--sample", "1us", "--aggr", "1us", "-o",
+            file.toString(), trace.toString());
+        assertEquals(0, run.status(), run.toString());
+        assertEquals("target=1 sample_us=1 aggr_us=1 ops_update_us=1000000 snapshots=1 regions=2 samples=2 ages=0 "
+            + "bytes=12288\n", damoShape(file));
+    }
+
+    @Test
+    void damoJsonBadInputIsOneLine() throws IOException
+    {
+        final Path record = monitoringRecord();
+        final Path trace = trace();
+        assertOneLine("faultline export: --sample and --aggr apply to traces; " + record + " is a monitoring record "
+            + "made with sampling 5 ms and aggregation 100 ms; leave them out", "export", "--to", "damo-json", "--aggr",
+            "1s", record.toString());
+        assertOneLine("faultline export: --sample and --aggr apply to --to damo-json; leave them out for lirs", "export",
+            "--to", "lirs", "--sample", "1ms", trace.toString());
+        assertOneLine("faultline export: --pid and --tid apply to reference formats; --to damo-json writes every target "
+            + "of the record, leave them out", "export", "--to", "damo-json", "--pid", "7", record.toString());
+        assertOneLine("faultline export: --to damo-json writes plain JSON, the form damo reads; give -o a name that "
+            + "does not end in .gz, .xz or .zst", "export", "--to", "damo-json", "-o", tmp.resolve("d.json.gz").toString(),
+            record.toString());
+        assertOneLine("faultline export: the aggregation interval (1 ms) must be at least the sampling interval (5 ms), "
+            + "both positive", "export", "--to", "damo-json", "--aggr", "1ms", trace.toString());
+        final Path empty = Files.createDirectories(tmp.resolve("empty"));
+        assertOneLine("faultline export: " + empty + " is neither a monitoring record nor a faultline trace (no "
+            + TraceLayout.HEADER_FILE + "); give one written by faultline monitor or faultline record", "export", "--to",
+            "damo-json", empty.toString());
     }
 
     private static void assertOneLine(final String expected, final String... args)

@@ -54,8 +54,8 @@ class MonitorCommandTest
     private static void assertOneLineError(final CommandRun run, final String command, final String contains)
     {
         assertEquals(2, run.status(), run.toString());
-        // simulate says what it reads before it fails; everything else fails before any output.
-        assertEquals(command.equals("simulate") ? 2 : 1, run.errLines().length, run.toString());
+        // simulate and mrc say what they read before they fail; everything else fails before any output.
+        assertEquals(command.equals("simulate") || command.equals("mrc") ? 2 : 1, run.errLines().length, run.toString());
         assertTrue(run.lastErrLine().startsWith("faultline " + command + ": "), run.toString());
         assertTrue(run.lastErrLine().contains(contains), run.toString());
         assertTrue(!run.err().contains("Exception") && !run.err().contains("\tat "), run.toString());
@@ -190,8 +190,17 @@ class MonitorCommandTest
             "monitor", "not both");
         assertOneLineError(CommandRun.of("monitor", "--from-trace", trace.toString(), "-o", out, "--sample", "fast"),
             "monitor", "'fast' is not a duration");
-        assertOneLineError(CommandRun.of("simulate", "--policies", "lru", "--sizes", "4", record.toString()), "simulate",
-            "is a DAMON monitoring record (written by faultline monitor), not a trace");
+        for (final String command : new String[] {"simulate", "info", "dump", "export", "mrc"})
+        {
+            final String[] args = switch (command)
+            {
+                case "simulate" -> new String[] {"simulate", "--policies", "lru", "--sizes", "4", record.toString()};
+                case "export" -> new String[] {"export", "--to", "csv", record.toString()};
+                default -> new String[] {command, record.toString()};
+            };
+            assertOneLineError(CommandRun.of(args), command,
+                "is a DAMON monitoring record (written by faultline monitor), not a trace");
+        }
         assertOneLineError(CommandRun.of("report", "accuracy", "--monitor", trace.toString(), "--truth",
             trace.toString()), "report accuracy", "is a faultline trace, not a monitoring record");
         assertOneLineError(CommandRun.of("report", "accuracy", "--monitor", record.toString(), "--truth",
