@@ -43,7 +43,7 @@ class PartialTraceTest
                 script.append(script.length() == 0 ? "" : ",").append(p % 3 == 0 ? 'w' : 'r').append(p);
             }
         }
-        final List<String> expected = new FifoEvmsModel(evms).recorded(script.toString());
+        final List<String> expected = ScriptModel.references(evms, script.toString());
         final Path trace = tmp.resolve("killed");
         final Path out = tmp.resolve("out.txt");
         final Process recorder = Faultline.builder(List.of("record", "-q", "--scope", "api", "--evms",

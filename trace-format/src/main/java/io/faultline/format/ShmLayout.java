@@ -15,7 +15,7 @@ package io.faultline.format;
 public final class ShmLayout
 {
     public static final long MAGIC = 0x314d48534c544c46L; // "FLTLSHM1" as little-endian bytes
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     public static final String ENV_SHM = "FAULTLINE_SHM";
 
     public static final int CTL_MAGIC = 0;
@@ -34,13 +34,15 @@ public final class ShmLayout
     public static final int CTL_CLOCK = 64;
     public static final int CTL_STOP = 72;
     public static final int CTL_START_MONO_NS = 80;
+    public static final int CTL_LEAD_PAGES = 88;
     public static final int CTL_CLAIMS = 104;
     public static final int CTL_SIZE = 256;
 
     public static final int SCOPE_ALL = 0;
     public static final int SCOPE_API = 1;
     public static final int POLICY_FIFO = 0;
-    public static final int POLICY_CLOCK = 1;
+    public static final int POLICY_SEGQ_CLOCK = 1;
+    public static final int POLICY_SEGQ_FIFO = 2;
     public static final int FLAG_FOLLOW_FORKS = 1;
 
     /** Where a traced range came from: the c field of a trace-range event. */
