@@ -112,9 +112,9 @@ class ExportCommandTest
     void badInputIsOneLineAndLeavesNoFile() throws IOException
     {
         final Path trace = trace();
-        assertOneLine("faultline export: unknown export format 'xml'; known formats: lcs-oracle, lcs-txt, lirs, csv",
+        assertOneLine("faultline export: unknown export format 'xml'; known formats: lcs-oracle, lcs-txt, lirs, csv, kvmtrace",
             "export", "--to", "xml", trace.toString());
-        assertOneLine("faultline export: missing --to FORMAT; known formats: lcs-oracle, lcs-txt, lirs, csv",
+        assertOneLine("faultline export: missing --to FORMAT; known formats: lcs-oracle, lcs-txt, lirs, csv, kvmtrace",
             "export", trace.toString());
         final Path nowhere = tmp.resolve("no-such-dir").resolve("x.lirs");
         assertOneLine("faultline export: cannot write " + nowhere + ": no such directory; give -o a file in a "
