@@ -27,7 +27,7 @@
  *   32  u64 ring_stride      distance between consecutive rings
  *   40  u32 evms_pages       size of the evicted virtual mapping set (enabled pages)
  *   44  u32 scope            FL_SCOPE_*
- *   48  u32 policy           FL_POLICY_*
+ *   48  u32 policy           FL_POLICY_* (the EVMS policy; docs in trace-format/FORMAT.md, "EVMS")
  *   52  u32 flags            FL_FLAG_*
  *   56  u32 recorder_pid     the agent polls a pidfd of this process: if it dies, tracing stops
  *   60  u32 chunk_records    most records in one chunk
@@ -35,6 +35,7 @@
  *   72  u32 stop             the recorder sets 1: every agent restores its pages and stops
  *   76  u32 reserved
  *   80  u64 start_mono_ns    CLOCK_MONOTONIC at recording start; record times are relative to it
+ *   88  u32 lead_pages       pages in the leading FIFO segment under the segq policies (0: fifo)
  *   104 u64 claims           slots claimed so far: each claim takes the next number (slot claim)
  *   128 u32 mode             FL_MODE_*: trace (records every trapped reference) or monitor (DAMON)
  *   132 u32 board_entries    monitor mode: entries of each slot's sampling board (0 otherwise)
@@ -144,6 +145,7 @@
 #define FL_CTL_CLOCK            64
 #define FL_CTL_STOP             72
 #define FL_CTL_START_MONO_NS    80
+#define FL_CTL_LEAD_PAGES       88
 #define FL_CTL_CLAIMS           104
 #define FL_CTL_MODE             128
 #define FL_CTL_BOARD_ENTRIES    132
@@ -154,8 +156,14 @@
 #define FL_SCOPE_ALL 0
 #define FL_SCOPE_API 1
 
-#define FL_POLICY_FIFO  0
-#define FL_POLICY_CLOCK 1
+/*
+ * EVMS policies (kVMTrace): one FIFO segment, or a leading FIFO segment of lead_pages whose
+ * exits enter a trailing segment managed by CLOCK or FIFO (segq). FL_POLICY_SEGQ_CLOCK is also
+ * `--policy clock`, as kVMTrace's CLOCK option was.
+ */
+#define FL_POLICY_FIFO       0
+#define FL_POLICY_SEGQ_CLOCK 1
+#define FL_POLICY_SEGQ_FIFO  2
 
 #define FL_MODE_TRACE   0
 #define FL_MODE_MONITOR 1 /* no records, no EVMS: only the sampling board's access checks */
@@ -275,6 +283,13 @@
 #define FL_EV_EXEC          13 /* text = path */
 #define FL_EV_TRACE_STOP    14 /* a = FL_STOP_* reason, b = errno */
 #define FL_EV_UNTRACE_RANGE 15 /* a = start, b = length: pages no longer traced (mapping gone) */
+/*
+ * A page left the EVMS (an eviction record): tid = the thread whose reference brought it in,
+ * a = page address, b = tag (ASCII 'r', 'w', 'R' or 'W': dirty or not, re-referenced in the
+ * trailing segment or not), c = 1 if the page had been deleted (munmap, madvise, mremap) before
+ * its turn came. Its seq is the clock after the reference record that caused it.
+ */
+#define FL_EV_EVICT         16
 
 #define FL_RANGE_SCAN 0 /* found in /proc/self/maps (scope all) */
 #define FL_RANGE_API  1 /* registered with faultline_trace_range */

@@ -56,14 +56,14 @@ static int init_tables(void)
 	if (tables_ready) {
 		fl_req_reset_after_fork();
 		fl_park_reset_after_fork();
-		fl_evms_clear();
+		fl_evms_reset();
 		fl_pins_forget(0, UINTPTR_MAX);
 		fl_handler_reset_after_fork();
-		return fl_evms_init(*fl_ctl32(FL_CTL_POLICY), fl_agent.evms_pages);
+		return fl_evms_init(*fl_ctl32(FL_CTL_POLICY), fl_agent.evms_pages, *fl_ctl32(FL_CTL_LEAD_PAGES));
 	}
 	int err;
 	if ((err = fl_maps_init()) || (err = fl_ranges_init(65536)) ||
-	    (err = fl_evms_init(*fl_ctl32(FL_CTL_POLICY), fl_agent.evms_pages)) ||
+	    (err = fl_evms_init(*fl_ctl32(FL_CTL_POLICY), fl_agent.evms_pages, *fl_ctl32(FL_CTL_LEAD_PAGES))) ||
 	    (err = fl_pins_init(16384)) || (err = fl_req_init()) || (err = fl_park_init()) ||
 	    (err = fl_interpose_alloc()) || (err = fl_scope_init()))
 		return err;
@@ -256,7 +256,8 @@ static int open_uffd(void)
 		return -1;
 	}
 	uint64_t want = UFFD_FEATURE_THREAD_ID | UFFD_FEATURE_EXACT_ADDRESS | UFFD_FEATURE_MOVE |
-			UFFD_FEATURE_EVENT_UNMAP | UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_REMAP;
+			UFFD_FEATURE_EVENT_UNMAP | UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_REMAP |
+			UFFD_FEATURE_PAGEFAULT_FLAG_WP;
 	int err = fl_uffd_api(fd, want, NULL);
 	if (err) {
 		close(fd);
@@ -284,7 +285,7 @@ int fl_agent_follow_child(void)
 	fl_agent.exec_event = 0;
 	fl_req_reset_after_fork();
 	fl_park_reset_after_fork();
-	fl_evms_clear();
+	fl_evms_reset(); /* the parent's set: its records are the parent's to write */
 	fl_handler_reset_after_fork();
 	pid_t pid = getpid();
 	if (claim_free_slot(pid) < 0)
@@ -410,6 +411,18 @@ __attribute__((constructor)) static void fl_init(void)
 	if (!path || !*path)
 		return;
 	start_tracing(path);
+}
+
+/*
+ * Normal exit (exit(3), return from main): the pages still in the EVMS emit their eviction
+ * records in kVMTrace's order (evms.c). Runs after the program's own atexit handlers and
+ * destructors (ours was constructed before them); _exit and fatal signals skip it, and their
+ * traces end without these records.
+ */
+__attribute__((destructor)) static void fl_fini(void)
+{
+	if (fl_tracing() && !fl_handler_is_handler_thread())
+		fl_req_call(FL_REQ_EVMS_FLUSH, 0, 0, 0, 0);
 }
 
 /* ---- attaching to a running process (faultline.h): the Java API's way in ---- */

@@ -84,6 +84,7 @@ int fl_uffd_move(int fd, uintptr_t dst, uintptr_t src, size_t len, uint64_t mode
 int fl_uffd_zeropage(int fd, uintptr_t dst, size_t len, int dontwake);
 int fl_uffd_copy(int fd, uintptr_t dst, uintptr_t src, size_t len, int dontwake);
 int fl_uffd_wake(int fd, uintptr_t start, size_t len);
+int fl_uffd_writeprotect(int fd, uintptr_t start, size_t len, int protect); /* never wakes */
 
 /* ---- maps.c: /proc/self/maps and the range table ---- */
 struct fl_range {
@@ -144,25 +145,39 @@ static inline void fl_range_set_bit(struct fl_range *r, uintptr_t page, int v)
 }
 
 /* ---- evms.c and policy_*.c: the evicted virtual mapping set and its policies (lock held) ---- */
+enum { FL_EVMS_OUT = 0, FL_EVMS_DISABLED = 1, FL_EVMS_ENABLED = 2 }; /* a page's place */
 struct fl_policy {
 	const char *name;
-	int (*init)(uint32_t capacity);
-	/* page was just enabled by a reference fault: it enters the set; returns the page that
-	 * must be disabled to keep the set within its capacity, or 0 */
-	uintptr_t (*admit)(uintptr_t page);
-	void (*forget)(uintptr_t start, uintptr_t end);   /* pages gone or no longer traced */
-	void (*relocate)(uintptr_t from, uintptr_t to, size_t len); /* mremap moved them */
-	void (*clear)(void);                              /* every page enabled or gone at once */
+	int (*init)(uint32_t capacity, uint32_t lead_pages);
+	/* page was just enabled by a reference fault of tid: it enters the set; what leaves is
+	 * said through fl_evms_evicted and fl_evms_disable_later */
+	void (*admit)(uintptr_t page, uint32_t tid, int write);
+	int (*state)(uintptr_t page);                 /* FL_EVMS_*, changes nothing */
+	/* a fault that is no reference record: a disabled resident page is referenced again (it is
+	 * enabled again, in place), or an enabled one written; returns the state before */
+	int (*touch)(uintptr_t page, int write);
+	int (*dirty)(uintptr_t page);                 /* resident and written */
+	void (*delete)(uintptr_t start, uintptr_t end);  /* munmap/madvise/mremap: evicted in turn */
+	void (*flush)(uintptr_t start, uintptr_t end);   /* untraced or disabled now: evicted now */
+	void (*clear)(void);                             /* every page leaves now (exit, fork) */
 	uint32_t (*count)(void);
 };
-extern const struct fl_policy fl_policy_fifo;
+extern const struct fl_policy fl_policy_fifo, fl_policy_segq_clock, fl_policy_segq_fifo;
 const struct fl_policy *fl_policy_for(uint32_t id); /* FL_POLICY_*; NULL if unknown */
-int fl_evms_init(uint32_t policy, uint32_t capacity);
-uintptr_t fl_evms_admit(uintptr_t page);
+int fl_evms_init(uint32_t policy, uint32_t capacity, uint32_t lead_pages);
+/* returns how many pages the caller must disable, listed at *disable */
+uint32_t fl_evms_admit(uintptr_t page, uint32_t tid, int write, const uintptr_t **disable);
+int fl_evms_state(uintptr_t page);
+int fl_evms_touch(uintptr_t page, int write);
+int fl_evms_dirty(uintptr_t page);
+void fl_evms_delete(uintptr_t start, uintptr_t end);
 void fl_evms_forget(uintptr_t start, uintptr_t end);
-void fl_evms_relocate(uintptr_t from, uintptr_t to, size_t len);
-void fl_evms_clear(void);
+void fl_evms_clear(void);   /* every page leaves, with its eviction record */
+void fl_evms_reset(void);   /* every page forgotten, no records (a fork child's copy) */
 uint32_t fl_evms_count(void);
+/* called by the policies */
+void fl_evms_evicted(uintptr_t page, uint32_t tid, char tag, int deleted);
+void fl_evms_disable_later(uintptr_t page);
 
 /* ---- pins.c: pinned pages (thread descriptors): enabled, never in the EVMS (see handler.c) */
 int fl_pins_init(uint32_t capacity);
@@ -197,6 +212,7 @@ enum fl_req_type {
 	FL_REQ_THREAD_NAME,   /* a = tid of the named thread; text = name */
 	FL_REQ_EXEC,          /* text = path: emit FL_EV_EXEC, mark the slot (FL_SLOT_EXEC_ANNOUNCED) */
 	FL_REQ_FORK_CHILD,    /* in a followed fork child: register inherited ranges, rescan, disable */
+	FL_REQ_EVMS_FLUSH,    /* the process is exiting: every EVMS page emits its eviction record */
 };
 #define FL_REQ_TEXT_MAX 256
 /* slot word (reserved u32 at 76 in the contract): 1 = this image announced FL_EV_EXEC */

@@ -74,10 +74,19 @@
 #define HANDLER_STACK (512UL << 10)
 #define EVENT_TEXT_MAX 1024
 
+/*
+ * Faults that are no reference records (evms.c): a re-reference of a resident page the
+ * trailing segment has disabled, and the first write to a page enabled by a read (it was
+ * write-protected so that the write is seen: the EVMS's dirty flag).
+ */
+#define SOFT_REREF 1
+#define SOFT_DIRTY 2
+
 struct staged {
 	uint64_t address;
 	uint32_t tid;
 	uint32_t flags;
+	int soft; /* a fault that is no reference record: SOFT_* */
 };
 
 #define MAX_FAULT_THREADS 64
@@ -349,14 +358,26 @@ void fl_emit_event(uint32_t type, uint32_t tid, uint64_t a, uint64_t b, uint64_t
 /* publish staged[from..to) as chunks of consecutive same-thread records */
 static void publish(uint32_t from, uint32_t to)
 {
-	uint32_t n = to - from;
+	uint32_t n = 0;
+	for (uint32_t i = from; i < to; i++)
+		n += !staged[i].soft;
+	if (!n)
+		return;
 	uint64_t seq = __atomic_fetch_add(fl_ctl64(FL_CTL_CLOCK), n, __ATOMIC_ACQ_REL);
 	uint64_t t = fl_now_ns() - fl_agent.start_mono_ns;
 	uint32_t i = from;
 	while (i < to) {
+		if (staged[i].soft) {
+			i++;
+			continue;
+		}
 		uint32_t tid = staged[i].tid, count = 0;
 		uint8_t *c = chunk_buf;
 		while (i < to && staged[i].tid == tid && count < chunk_records) {
+			if (staged[i].soft) {
+				i++;
+				continue;
+			}
 			uint8_t *rec = c + FL_CHUNK_HEADER_SIZE + (size_t)count * FL_RECORD_SIZE;
 			put64(rec, FL_RECORD_SEQ, seq++);
 			put64(rec, FL_RECORD_TIME_NS, t);
@@ -382,21 +403,31 @@ static void publish(uint32_t from, uint32_t to)
 	__atomic_store_n(fl_slot64(FL_SLOT_CHUNKS), fl_cnt.chunks, __ATOMIC_RELEASE);
 }
 
+/* one reference record outside a batch's publishing (resolve_one says when) */
+static void publish_late(uintptr_t address, uint32_t tid, int write)
+{
+	struct staged keep = staged[0];
+	staged[0] = (struct staged){ .address = address, .tid = tid, .flags = write ? FL_REC_WRITE : 0 };
+	publish(0, 1);
+	staged[0] = keep;
+}
+
 struct deferred {
 	uintptr_t page;
-	int write, pinned;
+	int write, pinned, soft;
+	uint32_t tid;
 };
 #define DEFERRED_MAX 1024
 static struct deferred deferred[DEFERRED_MAX];
 static uint32_t deferred_n;
 
-static void defer(uintptr_t page, int write, int pinned)
+static void defer(uintptr_t page, int write, int pinned, int soft, uint32_t tid)
 {
 	for (uint32_t i = 0; i < deferred_n; i++)
 		if (deferred[i].page == page)
 			return;
 	if (deferred_n < DEFERRED_MAX)
-		deferred[deferred_n++] = (struct deferred){ page, write, pinned };
+		deferred[deferred_n++] = (struct deferred){ page, write, pinned, soft, tid };
 	else
 		fl_wake_later(page); /* it faults again */
 }
@@ -414,6 +445,12 @@ static void label_and_publish(uint32_t from, uint32_t to)
 	for (uint32_t i = from; i < to; i++) {
 		uintptr_t page = FL_PAGE_DOWN(staged[i].address);
 		FL_CHECK_LOG(FL_OP_FAULT, staged[i].address, staged[i].tid, (int)staged[i].flags);
+		if (staged[i].soft)
+			continue;
+		if (fl_evms_state(page) == FL_EVMS_DISABLED) {
+			staged[i].soft = SOFT_REREF;
+			continue;
+		}
 		struct fl_range *r = fl_range_find(page);
 		if (!r && !rescanned && fl_agent.scope == FL_SCOPE_ALL) {
 			/* a registered vma we do not know yet (grown in place): learn it first */
@@ -442,11 +479,37 @@ static void label_and_publish(uint32_t from, uint32_t to)
  */
 static void hold(uintptr_t victim, uintptr_t page);
 
-static void resolve_one(uintptr_t page, int write, int pinned)
+static void publish_late(uintptr_t address, uint32_t tid, int write);
+
+static void resolve_one(uintptr_t page, int write, int pinned, int soft, uint32_t tid)
 {
+	int fd = fl_agent.uffd;
+	if (soft == SOFT_DIRTY) {
+		fl_evms_touch(page, 1);
+		if (fl_uffd_writeprotect(fd, page, FL_PAGE, 0) == -EAGAIN) {
+			defer(page, write, pinned, soft, tid);
+			return;
+		}
+		fl_wake_later(page);
+		return;
+	}
+	if (soft && fl_evms_state(page) == FL_EVMS_OUT) {
+		/*
+		 * Labelled soft, but an earlier fault of the batch evicted the page meanwhile: this
+		 * reference now brings it in, so it is a reference record after all.
+		 */
+		publish_late(page, tid, write);
+		soft = 0;
+	}
 	int r = fl_park_enable(page, write);
 	if (r == -EAGAIN) {
-		defer(page, write, pinned);
+		defer(page, write, pinned, soft, tid);
+		return;
+	}
+	if (soft) {
+		fl_evms_touch(page, write);
+		if (!fl_evms_dirty(page))
+			fl_uffd_writeprotect(fd, page, FL_PAGE, 1);
 		return;
 	}
 	if (fl_monitoring()) {
@@ -454,9 +517,13 @@ static void resolve_one(uintptr_t page, int write, int pinned)
 		return;
 	}
 	if (r > 0 && !pinned) {
-		uintptr_t victim = fl_evms_admit(page);
-		if (victim && !fl_fork_depth && fl_park_evict(victim) == -EAGAIN)
-			hold(victim, page);
+		if (!write)
+			fl_uffd_writeprotect(fd, page, FL_PAGE, 1);
+		const uintptr_t *victims;
+		uint32_t n = fl_evms_admit(page, tid, write, &victims);
+		for (uint32_t i = 0; i < n; i++)
+			if (!fl_fork_depth && fl_park_evict(victims[i]) == -EAGAIN)
+				hold(victims[i], page);
 	}
 }
 
@@ -505,7 +572,7 @@ static void resolve_faults(uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		uintptr_t page = FL_PAGE_DOWN(staged[i].address);
-		resolve_one(page, staged[i].flags & FL_REC_WRITE, fl_pins_has(page));
+		resolve_one(page, staged[i].flags & FL_REC_WRITE, fl_pins_has(page), staged[i].soft, staged[i].tid);
 	}
 	if (n)
 		fl_publish_counters();
@@ -518,7 +585,7 @@ static void retry_deferred(void)
 	uint32_t n = deferred_n;
 	deferred_n = 0;
 	for (uint32_t i = 0; i < n; i++)
-		resolve_one(deferred[i].page, deferred[i].write, deferred[i].pinned);
+		resolve_one(deferred[i].page, deferred[i].write, deferred[i].pinned, deferred[i].soft, deferred[i].tid);
 }
 
 static void handle_event(const struct uffd_msg *m)
@@ -537,7 +604,7 @@ static void handle_event(const struct uffd_msg *m)
 		 * will be empty). userfaultfd does not say which advice it was.
 		 */
 		uintptr_t s = m->arg.remove.start, e = m->arg.remove.end;
-		fl_evms_forget(s, e);
+		fl_evms_delete(s, e);
 		fl_park_discard(s, e);
 		struct fl_hint *h = hint_find(1, s, e);
 		fl_emit_event(FL_EV_MADVISE, 0, s, e - s, h ? h->value : MADV_DONTNEED, 0, NULL, 0);
@@ -580,6 +647,7 @@ static void handle_batch(uint32_t n)
 			staged[k].address = m->arg.pagefault.address;
 			staged[k].tid = m->arg.pagefault.feat.ptid;
 			staged[k].flags = (m->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WRITE) ? FL_REC_WRITE : 0;
+			staged[k].soft = (m->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WP) ? SOFT_DIRTY : 0;
 			k++;
 		} else {
 			label_and_publish(published, k);
@@ -821,6 +889,9 @@ static int serve(struct fl_req *q)
 		fl_publish_counters();
 		return 0;
 	}
+	case FL_REQ_EVMS_FLUSH:
+		fl_evms_clear();
+		return 0;
 	default:
 		return -EINVAL;
 	}

@@ -401,7 +401,10 @@ static struct fl_range carve(uint32_t i, uintptr_t a, uintptr_t b)
 int fl_park_untrace(uintptr_t s, uintptr_t e, int unmapped)
 {
 	int fd = fl_agent.uffd;
-	fl_evms_forget(s, e);
+	if (unmapped)
+		fl_evms_delete(s, e); /* kVMTrace: evicted in their turn, never enabled on a new mapping */
+	else
+		fl_evms_forget(s, e);
 	fl_pins_forget(s, e);
 	uintptr_t a, b;
 	for (int64_t i; (i = first_overlap(s, e, &a, &b)) >= 0; s = b) {
@@ -427,13 +430,15 @@ int fl_park_untrace(uintptr_t s, uintptr_t e, int unmapped)
 /*
  * mremap moved [from, from + len) to [to, to + len) (UFFD_EVENT_REMAP): the PTEs moved with
  * the mapping, the parking slots did not, so the range keeps its parking and bitmap and only
- * its traced address changes. The new place never overlaps the old one.
+ * its traced address changes. The new place never overlaps the old one. For the EVMS the old
+ * pages are deleted (kVMTrace) and the new ones are new pages: the moved pages that were
+ * enabled are disabled at their new place, so that their next reference is recorded.
  */
 void fl_park_relocate(uintptr_t from, uintptr_t to, size_t len)
 {
 	uintptr_t s = from, e = from + len;
 	FL_CHECK_LOG(FL_OP_RELOCATE, from, e, 0);
-	fl_evms_relocate(from, to, len);
+	fl_evms_delete(from, e);
 	fl_pins_forget(from, e);
 	uintptr_t a, b;
 	for (int64_t i; (i = first_overlap(s, e, &a, &b)) >= 0; s = b) {
@@ -442,6 +447,7 @@ void fl_park_relocate(uintptr_t from, uintptr_t to, size_t len)
 		moved.end = b - from + to;
 		fl_range_insert(&moved);
 	}
+	fl_park_disable(to, to + len);
 }
 
 static int fill_zero(uintptr_t page, int write)
@@ -594,12 +600,12 @@ void fl_park_pin(uintptr_t addr)
  */
 int fl_park_untrace_all(void)
 {
+	fl_evms_clear(); /* the eviction records in kVMTrace's order, before the ranges go */
 	while (fl_range_count()) {
 		struct fl_range *r = fl_range_at(fl_range_count() - 1);
 		if (fl_park_untrace(r->start, r->end, 0) == -EAGAIN)
 			return -EAGAIN;
 	}
-	fl_evms_clear();
 	return 0;
 }
 

@@ -41,9 +41,13 @@ int fl_uffd_api(int fd, uint64_t want, uint64_t *got)
 	return 0;
 }
 
+/*
+ * MISSING traps references to disabled pages; WP lets a page enabled by a read be
+ * write-protected, so that its first write while resident is seen (the EVMS's dirty flag).
+ */
 int fl_uffd_register(int fd, uintptr_t start, size_t len)
 {
-	struct uffdio_register reg = { .range = { start, len }, .mode = UFFDIO_REGISTER_MODE_MISSING };
+	struct uffdio_register reg = { .range = { start, len }, .mode = UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_WP };
 	int r = ioctl(fd, UFFDIO_REGISTER, &reg) < 0 ? -errno : 0;
 	FL_DEBUG("register", start, len, r);
 	return r;
@@ -79,6 +83,20 @@ int fl_uffd_copy(int fd, uintptr_t dst, uintptr_t src, size_t len, int dontwake)
 	struct uffdio_copy c = { .dst = dst, .src = src, .len = len, .mode = dontwake ? UFFDIO_COPY_MODE_DONTWAKE : 0 };
 	int r = ioctl(fd, UFFDIO_COPY, &c) < 0 ? -errno : 0;
 	FL_DEBUG("copy", dst, src, r);
+	return r;
+}
+
+/*
+ * UFFDIO_MOVE drops a page's write-protection: set it after every move home, not before.
+ * Protecting never wakes (the kernel refuses WP with DONTWAKE: EINVAL); unprotecting is told
+ * not to, the handler wakes at unlock.
+ */
+int fl_uffd_writeprotect(int fd, uintptr_t start, size_t len, int protect)
+{
+	struct uffdio_writeprotect w = { .range = { start, len },
+					  .mode = protect ? UFFDIO_WRITEPROTECT_MODE_WP : UFFDIO_WRITEPROTECT_MODE_DONTWAKE };
+	int r = ioctl(fd, UFFDIO_WRITEPROTECT, &w) < 0 ? -errno : 0;
+	FL_DEBUG("writeprotect", start, protect, r);
 	return r;
 }
 

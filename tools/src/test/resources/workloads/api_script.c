@@ -10,7 +10,8 @@
  * separated by commas, each `rK` (read one byte of page K), `wK` (write one byte of page K) or
  * `sK` (read(2) 100 bytes of DATAFILE into page K: a kernel-mode write) or `t0` (pass the whole
  * range to faultline_trace_range again: its enabled pages are disabled, its parked pages must
- * keep their contents) or `pK` (print "paused" and the base address, then sleep K seconds).
+ * keep their contents) or `pK` (print "paused" and the base address, then sleep K seconds)
+ * or `uK` (munmap page K).
  * Prints the range's base address and a checksum of the whole range, so a traced and a native
  * run can be compared.
  * Every access goes through a volatile pointer: the compiler may neither drop nor reorder them.
@@ -83,6 +84,11 @@ int main(int argc, char **argv)
         } else if (op == 't') {
             if (faultline_trace_range && faultline_trace_range((void *)base, pages * PAGE) != 0) {
                 perror("faultline_trace_range");
+                return 1;
+            }
+        } else if (op == 'u') {
+            if (munmap((void *)(base + page * PAGE), PAGE) != 0) {
+                perror("munmap");
                 return 1;
             }
         } else if (op == 'p') {

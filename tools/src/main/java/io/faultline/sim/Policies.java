@@ -2,6 +2,8 @@ package io.faultline.sim;
 
 import io.faultline.sim.policy.adaptive.Arc;
 import io.faultline.sim.policy.adaptive.Car;
+import io.faultline.sim.policy.evms.Evms;
+import io.faultline.sim.policy.evms.EvmsModel;
 import io.faultline.sim.policy.irr.ClockPro;
 import io.faultline.sim.policy.irr.Lirs;
 import io.faultline.sim.policy.linked.Clock;
@@ -127,6 +129,10 @@ public final class Policies
                 return new S3Fifo(capacity, small, spec.doubleParam("ghost", 1.0 - small));
             });
         register("opt", List.of(), (spec, capacity, trace) -> new Opt(capacity, trace));
+        register("evms",
+            List.of(Parameter.number("lead", 1.0, false, 1 << 24, false), Parameter.choice("trail", "none", "fifo", "clock")),
+            (spec, capacity, trace) -> new Evms(capacity, (int)spec.doubleParam("lead", Evms.DEFAULT_LEAD),
+                EvmsModel.Trail.valueOf(spec.stringParam("trail", "clock").toUpperCase(java.util.Locale.ROOT))));
     }
 
     private Policies()

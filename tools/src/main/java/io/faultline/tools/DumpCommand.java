@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 
+import io.faultline.format.EventType;
 import io.faultline.format.ReadSummary;
 import io.faultline.format.TraceEvent;
 import io.faultline.format.TraceFormatException;
@@ -17,17 +18,17 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code faultline dump [--format text|csv] [--pid N] [--tid N] DIR}: one line per reference in
- * trace order. CSV has the header {@code seq,time_ns,pid,tid,kind,address}; text also shows
- * events, as lines starting with {@code --}.
+ * {@code faultline dump [--format text|csv] [--pid N] [--tid N] DIR}: one line per reference
+ * record and per eviction record (kind evict, with its tag) in trace order. CSV has the header
+ * {@code seq,time_ns,pid,tid,kind,address,tag}; text also shows events, as lines starting with {@code --}.
  */
 @Command(name = "dump", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     synopsisHeading = "usage: ", customSynopsis = {DumpCommand.USAGE_LINE,
         "                      [--no-events] TRACE_DIR"},
     descriptionHeading = "%n", description = {
         "Print every reference of a trace, as text or CSV.", "",
-        "References come in trace order. Text also shows events, as lines starting --; CSV has the",
-        "header " + DumpCommand.CSV_HEADER + ".", ""})
+        "Reference records and eviction records (kind evict, tag r, w, R or W) come in trace order.",
+        "Text also shows events, as lines starting --; CSV has the header " + DumpCommand.CSV_HEADER + ".", ""})
 final class DumpCommand implements Callable<Integer>
 {
     static final String CSV_HEADER = FaultlineCsvWriter.HEADER;
@@ -103,7 +104,7 @@ final class DumpCommand implements Callable<Integer>
         final boolean withEvents = !noEvents && !asCsv;
         try (TraceReader reader = TraceArguments.open(path, skipCorrupt))
         {
-            out.println(asCsv ? CSV_HEADER : "#seq time_ns pid tid kind address");
+            out.println(asCsv ? CSV_HEADER : "#seq time_ns pid tid kind address tag");
             final StringBuilder line = new StringBuilder(64);
             final long[] lines = new long[1];
             final ReadSummary summary = reader.forEach(new TraceVisitor()
@@ -118,12 +119,21 @@ final class DumpCommand implements Callable<Integer>
                     }
                     line.setLength(0);
                     FaultlineCsvWriter.append(line, asCsv ? ',' : ' ', seq, timeNs, p, t, address, write);
+                    if (asCsv)
+                    {
+                        line.append(','); // the empty tag of a reference record
+                    }
                     emit(out, line, lines);
                 }
 
                 @Override
                 public void onEvent(final TraceEvent e)
                 {
+                    if (e.type() == EventType.EVICT)
+                    {
+                        eviction(e);
+                        return;
+                    }
                     if (!withEvents || (pid >= 0 && e.pid() != pid) || (tid >= 0 && e.tid() != tid)
                         || e.timeNs() < fromNs || e.timeNs() >= untilNs)
                     {
@@ -134,6 +144,20 @@ final class DumpCommand implements Callable<Integer>
                         .append(' ').append(e.tid()).append(' ')
                         .append(e.type() == null ? "event-" + e.code() : e.type().label());
                     appendFields(line, e);
+                    emit(out, line, lines);
+                }
+
+                /** an eviction record is a record, not an event: a row, in CSV too */
+                private void eviction(final TraceEvent e)
+                {
+                    if ((pid >= 0 && e.pid() != pid) || (tid >= 0 && e.tid() != tid) || e.timeNs() < fromNs
+                        || e.timeNs() >= untilNs)
+                    {
+                        return;
+                    }
+                    line.setLength(0);
+                    FaultlineCsvWriter.appendEviction(line, asCsv ? ',' : ' ', e.seq(), e.timeNs(), e.pid(), e.tid(), e.a(),
+                        (char)e.b());
                     emit(out, line, lines);
                 }
             });

@@ -26,6 +26,9 @@ import io.faultline.sim.report.Written;
 import io.faultline.sim.trace.Compression;
 import io.faultline.sim.trace.ExportFormat;
 import io.faultline.sim.trace.ExportFormats;
+import io.faultline.format.EventType;
+import io.faultline.format.TraceEvent;
+import io.faultline.format.TraceVisitor;
 import io.faultline.sim.trace.TraceException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -47,7 +50,8 @@ import picocli.CommandLine.Parameters;
         "              of the next reference to the page, -1 if none): cachesim FILE oracleGeneral ...",
         "  lcs-txt     libCacheSim text, one page per line: cachesim FILE txt ...",
         "  lirs        LIRS block trace, one page per line",
-        "  csv         the columns of faultline dump --format csv: seq,time_ns,pid,tid,kind,address",
+        "  csv         the columns of faultline dump --format csv: seq,time_ns,pid,tid,kind,address,tag",
+        "  kvmtrace    kVMTrace's reduced trace: TAG TIME_NS PID VPAGE per eviction record, in eviction order",
         "Every export reads back with faultline simulate/mrc --format FORMAT to the same pages.",
         "  damo-json   DAMON's regions of every aggregation as damo's JSON record: of a monitoring",
         "              record (faultline monitor), or the exact ones of a trace, cut into --sample and",
@@ -221,23 +225,45 @@ final class ExportCommand implements Callable<Integer>
             {
                 final ExportFormat.Writer writer = format.open(stream, header.pageSize());
                 final long[] count = new long[1];
-                reader.forEachReference((seq, timeNs, p, t, address, write) ->
+                reader.forEach(new TraceVisitor()
                 {
-                    if ((pid >= 0 && p != pid) || (tid >= 0 && t != tid))
+                    @Override
+                    public void onReference(final long seq, final long timeNs, final int p, final int t,
+                        final long address, final boolean write)
                     {
-                        return;
+                        if ((pid >= 0 && p != pid) || (tid >= 0 && t != tid))
+                        {
+                            return;
+                        }
+                        try
+                        {
+                            writer.reference(seq, timeNs, p, t, address, write);
+                        }
+                        catch (final IOException ex)
+                        {
+                            throw new UncheckedIOException(ex);
+                        }
+                        if (++count[0] % PROGRESS_BLOCK == 0)
+                        {
+                            done.lazySet(count[0]);
+                        }
                     }
-                    try
+
+                    @Override
+                    public void onEvent(final TraceEvent e)
                     {
-                        writer.reference(seq, timeNs, p, t, address, write);
-                    }
-                    catch (final IOException ex)
-                    {
-                        throw new UncheckedIOException(ex);
-                    }
-                    if (++count[0] % PROGRESS_BLOCK == 0)
-                    {
-                        done.lazySet(count[0]);
+                        if (e.type() != EventType.EVICT || (pid >= 0 && e.pid() != pid) || (tid >= 0 && e.tid() != tid))
+                        {
+                            return;
+                        }
+                        try
+                        {
+                            writer.eviction(e.seq(), e.timeNs(), e.pid(), e.tid(), e.a(), (char)e.b());
+                        }
+                        catch (final IOException ex)
+                        {
+                            throw new UncheckedIOException(ex);
+                        }
                     }
                 });
                 writer.finish();

@@ -94,8 +94,10 @@ final class InfoCommand implements Callable<Integer>
             + h.get(TraceHeader.KERNEL) + "), faultline " + h.get(TraceHeader.FAULTLINE_VERSION) + ", format "
             + h.get(TraceHeader.FORMAT_VERSION));
         final long evms = h.longValue(TraceHeader.EVMS_PAGES);
+        final String policy = "segq".equals(h.get(TraceHeader.POLICY)) ? "segq (lead " + h.get(TraceHeader.LEAD_PAGES)
+            + ", trail " + h.get(TraceHeader.TRAIL) + ")" : h.get(TraceHeader.POLICY);
         row(out, "configuration", "evms " + evms + " pages (" + bytes(evms * pageSize) + "), policy "
-            + h.get(TraceHeader.POLICY) + ", scope " + h.get(TraceHeader.SCOPE) + ", page size " + pageSize
+            + policy + ", scope " + h.get(TraceHeader.SCOPE) + ", page size " + pageSize
             + ", " + ("true".equals(h.get(TraceHeader.FOLLOW_FORKS)) ? "follows forks" : "first process only")
             + ", ring " + bytes(h.longValue(TraceHeader.RING_CAPACITY)) + ", chunks of up to "
             + h.get(TraceHeader.CHUNK_RECORDS) + " records");

@@ -108,6 +108,11 @@ final class MrcCommand implements Callable<Integer>
             }
 
             final KeyTrace trace = input.read(tracePath, err, terminal);
+            if (trace.evmsPages() > 1)
+            {
+                err.println("note: this trace was reduced by an EVMS (" + trace.evmsDescription()
+                    + "): the curve below " + trace.evmsPages() + " pages cannot tell hits from misses");
+            }
             final OptionalInt maxPages = maxSize == null ? OptionalInt.empty()
                 : OptionalInt.of(SimulateCommand.cacheSize(maxSize, trace.pageSize(), "--max-size"));
 

@@ -27,6 +27,14 @@ import picocli.CommandLine.Parameters;
 final class RecordCommand implements Callable<Integer>
 {
     /** The scopes, for shell completion. */
+    static final class Policies extends ArrayList<String>
+    {
+        Policies()
+        {
+            super(List.of("fifo", "segq", "clock"));
+        }
+    }
+
     static final class Scopes extends ArrayList<String>
     {
         Scopes()
@@ -47,9 +55,17 @@ final class RecordCommand implements Callable<Integer>
             "api: only ranges passed to faultline_trace_range()"})
     String scope = "all";
 
-    @Option(names = "--policy", paramLabel = "fifo",
-        description = "which enabled page to disable next (FIFO, as kVMTrace)")
+    @Option(names = "--policy", paramLabel = "fifo|segq|clock", completionCandidates = Policies.class,
+        description = {"the EVMS policy (kVMTrace): fifo, one FIFO segment (default); segq, a leading FIFO "
+            + "segment whose exits enter a trailing FIFO or CLOCK segment; clock, segq --trail clock"})
     String policy = "fifo";
+
+    @Option(names = "--lead", paramLabel = "N", description = "pages of segq's leading segment; default "
+        + RecordOptions.DEFAULT_LEAD_PAGES + ", less than --evms, which counts both segments")
+    Integer lead;
+
+    @Option(names = "--trail", paramLabel = "fifo|clock", description = "how segq's trailing segment evicts; default clock")
+    String trail;
 
     @Option(names = "--ring-size", paramLabel = "BYTES",
         description = "ring per process, a power of two from 64K to 1G; default 4M")
@@ -95,6 +111,40 @@ final class RecordCommand implements Callable<Integer>
         }
     }
 
+    /** The control block's FL_POLICY_* for --policy and --trail, with --lead checked against the EVMS size. */
+    private int evmsPolicy(final int evmsPages)
+    {
+        if (policy.equals("fifo"))
+        {
+            if (lead != null || trail != null)
+            {
+                throw new CliException("--lead and --trail apply to --policy segq or clock, not fifo");
+            }
+            return ShmLayout.POLICY_FIFO;
+        }
+        if (!policy.equals("segq") && !policy.equals("clock"))
+        {
+            throw new CliException("unknown EVMS policy '" + policy + "'; use --policy fifo, segq or clock");
+        }
+        final String trailing = trail == null ? "clock" : trail;
+        if (policy.equals("clock") && !trailing.equals("clock"))
+        {
+            throw new CliException("--policy clock is segq with --trail clock; use --policy segq --trail " + trailing);
+        }
+        final int leadPages = lead == null ? RecordOptions.DEFAULT_LEAD_PAGES : lead;
+        if (leadPages < 1 || leadPages >= evmsPages)
+        {
+            throw new CliException("--lead must be at least 1 and less than --evms (" + evmsPages
+                + "), which counts both segments: " + leadPages);
+        }
+        return switch (trailing)
+        {
+            case "clock" -> ShmLayout.POLICY_SEGQ_CLOCK;
+            case "fifo" -> ShmLayout.POLICY_SEGQ_FIFO;
+            default -> throw new CliException("unknown trailing segment policy '" + trailing + "'; use --trail fifo or clock");
+        };
+    }
+
     private RecordOptions options()
     {
         final RecordOptions options = new RecordOptions();
@@ -114,11 +164,11 @@ final class RecordCommand implements Callable<Integer>
             case "api" -> ShmLayout.SCOPE_API;
             default -> throw new CliException("unknown scope '" + scope + "'; use --scope all or --scope api");
         };
-        if (!policy.equals("fifo"))
+        options.policy = evmsPolicy(options.evmsPages);
+        if (lead != null)
         {
-            throw new CliException("unknown EVMS policy '" + policy + "'; the recorder supports: fifo");
+            options.leadPages = lead;
         }
-        options.policy = ShmLayout.POLICY_FIFO;
         if (ringSize != null)
         {
             final long bytes = ringSize.bytes();

@@ -155,6 +155,7 @@ final class SimulateCommand implements Callable<Integer>
     {
         final KeyTrace trace = input.read(tracePath, err, terminal);
         final int[] capacities = cacheSizes(sizes, trace.pageSize());
+        trace.evmsWarning(capacities).ifPresent(err::println);
         final long[] keys = trace.toArray();
         err.printf(Locale.ROOT, "Simulating %d policies x %d sizes over %,d references on %d threads...%n",
             policies.size(), capacities.length, keys.length, threads);

@@ -49,6 +49,11 @@ final class TraceInputOptions
     @Option(names = "--skip-corrupt", description = "faultline traces: read past corrupt excerpts, counting them")
     boolean skipCorrupt;
 
+    @Option(names = "--order", paramLabel = "reference|eviction",
+        description = "faultline traces: reference records (default), or eviction records in the order they were "
+            + "emitted (kVMTrace's reduced trace)")
+    String order = "reference";
+
     /**
      * Adds the footer that describes each format, one line each, rendered only when help is
      * printed: listing the formats loads every reader, which {@code info} should not pay for.
@@ -96,6 +101,12 @@ final class TraceInputOptions
         if (skipCorrupt)
         {
             options = options.skippingCorrupt();
+        }
+        switch (order)
+        {
+            case "reference" -> { }
+            case "eviction" -> options = options.inEvictionOrder();
+            default -> throw new CliException("unknown --order '" + order + "'; use --order reference or --order eviction");
         }
         return new TraceInput(Optional.ofNullable(format), options);
     }

@@ -61,7 +61,7 @@ class ApiRecordingTest
             assertEquals(64, offset % PAGE, "exact faulting address: " + ref);
             actual.add("" + ref.kind() + offset / PAGE);
         }
-        assertEquals(new FifoEvmsModel(evms).recorded(script), actual, "evms " + evms + ", script " + script);
+        assertEquals(ScriptModel.references(evms, script), actual, "evms " + evms + ", script " + script);
     }
 
     private static String randomScript(final int seed, final int references, final int pages)

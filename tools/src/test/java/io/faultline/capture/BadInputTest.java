@@ -61,6 +61,17 @@ class BadInputTest
         assertOneLineError(Faultline.run("record", "--max-processes", "0", "-o", tmp.resolve("t").toString(), "--",
             "true"), "--max-processes must be between 1 and 1024: 0");
         assertOneLineError(Faultline.run("dump", "--format", "xml", tmp.toString()), "unknown dump format 'xml'");
+        final String out = tmp.resolve("t").toString();
+        assertOneLineError(Faultline.run("record", "--policy", "lru", "-o", out, "--", "true"),
+            "unknown EVMS policy 'lru'; use --policy fifo, segq or clock");
+        assertOneLineError(Faultline.run("record", "--lead", "4", "-o", out, "--", "true"),
+            "--lead and --trail apply to --policy segq or clock, not fifo");
+        assertOneLineError(Faultline.run("record", "--policy", "segq", "--evms", "16", "--lead", "16", "-o", out, "--", "true"),
+            "--lead must be at least 1 and less than --evms (16), which counts both segments: 16");
+        assertOneLineError(Faultline.run("record", "--policy", "clock", "--trail", "fifo", "-o", out, "--", "true"),
+            "--policy clock is segq with --trail clock; use --policy segq --trail fifo");
+        assertOneLineError(Faultline.run("record", "--policy", "segq", "--trail", "lru", "-o", out, "--", "true"),
+            "unknown trailing segment policy 'lru'; use --trail fifo or clock");
     }
 
     @Test

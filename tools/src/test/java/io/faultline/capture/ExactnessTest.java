@@ -7,6 +7,9 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.faultline.format.EventType;
+import io.faultline.format.TraceEvent;
+import io.faultline.sim.policy.evms.EvmsModel;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -14,8 +17,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The recorded (page, kind) sequence of a workload with a known reference sequence equals what
- * the FIFO EVMS model predicts, record for record, with exact faulting addresses.
+ * The recorded sequence of a workload with a known reference sequence (reference records with
+ * page and kind, eviction records with page and tag) equals what the EVMS model predicts under
+ * fifo, segq with a FIFO trail and segq with a CLOCK trail, record for record, with exact
+ * faulting addresses.
  */
 class ExactnessTest
 {
@@ -28,35 +33,68 @@ class ExactnessTest
     private void assertTraceMatchesModel(final int evms, final int pages, final int populate, final String script)
         throws Exception
     {
-        assertTraceMatchesModel(evms, pages, "", populate, script);
+        assertTraceMatchesModel(EvmsModel.Trail.NONE, evms, 0, pages, "", populate, script);
     }
 
     /** {@code placement}: "" for anywhere, "@LIB" for right after LIB's last mapping (api_script). */
     private void assertTraceMatchesModel(final int evms, final int pages, final String placement, final int populate,
         final String script) throws Exception
     {
+        assertTraceMatchesModel(EvmsModel.Trail.NONE, evms, 0, pages, placement, populate, script);
+    }
+
+    private void assertTraceMatchesModel(final EvmsModel.Trail trail, final int evms, final int lead, final int pages,
+        final int populate, final String script) throws Exception
+    {
+        assertTraceMatchesModel(trail, evms, lead, pages, "", populate, script);
+    }
+
+    /**
+     * Records api_script under the policy (NONE: --policy fifo; FIFO, CLOCK: --policy segq with
+     * that trail and --lead) and compares every reference record and eviction record, in
+     * order, with {@link ScriptModel}: page, kind, tag, and the thread of each eviction.
+     */
+    private void assertTraceMatchesModel(final EvmsModel.Trail trail, final int evms, final int lead, final int pages,
+        final String placement, final int populate, final String script) throws Exception
+    {
         final Path data = tmp.resolve("data.bin");
         Files.write(data, new byte[4096]);
-        final Path trace = tmp.resolve("trace-" + evms + "-" + script.hashCode());
-        final Faultline.Result result = Faultline.run("record", "-q", "-o", trace.toString(), "--scope", "api",
-            "--evms", String.valueOf(evms), "--", Workloads.build("api_script").toString(),
-            pages + placement, String.valueOf(populate), script, data.toString());
+        final Path trace = tmp.resolve("trace-" + trail + evms + "-" + lead + "-" + script.hashCode());
+        final List<String> args = new ArrayList<>(List.of("record", "-q", "-o", trace.toString(), "--scope", "api",
+            "--evms", String.valueOf(evms)));
+        if (trail != EvmsModel.Trail.NONE)
+        {
+            args.addAll(List.of("--policy", "segq", "--lead", String.valueOf(lead), "--trail", trail.name().toLowerCase()));
+        }
+        args.addAll(List.of("--", Workloads.build("api_script").toString(),
+            pages + placement, String.valueOf(populate), script, data.toString()));
+        final Faultline.Result result = Faultline.run(args.toArray(new String[0]));
         assertEquals(0, result.status(), result.describe());
         final Matcher m = BASE.matcher(result.out());
         assertTrue(m.find(), result.describe());
         final long base = Long.parseUnsignedLong(m.group(1), 16);
 
-        final List<String> expected = new FifoEvmsModel(evms).recorded(script);
+        final List<String> expected = ScriptModel.expected(trail, evms, lead, pages, script);
         final List<String> actual = new ArrayList<>();
         final Traces traces = Traces.read(trace);
-        for (final Traces.Ref ref : traces.refs)
+        final int tid = traces.refs.isEmpty() ? 0 : traces.refs.get(0).tid();
+        for (final Object item : traces.delivered)
         {
-            final long offset = ref.address() - base;
-            assertTrue(offset >= 0 && offset < (long)pages * PAGE, "reference outside the registered range: " + ref);
-            final long page = offset / PAGE;
-            actual.add("" + ref.kind() + page);
+            if (item instanceof Traces.Ref ref)
+            {
+                final long offset = ref.address() - base;
+                assertTrue(offset >= 0 && offset < (long)pages * PAGE, "reference outside the registered range: " + ref);
+                actual.add("" + ref.kind() + offset / PAGE);
+            }
+            else if (item instanceof TraceEvent event && event.type() == EventType.EVICT)
+            {
+                final long offset = event.a() - base;
+                assertTrue(offset >= 0 && offset < (long)pages * PAGE && offset % PAGE == 0, "eviction of a page outside the range: " + event);
+                assertEquals(tid, event.tid(), "an eviction names the thread that brought the page in: " + event);
+                actual.add("evict " + (char)event.b() + offset / PAGE);
+            }
         }
-        assertEquals(expected, actual, "script " + script + " with evms " + evms);
+        assertEquals(expected, actual, "script " + script + " with evms " + evms + " " + trail + " lead " + lead);
         long previous = -1;
         for (final Traces.Ref ref : traces.refs)
         {
@@ -126,6 +164,60 @@ class ExactnessTest
     void memoryRightAfterTheLoadersImageIsTraced() throws Exception
     {
         assertTraceMatchesModel(16, 20, "@ld-linux", 20, loop("r", 20, 2));
+    }
+
+    @Test
+    void writesToPagesFirstReadDirtyThemWithoutARecord() throws Exception
+    {
+        // r then w while resident: one record, tag w; read-only pages stay r
+        assertTraceMatchesModel(16, 20, 20, "r0,w0,r1,r2,w2,r3," + loop("r", 20, 1) + ",w1");
+    }
+
+    @Test
+    void munmapOfResidentPagesDeletesThemUntilTheirTurn() throws Exception
+    {
+        assertTraceMatchesModel(16, 24, 24, "w0,r1,r2,w3,u1,u3," + loop("r", 20, 1).replace("r1,", "").replace("r3,", ""));
+    }
+
+    @Test
+    void registeringAgainFlushesTheResidentPages() throws Exception
+    {
+        assertTraceMatchesModel(16, 8, 8, "r0,w1,r2,t0,r0,r1");
+    }
+
+    @Test
+    void segqWithFifoTrailLoopsOverOneFewerAndOneMorePage() throws Exception
+    {
+        assertTraceMatchesModel(EvmsModel.Trail.FIFO, 16, 4, 17, 17, loop("r", 15, 3) + "," + loop("w", 17, 2));
+    }
+
+    @Test
+    void segqWithClockTrailLoopsOverOneFewerAndOneMorePage() throws Exception
+    {
+        assertTraceMatchesModel(EvmsModel.Trail.CLOCK, 16, 4, 17, 17, loop("r", 15, 3) + "," + loop("w", 17, 2));
+    }
+
+    /** re-references inside the trailing segment: soft faults, tags R and W, CLOCK's second chances */
+    private static final String REREFERENCES = "r0,r1,w2,r3,r4,r5,r6,r7,r8,r9,r10,r11,r0,w1,r2,r12,r13,r14,r15,r16,"
+        + "r17,r18,r0,r19,r20,w3,r21,r22,r1,r23,r24,r25,r26,r27,r0,r1,r2,r3";
+
+    @Test
+    void segqWithClockTrailRereferencesAreSoftFaultsTaggedCapital() throws Exception
+    {
+        assertTraceMatchesModel(EvmsModel.Trail.CLOCK, 16, 4, 28, 28, REREFERENCES);
+    }
+
+    @Test
+    void segqWithFifoTrailRereferencesAreSoftFaultsTaggedCapital() throws Exception
+    {
+        assertTraceMatchesModel(EvmsModel.Trail.FIFO, 16, 4, 28, 28, REREFERENCES);
+    }
+
+    @Test
+    void segqDeletedAndWrittenPagesUnderClock() throws Exception
+    {
+        assertTraceMatchesModel(EvmsModel.Trail.CLOCK, 16, 4, 24, 12,
+            "r0,r1,r2,r3,r4,r5,w6,r7,r0,w1,u2,r8,r9,w0,u1,s5,r10,r11,r12,r13,r14,r15,r16,r17,r18,r19,r20,r0,r3");
     }
 
     @Test

@@ -21,6 +21,8 @@ final class Traces
 
     final List<Ref> refs = new ArrayList<>();
     final List<TraceEvent> events = new ArrayList<>();
+    /** references (Ref) and events (TraceEvent) in the order the reader delivered them */
+    final List<Object> delivered = new ArrayList<>();
 
     static Traces read(final Path dir)
     {
@@ -33,13 +35,16 @@ final class Traces
                 public void onReference(final long seq, final long timeNs, final int pid, final int tid,
                     final long address, final boolean write)
                 {
-                    traces.refs.add(new Ref(seq, pid, tid, address, write));
+                    final Ref ref = new Ref(seq, pid, tid, address, write);
+                    traces.refs.add(ref);
+                    traces.delivered.add(ref);
                 }
 
                 @Override
                 public void onEvent(final TraceEvent event)
                 {
                     traces.events.add(event);
+                    traces.delivered.add(event);
                 }
             });
         }

@@ -14,7 +14,7 @@ class PolicySpecTest
     void registryListsEveryPolicyInOrder()
     {
         assertEquals(List.of("lru", "fifo", "clock", "segq", "2q", "arc", "car", "lirs", "clock-pro", "sieve", "s3fifo",
-            "opt"), Policies.names());
+            "opt", "evms"), Policies.names());
     }
 
     @Test
@@ -35,7 +35,7 @@ class PolicySpecTest
     {
         final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, () -> PolicySpec.parse("x"));
         assertEquals("unknown policy 'x'; known policies: lru, fifo, clock, segq, 2q, arc, car, lirs, clock-pro, sieve, " +
-            "s3fifo, opt", ex.getMessage());
+            "s3fifo, opt, evms", ex.getMessage());
     }
 
     @Test

@@ -57,7 +57,7 @@ class GrammarTest
             new long[] {1, 11, 0x1000, 0x2000}, new long[] {2, 12, 0x3000});
         final CommandRun apart = CommandRun.of("dump", "--format", "csv", "--pid", "2", dir.toString());
         final CommandRun joined = CommandRun.of("dump", "--format=csv", "--pid=2", dir.toString());
-        assertEquals("seq,time_ns,pid,tid,kind,address\n2,20,2,12,r,0x3000\n", apart.out(), apart.toString());
+        assertEquals("seq,time_ns,pid,tid,kind,address,tag\n2,20,2,12,r,0x3000,\n", apart.out(), apart.toString());
         assertEquals(apart.out(), joined.out());
     }
 
@@ -67,7 +67,7 @@ class GrammarTest
         // FaultlineTraces stamps reference seq at seq * 10 ns.
         final Path dir = FaultlineTraces.write(tmp.resolve("t"), 4096, new long[] {1, 11, 0x1000, 0x2000, 0x3000, 0x4000});
         final CommandRun run = CommandRun.of("dump", "--format", "csv", "--from", "10ns", "--until=0.03us", dir.toString());
-        assertEquals("seq,time_ns,pid,tid,kind,address\n1,10,1,11,r,0x2000\n2,20,1,11,r,0x3000\n", run.out(),
+        assertEquals("seq,time_ns,pid,tid,kind,address,tag\n1,10,1,11,r,0x2000,\n2,20,1,11,r,0x3000,\n", run.out(),
             run.toString());
     }
 

@@ -17,9 +17,10 @@ public enum EventType
     FORK(12, "fork", "a=child pid"),
     EXEC(13, "exec", "text=path"),
     TRACE_STOP(14, "trace-stop", "a=reason (1 recorder gone, 2 stop requested, 3 error, 4 exec) b=errno"),
-    UNTRACE_RANGE(15, "untrace-range", "a=start b=length");
+    UNTRACE_RANGE(15, "untrace-range", "a=start b=length"),
+    EVICT(16, "evict", "tid=thread that brought the page in a=page b=tag (r, w, R, W as ASCII) c=1 if deleted before its turn");
 
-    private static final EventType[] BY_CODE = new EventType[16];
+    private static final EventType[] BY_CODE = new EventType[17];
 
     static
     {

@@ -34,6 +34,7 @@ public final class ShmLayout
     public static final int CTL_CLOCK = 64;
     public static final int CTL_STOP = 72;
     public static final int CTL_START_MONO_NS = 80;
+    public static final int CTL_LEAD_PAGES = 88;
     public static final int CTL_CLAIMS = 104;
     public static final int CTL_MODE = 128;
     public static final int CTL_BOARD_ENTRIES = 132;
@@ -44,7 +45,8 @@ public final class ShmLayout
     public static final int SCOPE_ALL = 0;
     public static final int SCOPE_API = 1;
     public static final int POLICY_FIFO = 0;
-    public static final int POLICY_CLOCK = 1;
+    public static final int POLICY_SEGQ_CLOCK = 1;
+    public static final int POLICY_SEGQ_FIFO = 2;
     public static final int FLAG_FOLLOW_FORKS = 1;
     public static final int FLAG_FOLLOW_EXEC = 2;
     public static final int MODE_TRACE = 0;

@@ -32,6 +32,8 @@ public final class TraceHeader
     public static final String COMMAND = "command";
     public static final String EVMS_PAGES = "evms_pages";
     public static final String POLICY = "policy";
+    public static final String LEAD_PAGES = "lead_pages";
+    public static final String TRAIL = "trail";
     public static final String SCOPE = "scope";
     public static final String FOLLOW_FORKS = "follow_forks";
     public static final String RING_CAPACITY = "ring_capacity";

@@ -17,6 +17,9 @@ public final class RecordOptions
      */
     public static final int MIN_EVMS_PAGES = 16;
 
+    /** kVMTrace's leading segment: small, but every page one instruction touches fits. */
+    public static final int DEFAULT_LEAD_PAGES = 8;
+
     /** Most process slots: each has its own ring in /dev/shm (sparse until written). */
     public static final int MAX_PROCESSES = 1024;
 
@@ -24,6 +27,8 @@ public final class RecordOptions
     public int evmsPages = 512;
     public int scope = io.faultline.format.ShmLayout.SCOPE_ALL;
     public int policy = io.faultline.format.ShmLayout.POLICY_FIFO;
+    /** Pages in the leading FIFO segment under the segq policies (kVMTrace's default: 8). */
+    public int leadPages = DEFAULT_LEAD_PAGES;
     public int ringCapacity = 4 << 20;
     public int chunkRecords = 256;
     public int slots = 64;
@@ -49,9 +54,27 @@ public final class RecordOptions
         return scope == io.faultline.format.ShmLayout.SCOPE_API ? "api" : "all";
     }
 
+    /** The header's {@code policy}: {@code fifo} or {@code segq}. */
     public String policyName()
     {
-        return policy == io.faultline.format.ShmLayout.POLICY_CLOCK ? "clock" : "fifo";
+        return policy == io.faultline.format.ShmLayout.POLICY_FIFO ? "fifo" : "segq";
+    }
+
+    /** The header's {@code trail}: how the trailing segment evicts, {@code none} under fifo. */
+    public String trailName()
+    {
+        return switch (policy)
+        {
+            case io.faultline.format.ShmLayout.POLICY_SEGQ_CLOCK -> "clock";
+            case io.faultline.format.ShmLayout.POLICY_SEGQ_FIFO -> "fifo";
+            default -> "none";
+        };
+    }
+
+    /** Pages of the leading segment: all of the EVMS under fifo. */
+    public int effectiveLeadPages()
+    {
+        return policy == io.faultline.format.ShmLayout.POLICY_FIFO ? evmsPages : leadPages;
     }
 
     /**

@@ -150,6 +150,8 @@ public final class Recorder
             .put(TraceHeader.COMMAND, shellQuote(options.command))
             .put(TraceHeader.EVMS_PAGES, options.evmsPages)
             .put(TraceHeader.POLICY, options.policyName())
+            .put(TraceHeader.LEAD_PAGES, options.effectiveLeadPages())
+            .put(TraceHeader.TRAIL, options.trailName())
             .put(TraceHeader.SCOPE, options.scopeName())
             .put(TraceHeader.FOLLOW_FORKS, options.follow)
             .put(TraceHeader.RING_CAPACITY, options.ringCapacity)

@@ -23,10 +23,18 @@ public interface ExportFormat
      */
     Writer open(OutputStream out, int pageSize) throws IOException;
 
-    /** One export in progress: references in trace order. */
+    /** One export in progress: references and eviction records in trace order. */
     interface Writer
     {
         void reference(long seq, long timeNs, int pid, int tid, long address, boolean write) throws IOException;
+
+        /**
+         * An eviction record (trace-format/FORMAT.md, "EVMS"): the page at {@code address} left the
+         * EVMS with {@code tag} r, w, R or W; {@code tid} brought it in. Formats of references ignore it.
+         */
+        default void eviction(long seq, long timeNs, int pid, int tid, long address, char tag) throws IOException
+        {
+        }
 
         /** Writes what is still held back (lcs-oracle writes everything here) and flushes. */
         void finish() throws IOException;

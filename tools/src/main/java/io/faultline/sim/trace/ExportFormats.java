@@ -15,7 +15,8 @@ public final class ExportFormats
             new LibCacheSimOracleWriter(),
             KeyLinesWriter.libCacheSimText(),
             KeyLinesWriter.lirs(),
-            new FaultlineCsvWriter()})
+            new FaultlineCsvWriter(),
+            new KvmTraceWriter()})
         {
             FORMATS.put(format.name(), format);
         }

@@ -1,7 +1,12 @@
 package io.faultline.sim.trace;
 
+import io.faultline.format.EventType;
+import io.faultline.format.ReadSummary;
+import io.faultline.format.TraceEvent;
 import io.faultline.format.TraceFormatException;
+import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceReader;
+import io.faultline.format.TraceVisitor;
 
 import java.nio.file.Path;
 
@@ -10,7 +15,9 @@ import java.nio.file.Path;
  * (from its header), or at {@code --page-size} if given, which replays a trace taken at 4 KiB
  * as if memory were managed in larger pages. {@code --pid} and {@code --tid} keep one process's
  * or one thread's references; every reference is tagged with its thread for per-thread curves.
- * References come in global seq order across processes; a partial trace is read to its last
+ * With {@link TraceOptions#evictionOrder()} the keys are the eviction records' pages, in the
+ * order the agent emitted them (kVMTrace's reduced trace). The header's EVMS configuration goes
+ * to {@link KeyTrace#evms}. References come in global seq order across processes; a partial trace is read to its last
  * complete excerpt, and {@code --skip-corrupt} reads past corrupt excerpts (both noted).
  */
 final class FaultlineTraceFormat implements TraceFormat
@@ -27,6 +34,24 @@ final class FaultlineTraceFormat implements TraceFormat
         return "faultline trace directory (the default for a directory); key = address / page size";
     }
 
+    /** The header's EVMS configuration; traces older than the policies have fifo with no lead key. */
+    private static void evms(final TraceHeader header, final KeyTrace out)
+    {
+        final String pages = header.get(TraceHeader.EVMS_PAGES);
+        if (pages == null)
+        {
+            return;
+        }
+        final String policy = header.get(TraceHeader.POLICY) == null ? "fifo" : header.get(TraceHeader.POLICY);
+        final StringBuilder words = new StringBuilder(policy).append(", ").append(pages).append(" pages");
+        if (policy.equals("segq"))
+        {
+            words.append(", lead ").append(header.get(TraceHeader.LEAD_PAGES)).append(", trail ")
+                .append(header.get(TraceHeader.TRAIL));
+        }
+        out.evms((int)header.longValue(TraceHeader.EVMS_PAGES), words.toString());
+    }
+
     @Override
     public void read(final Path path, final TraceOptions options, final KeyTrace out)
     {
@@ -38,13 +63,39 @@ final class FaultlineTraceFormat implements TraceFormat
             final boolean anyTid = options.tid().isEmpty();
             final int pid = options.pid().orElse(0);
             final int tid = options.tid().orElse(0);
-            reader.forEachReference((seq, timeNs, refPid, refTid, address, write) ->
+            evms(reader.header(), out);
+            final ReadSummary summary;
+            if (options.evictionOrder())
             {
-                if ((anyPid || refPid == pid) && (anyTid || refTid == tid))
+                summary = reader.forEach(new TraceVisitor()
                 {
-                    out.add(Long.divideUnsigned(address, pageSize), refTid);
-                }
-            }).notes(path).forEach(out::note);
+                    @Override
+                    public void onReference(final long seq, final long timeNs, final int refPid, final int refTid,
+                        final long address, final boolean write)
+                    {
+                    }
+
+                    @Override
+                    public void onEvent(final TraceEvent event)
+                    {
+                        if (event.type() == EventType.EVICT && (anyPid || event.pid() == pid) && (anyTid || event.tid() == tid))
+                        {
+                            out.add(Long.divideUnsigned(event.a(), pageSize), event.tid());
+                        }
+                    }
+                });
+            }
+            else
+            {
+                summary = reader.forEachReference((seq, timeNs, refPid, refTid, address, write) ->
+                {
+                    if ((anyPid || refPid == pid) && (anyTid || refTid == tid))
+                    {
+                        out.add(Long.divideUnsigned(address, pageSize), refTid);
+                    }
+                });
+            }
+            summary.notes(path).forEach(out::note);
         }
         catch (final TraceFormatException ex)
         {

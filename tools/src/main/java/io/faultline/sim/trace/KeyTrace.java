@@ -20,6 +20,8 @@ public final class KeyTrace
     private int size;
     private int pageSize = TraceOptions.DEFAULT_PAGE_SIZE;
     private final List<String> notes = new ArrayList<>();
+    private int evmsPages;
+    private String evms = "";
 
     /** A line the reader wants the user to see: the trace is partial, excerpts were skipped. */
     public void note(final String line)
@@ -30,6 +32,46 @@ public final class KeyTrace
     public List<String> notes()
     {
         return notes;
+    }
+
+    /**
+     * The trace was reduced by an EVMS of {@code pages} pages (a faultline trace's header):
+     * replays at smaller sizes see every recorded reference as a miss.
+     */
+    public void evms(final int pages, final String description)
+    {
+        evmsPages = pages;
+        evms = description;
+    }
+
+    /** Pages of the EVMS that reduced the trace; 0 if the format does not say. */
+    public int evmsPages()
+    {
+        return evmsPages;
+    }
+
+    /** The EVMS configuration in words ("segq, 512 pages, lead 8, trail clock"), or "". */
+    public String evmsDescription()
+    {
+        return evms;
+    }
+
+    /**
+     * One line for the sizes below the EVMS, or empty: kVMTrace's reduced traces are exact
+     * only at sizes of at least the EVMS.
+     */
+    public java.util.Optional<String> evmsWarning(final int[] sizes)
+    {
+        final StringBuilder below = new StringBuilder();
+        for (final int size : sizes)
+        {
+            if (size < evmsPages)
+            {
+                below.append(below.length() == 0 ? "" : ",").append(size);
+            }
+        }
+        return below.length() == 0 ? java.util.Optional.empty() : java.util.Optional.of("warning: sizes " + below
+            + " are below the EVMS that recorded this trace (" + evms + "): the trace cannot tell hits from misses there");
     }
 
     /** Appends an untagged reference. */

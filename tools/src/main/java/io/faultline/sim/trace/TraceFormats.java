@@ -28,7 +28,8 @@ public final class TraceFormats
             new LibCacheSimOracleFormat(),
             new AddressTraceFormat(),
             new LackeyTraceFormat(),
-            new FaultlineCsvTraceFormat()})
+            new FaultlineCsvTraceFormat(),
+            new KvmTraceFormat()})
         {
             FORMATS.put(format.name(), format);
         }

@@ -11,9 +11,11 @@ import java.util.OptionalInt;
  * @param tid               keep only this thread's references (faultline traces)
  * @param instructionFetches count lackey's {@code I} lines (instruction fetches) as references
  * @param skipCorrupt       faultline traces: read past corrupt excerpts, counting them
+ * @param evictionOrder     faultline traces: the eviction records' pages in the order they were
+ *                          emitted (kVMTrace's reduced trace) instead of the reference records'
  */
 public record TraceOptions(OptionalInt pageSize, OptionalInt pid, OptionalInt tid, boolean instructionFetches,
-    boolean skipCorrupt)
+    boolean skipCorrupt, boolean evictionOrder)
 {
     public static final int DEFAULT_PAGE_SIZE = 4096;
 
@@ -27,32 +29,37 @@ public record TraceOptions(OptionalInt pageSize, OptionalInt pid, OptionalInt ti
 
     public static TraceOptions defaults()
     {
-        return new TraceOptions(OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(), true, false);
+        return new TraceOptions(OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(), true, false, false);
     }
 
     public TraceOptions withPageSize(final int bytes)
     {
-        return new TraceOptions(OptionalInt.of(bytes), pid, tid, instructionFetches, skipCorrupt);
+        return new TraceOptions(OptionalInt.of(bytes), pid, tid, instructionFetches, skipCorrupt, evictionOrder);
     }
 
     public TraceOptions withPid(final int value)
     {
-        return new TraceOptions(pageSize, OptionalInt.of(value), tid, instructionFetches, skipCorrupt);
+        return new TraceOptions(pageSize, OptionalInt.of(value), tid, instructionFetches, skipCorrupt, evictionOrder);
     }
 
     public TraceOptions withTid(final int value)
     {
-        return new TraceOptions(pageSize, pid, OptionalInt.of(value), instructionFetches, skipCorrupt);
+        return new TraceOptions(pageSize, pid, OptionalInt.of(value), instructionFetches, skipCorrupt, evictionOrder);
     }
 
     public TraceOptions withoutInstructionFetches()
     {
-        return new TraceOptions(pageSize, pid, tid, false, skipCorrupt);
+        return new TraceOptions(pageSize, pid, tid, false, skipCorrupt, evictionOrder);
     }
 
     public TraceOptions skippingCorrupt()
     {
-        return new TraceOptions(pageSize, pid, tid, instructionFetches, true);
+        return new TraceOptions(pageSize, pid, tid, instructionFetches, true, evictionOrder);
+    }
+
+    public TraceOptions inEvictionOrder()
+    {
+        return new TraceOptions(pageSize, pid, tid, instructionFetches, skipCorrupt, true);
     }
 
     /** The page size for formats that carry none of their own. */

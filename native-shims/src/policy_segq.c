@@ -1,0 +1,301 @@
+/*
+ * policy_segq.c: kVMTrace's EVMS policies (Kaplan, Smaragdakis and Wilson, "Flexible reference
+ * trace reduction for VM simulations", ACM TOMACS 13(1), 2003; kVMTrace change log v0.4pre3,
+ * v0.5pre2): a leading FIFO segment of enabled pages whose exits enter a trailing segment of
+ * disabled pages managed by FIFO or CLOCK (Babaoglu and Ferrari's segmented queue). FIFO, the
+ * first policy, is the case with no trailing segment: a page leaving the lead is evicted.
+ * The semantics, which io.faultline.sim.policy.evms.EvmsModel predicts record for record, are
+ * in trace-format/FORMAT.md ("EVMS"). Agent lock held.
+ *
+ * User space cannot read accessed bits, so a trailing entry is disabled and its next
+ * reference faults: that fault sets its referenced flag and re-enables it in place (a soft
+ * fault, not a reference record). The CLOCK hand clears the flag and disables the page again.
+ * Entries live in a pool; each segment is a ring of pool indices (the trailing ring's head is
+ * the CLOCK hand, or the oldest entry under FIFO); a hash table finds the live entry of a page.
+ * A deleted entry (its mapping went away) stays in its ring, out of the table, until its turn.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+
+#include "fl_internal.h"
+
+#define E_DIRTY   1u /* written while resident */
+#define E_REF     2u /* referenced since the hand last passed (trailing segment) */
+#define E_REREF   4u /* re-referenced after it entered the trailing segment: tag R/W */
+#define E_ENABLED 8u /* mapped: the next reference does not fault */
+#define E_DELETED 16u
+
+struct entry {
+	uintptr_t page;
+	uint32_t tid;
+	uint32_t flags;
+};
+
+struct ring {
+	uint32_t *slot;
+	uint32_t cap, head, n;
+};
+
+static struct entry *pool;
+static uint32_t *free_idx, free_n;
+static struct ring lead, trail;
+static int trail_clock;
+static uint32_t *table; /* open addressing, linear probing: pool index + 1, 0 = empty */
+static uint32_t table_mask;
+
+static uint32_t hash_of(uintptr_t page)
+{
+	uint64_t h = (uint64_t)(page / FL_PAGE) * 0x9e3779b97f4a7c15ULL;
+	return (uint32_t)(h >> 32) & table_mask;
+}
+
+static int64_t table_find(uintptr_t page)
+{
+	for (uint32_t i = hash_of(page);; i = (i + 1) & table_mask) {
+		if (!table[i])
+			return -1;
+		if (pool[table[i] - 1].page == page)
+			return i;
+	}
+}
+
+static void table_put(uintptr_t page, uint32_t e)
+{
+	uint32_t i = hash_of(page);
+	while (table[i])
+		i = (i + 1) & table_mask;
+	table[i] = e + 1;
+}
+
+/* backward-shift deletion keeps every probe chain unbroken */
+static void table_remove(uintptr_t page)
+{
+	int64_t found = table_find(page);
+	if (found < 0)
+		return;
+	uint32_t i = (uint32_t)found;
+	table[i] = 0;
+	for (uint32_t j = (i + 1) & table_mask; table[j]; j = (j + 1) & table_mask) {
+		uint32_t home = hash_of(pool[table[j] - 1].page);
+		/* move j back into the hole at i unless its home lies cyclically in (i, j] */
+		if (((j - home) & table_mask) >= ((j - i) & table_mask)) {
+			table[i] = table[j];
+			table[j] = 0;
+			i = j;
+		}
+	}
+}
+
+static uint32_t ring_at(const struct ring *r, uint32_t k)
+{
+	return r->slot[(r->head + k) % r->cap];
+}
+
+static void ring_push(struct ring *r, uint32_t e)
+{
+	r->slot[(r->head + r->n) % r->cap] = e;
+	r->n++;
+}
+
+static uint32_t ring_pop(struct ring *r)
+{
+	uint32_t e = r->slot[r->head];
+	r->head = (r->head + 1) % r->cap;
+	r->n--;
+	return e;
+}
+
+static void *map_array(size_t n, size_t size)
+{
+	return n ? fl_mem_map(n * size) : (void *)1; /* a zero-size segment is never indexed */
+}
+
+static int segq_init(uint32_t capacity, uint32_t lead_pages, int clock)
+{
+	if (lead_pages == 0 || lead_pages > capacity)
+		lead_pages = capacity;
+	lead = (struct ring){ .cap = lead_pages };
+	trail = (struct ring){ .cap = capacity - lead_pages };
+	trail_clock = clock;
+	uint32_t size = 1;
+	while (size < 2 * capacity)
+		size <<= 1;
+	table_mask = size - 1;
+	pool = fl_mem_map((size_t)capacity * sizeof(*pool));
+	free_idx = fl_mem_map((size_t)capacity * sizeof(*free_idx));
+	table = fl_mem_map((size_t)size * sizeof(*table));
+	lead.slot = map_array(lead.cap, sizeof(uint32_t));
+	trail.slot = map_array(trail.cap, sizeof(uint32_t));
+	if (!pool || !free_idx || !table || !lead.slot || !trail.slot)
+		return -ENOMEM;
+	free_n = capacity;
+	for (uint32_t i = 0; i < capacity; i++)
+		free_idx[i] = capacity - 1 - i;
+	return 0;
+}
+
+static char tag_of(const struct entry *x)
+{
+	int dirty = (x->flags & E_DIRTY) != 0;
+	if (x->flags & E_REREF)
+		return dirty ? 'W' : 'R';
+	return dirty ? 'w' : 'r';
+}
+
+/* x leaves the EVMS: its eviction record, its page disabled if it is still enabled */
+static void evict(uint32_t e, int disable)
+{
+	struct entry *x = &pool[e];
+	fl_evms_evicted(x->page, x->tid, tag_of(x), (x->flags & E_DELETED) != 0);
+	if (!(x->flags & E_DELETED)) {
+		table_remove(x->page);
+		if (disable && (x->flags & E_ENABLED))
+			fl_evms_disable_later(x->page);
+	}
+	free_idx[free_n++] = e;
+}
+
+/* the trailing segment gives up one entry: CLOCK passes over referenced ones, disabling them */
+static void trail_evict_one(void)
+{
+	for (;;) {
+		uint32_t e = ring_pop(&trail);
+		struct entry *x = &pool[e];
+		if (trail_clock && (x->flags & (E_REF | E_DELETED)) == E_REF) {
+			x->flags &= ~(E_REF | E_ENABLED);
+			fl_evms_disable_later(x->page);
+			ring_push(&trail, e);
+			continue;
+		}
+		evict(e, 1);
+		return;
+	}
+}
+
+static void leave_lead(uint32_t e)
+{
+	struct entry *x = &pool[e];
+	if (trail.cap == 0 || (x->flags & E_DELETED)) {
+		evict(e, 1);
+		return;
+	}
+	if (trail.n == trail.cap)
+		trail_evict_one();
+	x->flags &= ~(E_REF | E_ENABLED);
+	fl_evms_disable_later(x->page);
+	ring_push(&trail, e);
+}
+
+static void segq_admit(uintptr_t page, uint32_t tid, int write)
+{
+	if (lead.n == lead.cap) /* first: a full set has no free entry */
+		leave_lead(ring_pop(&lead));
+	uint32_t e = free_idx[--free_n];
+	pool[e] = (struct entry){ .page = page, .tid = tid, .flags = E_ENABLED | (write ? E_DIRTY : 0) };
+	table_put(page, e);
+	ring_push(&lead, e);
+}
+
+static int segq_state(uintptr_t page)
+{
+	int64_t i = table_find(page);
+	if (i < 0)
+		return FL_EVMS_OUT;
+	return (pool[table[i] - 1].flags & E_ENABLED) ? FL_EVMS_ENABLED : FL_EVMS_DISABLED;
+}
+
+static int segq_touch(uintptr_t page, int write)
+{
+	int64_t i = table_find(page);
+	if (i < 0)
+		return FL_EVMS_OUT;
+	struct entry *x = &pool[table[i] - 1];
+	int was = (x->flags & E_ENABLED) ? FL_EVMS_ENABLED : FL_EVMS_DISABLED;
+	if (write)
+		x->flags |= E_DIRTY;
+	if (was == FL_EVMS_DISABLED)
+		x->flags |= E_REF | E_REREF | E_ENABLED;
+	return was;
+}
+
+static int segq_dirty(uintptr_t page)
+{
+	int64_t i = table_find(page);
+	return i >= 0 && (pool[table[i] - 1].flags & E_DIRTY);
+}
+
+/* entries of [start, end) that are live: deleted (their turn comes later) or gone now */
+static void mark_deleted(const struct ring *r, uintptr_t start, uintptr_t end)
+{
+	for (uint32_t k = 0; k < r->n; k++) {
+		struct entry *x = &pool[ring_at(r, k)];
+		if (!(x->flags & E_DELETED) && x->page >= start && x->page < end) {
+			table_remove(x->page);
+			x->flags = (x->flags & ~(E_ENABLED | E_REF)) | E_DELETED;
+		}
+	}
+}
+
+static void segq_delete(uintptr_t start, uintptr_t end)
+{
+	mark_deleted(&trail, start, end);
+	mark_deleted(&lead, start, end);
+}
+
+/* live entries of [start, end) leave now, in ring order; the rest keep theirs */
+static void flush_ring(struct ring *r, uintptr_t start, uintptr_t end, int all)
+{
+	uint32_t kept = 0, n = r->n;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t e = ring_at(r, k);
+		struct entry *x = &pool[e];
+		int in = all || (!(x->flags & E_DELETED) && x->page >= start && x->page < end);
+		if (in)
+			evict(e, 0);
+		else
+			r->slot[(r->head + kept++) % r->cap] = e;
+	}
+	r->n = kept;
+}
+
+/* kVMTrace's order: the trailing segment from the hand (or the oldest) on, then the lead */
+static void segq_flush(uintptr_t start, uintptr_t end)
+{
+	flush_ring(&trail, start, end, 0);
+	flush_ring(&lead, start, end, 0);
+}
+
+static void segq_clear(void)
+{
+	flush_ring(&trail, 0, 0, 1);
+	flush_ring(&lead, 0, 0, 1);
+}
+
+static uint32_t segq_count(void)
+{
+	return lead.n + trail.n;
+}
+
+static int fifo_init(uint32_t capacity, uint32_t lead_pages)
+{
+	(void)lead_pages;
+	return segq_init(capacity, capacity, 0);
+}
+
+static int segq_clock_init(uint32_t capacity, uint32_t lead_pages)
+{
+	return segq_init(capacity, lead_pages, 1);
+}
+
+static int segq_fifo_init(uint32_t capacity, uint32_t lead_pages)
+{
+	return segq_init(capacity, lead_pages, 0);
+}
+
+#define SEGQ_OPS .admit = segq_admit, .state = segq_state, .touch = segq_touch, .dirty = segq_dirty, \
+	.delete = segq_delete, .flush = segq_flush, .clear = segq_clear, .count = segq_count
+
+const struct fl_policy fl_policy_fifo = { .name = "fifo", .init = fifo_init, SEGQ_OPS };
+const struct fl_policy fl_policy_segq_clock = { .name = "segq-clock", .init = segq_clock_init, SEGQ_OPS };
+const struct fl_policy fl_policy_segq_fifo = { .name = "segq-fifo", .init = segq_fifo_init, SEGQ_OPS };
