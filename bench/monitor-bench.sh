@@ -48,7 +48,7 @@ for p in demo sort jvm; do
     "$root/faultline" monitor -o "$out/rec" -- $cmd > /dev/null 2> "$out/err"
     mon+=" $(sed -n 's/^duration_ns=//p' "$out/rec/header.properties" | awk '{printf "%.3f", $1 / 1e9}')"
     flt+=" $(field 'faults' < "$out/err")"
-    chk+=" $(sed -n 's/.*faults [0-9,]* (\([0-9,]*\) access checks.*/\1/p' "$out/err" | tr -d ,)"
+    chk+=" $(sed -n 's/.*(\([0-9,]*\) of them access checks.*/\1/p' "$out/err" | tr -d ,)"
   done
   n=$(tr ' ' '\n' <<< "$nat" | grep . | median)
   m=$(tr ' ' '\n' <<< "$mon" | grep . | median)
