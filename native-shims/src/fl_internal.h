@@ -224,6 +224,7 @@ struct fl_req {
 	int32_t result; /* 0 or -errno, written by the handler */
 	uint64_t a, b, c, d;
 	uint32_t text_len;
+	uint32_t async;  /* posted by fl_req_post: nobody waits; the handler frees the slot */
 	char text[FL_REQ_TEXT_MAX];
 };
 #define FL_RS_FREE 0
@@ -238,6 +239,8 @@ int fl_req_eventfd(void);
 /* Post and wait for the handler; returns the handler's result or -ENOSYS if it is gone. */
 int fl_req_call(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d);
 int fl_req_call_text(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d, const char *text, uint32_t len);
+/* Post without waiting for the handler (a notice whose answer the poster does not need). */
+void fl_req_post(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d, const char *text, uint32_t len);
 void fl_req_reset_after_fork(void); /* fork child: every slot free, a new eventfd */
 /* Handler: run fn on every posted request; fn returns the result. */
 uint64_t fl_req_serve(int (*fn)(struct fl_req *)); /* bit i set: slot i served, its poster not yet woken */

@@ -108,6 +108,21 @@ static inline int tracing_all(void)
 	return fl_agent.scope == FL_SCOPE_ALL && fl_tracing();
 }
 
+/*
+ * A notice to the handler about the address space. Tracing waits for it: the new memory must
+ * be registered and disabled before the program touches it. Monitoring registers nothing until
+ * a page is checked, so the program does not wait (a JVM maps hundreds of times as it starts,
+ * each a round trip across CPUs otherwise).
+ */
+static int notice(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+	if (fl_monitoring()) {
+		fl_req_post(type, a, b, c, d, NULL, 0);
+		return 0;
+	}
+	return fl_req_call(type, a, b, c, d);
+}
+
 /* ---- mmap family ---- */
 
 FL_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
@@ -117,7 +132,7 @@ FL_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 	/* every mapping is an event (FL_EV_MMAP); scope all also registers private anonymous rw ones */
 	if (p != MAP_FAILED && fl_tracing()) {
 		int saved = errno;
-		fl_req_call(FL_REQ_MMAP, (uintptr_t)p, len, (uint64_t)prot, (uint64_t)(unsigned)flags);
+		notice(FL_REQ_MMAP, (uintptr_t)p, len, (uint64_t)prot, (uint64_t)(unsigned)flags);
 		errno = saved;
 	}
 	return p;
@@ -171,7 +186,7 @@ FL_EXPORT int brk(void *addr)
 	int r = real_brk(addr);
 	if (r == 0 && fl_tracing()) {
 		int saved = errno;
-		fl_req_call(FL_REQ_BRK, (uintptr_t)old, (uintptr_t)addr, 0, 0);
+		notice(FL_REQ_BRK, (uintptr_t)old, (uintptr_t)addr, 0, 0);
 		errno = saved;
 	}
 	return r;
@@ -183,7 +198,7 @@ FL_EXPORT void *sbrk(intptr_t inc)
 	void *old = real_sbrk(inc);
 	if (old != (void *)-1 && inc != 0 && fl_tracing()) {
 		int saved = errno;
-		fl_req_call(FL_REQ_BRK, (uintptr_t)old, (uintptr_t)old + (uintptr_t)inc, 0, 0);
+		notice(FL_REQ_BRK, (uintptr_t)old, (uintptr_t)old + (uintptr_t)inc, 0, 0);
 		errno = saved;
 	}
 	return old;
@@ -207,7 +222,7 @@ static void note_block(void *p, size_t n)
 		if (__atomic_load_n(&miss_cache[i], __ATOMIC_RELAXED) == s)
 			return;
 	int saved = errno;
-	fl_req_call(FL_REQ_RESCAN, 0, 0, 0, 0);
+	notice(FL_REQ_RESCAN, 0, 0, 0, 0);
 	if (!fl_ranges_cover(s, e))
 		__atomic_store_n(&miss_cache[__atomic_fetch_add(&miss_next, 1, __ATOMIC_RELAXED) % MISS_CACHE], s,
 				 __ATOMIC_RELAXED);

@@ -63,10 +63,31 @@ void fl_req_reset_after_fork(void)
 	evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
 
+static struct fl_req *post(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d, const char *text,
+			   uint32_t len, uint32_t async);
+static int wait_done(struct fl_req *q);
+
 int fl_req_call_text(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d, const char *text, uint32_t len)
 {
 	if (!fl_tracing() || fl_handler_is_handler_thread())
 		return -ENOSYS;
+	struct fl_req *q = post(type, a, b, c, d, text, len, 0);
+	if (!q)
+		return -ENOSYS;
+	return wait_done(q);
+}
+
+void fl_req_post(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d, const char *text, uint32_t len)
+{
+	if (!fl_tracing() || fl_handler_is_handler_thread())
+		return;
+	post(type, a, b, c, d, text, len, 1);
+}
+
+/* claim a free slot, fill it and post it; NULL if the handler went away meanwhile */
+static struct fl_req *post(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d, const char *text,
+			   uint32_t len, uint32_t async)
+{
 	struct fl_req *q = NULL;
 	for (int spins = 0; !q; spins++) {
 		for (int i = 0; i < FL_REQ_SLOTS; i++) {
@@ -79,11 +100,12 @@ int fl_req_call_text(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t
 		}
 		if (!q) {
 			if (!fl_tracing())
-				return -ENOSYS;
+				return NULL;
 			sched_yield();
 		}
 	}
 	q->type = type;
+	q->async = async;
 	q->tid = fl_gettid();
 	q->a = a;
 	q->b = b;
@@ -100,7 +122,12 @@ int fl_req_call_text(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t
 	uint64_t one = 1;
 	ssize_t w = write(evfd, &one, sizeof(one));
 	(void)w; /* EAGAIN only if the counter is saturated: the handler is awake anyway */
+	return q;
+}
 
+/* the poster of a synchronous request: sleep until the handler is done with it */
+static int wait_done(struct fl_req *q)
+{
 	for (;;) {
 		uint32_t s = __atomic_load_n(&q->state, __ATOMIC_ACQUIRE);
 		if (s == FL_RS_DONE)
@@ -134,7 +161,8 @@ static int take(struct fl_req *q)
 static void finish(struct fl_req *q, int result)
 {
 	q->result = result;
-	__atomic_store_n(&q->state, FL_RS_DONE, __ATOMIC_RELEASE);
+	/* nobody waits for an asynchronous request: its slot is free again at once */
+	__atomic_store_n(&q->state, q->async ? FL_RS_FREE : FL_RS_DONE, __ATOMIC_RELEASE);
 }
 
 /*
