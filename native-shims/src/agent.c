@@ -107,7 +107,7 @@ static int map_shm(const char *path)
 		char v[24];
 		v[fl_fmt_u64(v, version)] = 0;
 		fl_log(magic != FL_SHM_MAGIC ? "bad magic in " : "unsupported shared memory version ",
-		       magic != FL_SHM_MAGIC ? path : v, magic != FL_SHM_MAGIC ? NULL : " (agent speaks version 1)");
+		       magic != FL_SHM_MAGIC ? path : v, magic != FL_SHM_MAGIC ? NULL : " (agent speaks version " FL_STR(FL_SHM_VERSION) ")");
 		fl_sys_munmap(m, (size_t)st.st_size);
 		return -1;
 	}

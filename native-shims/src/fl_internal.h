@@ -21,6 +21,8 @@
 #include "faultline_shm.h"
 
 #define FL_EXPORT __attribute__((visibility("default")))
+#define FL_STR_(x) #x
+#define FL_STR(x) FL_STR_(x) /* a macro's value as a string literal */
 
 #define FL_PAGE 4096UL
 #define FL_PAGE_DOWN(x) ((uintptr_t)(x) & ~(FL_PAGE - 1))
