@@ -242,7 +242,7 @@ final class MonitorCommand implements Callable<Integer>
     {
         try
         {
-            return Files.readAllLines(Path.of("/proc/meminfo")).stream()
+            return Files.readAllLines(FreeMemRate.MEMINFO).stream()
                 .anyMatch(l -> l.matches("SwapTotal:\\s+0 kB"));
         }
         catch (final java.io.IOException ex)
@@ -266,10 +266,10 @@ final class MonitorCommand implements Callable<Integer>
                 {
                     throw new NumberFormatException();
                 }
-                start = address(text.substring(0, dash).trim());
-                end = address(text.substring(dash + 1).trim());
+                start = SchemeSpec.address(text.substring(0, dash));
+                end = SchemeSpec.address(text.substring(dash + 1));
             }
-            catch (final NumberFormatException ex)
+            catch (final IllegalArgumentException ex)
             {
                 throw new CliException("--range " + text + " is not a range; give START-END, e.g. 0x7f0000000000-0x7f0000100000");
             }
@@ -298,10 +298,4 @@ final class MonitorCommand implements Callable<Integer>
     private static final long PAGE = 4096;
     /** TASK_SIZE of x86-64 with 4-level page tables (arch/x86/include/asm/page_64_types.h). */
     private static final long USER_SPACE_END = 0x7ffffffff000L;
-
-    private static long address(final String text)
-    {
-        return text.startsWith("0x") || text.startsWith("0X") ? Long.parseUnsignedLong(text.substring(2), 16)
-            : Long.parseUnsignedLong(text);
-    }
 }

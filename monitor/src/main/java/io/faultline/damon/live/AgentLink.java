@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.faultline.tracer.Libc;
 import io.faultline.damon.AddressRange;
 import io.faultline.format.EventDescriptor;
 import io.faultline.format.EventType;
@@ -175,7 +176,7 @@ final class AgentLink implements AutoCloseable
     /** A pidfd of pid (for process_madvise), or -1 if it is gone. */
     int pidfd(final int pid)
     {
-        return pidfds.computeIfAbsent(pid, p -> (int)LinuxCalls.INSTANCE.syscall(LinuxCalls.SYS_PIDFD_OPEN, p, 0));
+        return pidfds.computeIfAbsent(pid, p -> (int)Libc.INSTANCE.syscall(Libc.SYS_PIDFD_OPEN, p, 0));
     }
 
     @Override
@@ -183,7 +184,7 @@ final class AgentLink implements AutoCloseable
     {
         boards.values().forEach(SamplingBoard::close);
         boards.clear();
-        pidfds.values().stream().filter(fd -> fd >= 0).forEach(LinuxCalls.INSTANCE::close);
+        pidfds.values().stream().filter(fd -> fd >= 0).forEach(Libc.INSTANCE::close);
         pidfds.clear();
     }
 }

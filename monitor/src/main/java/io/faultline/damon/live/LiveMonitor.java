@@ -1,8 +1,6 @@
 package io.faultline.damon.live;
 
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -54,13 +52,7 @@ public final class LiveMonitor
         throws Exception
     {
         attrs.validated();
-        for (final Scheme s : schemes)
-        {
-            if (s.problem() != null)
-            {
-                throw new IllegalArgumentException(s.problem());
-            }
-        }
+        MonitorRecordWriter.checkSchemes(schemes);
         final Path program = Preflight.resolveProgram(command.get(0));
         Preflight.checkLoadsAgent(program);
         Preflight.checkUserfaultfd();
@@ -76,16 +68,9 @@ public final class LiveMonitor
         options.ringCapacity = 1 << 20; // events only
         options.boardEntries = attrs.maxNrRegions();
         final String ops = fixed == null ? "vaddr" : "fvaddr";
-        final TraceHeader start = MonitorRecordWriter.header(attrs, ops, pageSize)
+        final TraceHeader start = MonitorRecordWriter.header(attrs, ops, pageSize, seed, schemes)
             .put(TraceHeader.PAGE_SIZE, pageSize)
-            .put(MonitorRecordLayout.SEED, seed)
-            .put(TraceHeader.COMMAND, String.join(" ", command))
-            .put(TraceHeader.HOST, host())
-            .put(TraceHeader.START_TIME, Instant.now());
-        for (int i = 0; i < schemes.size(); i++)
-        {
-            start.put(MonitorRecordLayout.SCHEME_PREFIX + i, schemes.get(i));
-        }
+            .put(TraceHeader.COMMAND, String.join(" ", command));
         try (SharedMemory shm = SharedMemory.create(options, pageSize, System.nanoTime());
              MonitorRecordWriter writer = MonitorRecordWriter.create(out, start);
              AgentLink link = new AgentLink(shm))
@@ -158,17 +143,5 @@ public final class LiveMonitor
         err.println("faultline monitor: the agent did not start in pid " + pid + " within 10 s; the program runs"
             + " unmonitored");
         return false;
-    }
-
-    private static String host()
-    {
-        try
-        {
-            return InetAddress.getLocalHost().getHostName();
-        }
-        catch (final IOException ex)
-        {
-            return "unknown";
-        }
     }
 }

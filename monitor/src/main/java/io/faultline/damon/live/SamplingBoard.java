@@ -5,6 +5,7 @@ import java.util.function.BooleanSupplier;
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
+import io.faultline.tracer.Libc;
 import io.faultline.format.ShmLayout;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -157,7 +158,7 @@ final class SamplingBoard implements AutoCloseable
         board.putInt(ShmLayout.BOARD_COUNT, Math.min(n, capacity));
         pending = ++request;
         board.putIntVolatile(ShmLayout.BOARD_REQUEST, pending);
-        LinuxCalls.INSTANCE.write(wakeFd, one, 8);
+        Libc.INSTANCE.write(wakeFd, one, 8);
     }
 
     /** Waits until the agent has answered the request posted last, if not yet seen. */
@@ -181,7 +182,7 @@ final class SamplingBoard implements AutoCloseable
                 return false; // still pending: a later request waits for it again, or gives up the same way
             }
             // a shared (not private) futex: the waker is the agent, in another process
-            LinuxCalls.INSTANCE.syscall(LinuxCalls.SYS_FUTEX, done, LinuxCalls.FUTEX_WAIT, seen, timeout, null, 0);
+            Libc.INSTANCE.syscall(Libc.SYS_FUTEX, done, Libc.FUTEX_WAIT, seen, timeout, null, 0);
         }
         pending = NONE;
         return true;
@@ -191,19 +192,19 @@ final class SamplingBoard implements AutoCloseable
     private boolean openWakeFd()
     {
         final int target = board.getIntVolatile(ShmLayout.BOARD_WAKE_FD);
-        final int pidfd = (int)LinuxCalls.INSTANCE.syscall(LinuxCalls.SYS_PIDFD_OPEN, pid, 0);
+        final int pidfd = (int)Libc.INSTANCE.syscall(Libc.SYS_PIDFD_OPEN, pid, 0);
         if (pidfd < 0)
         {
             return false; // the process is gone
         }
         try
         {
-            final int fd = (int)LinuxCalls.INSTANCE.syscall(LinuxCalls.SYS_PIDFD_GETFD, pidfd, target, 0);
+            final int fd = (int)Libc.INSTANCE.syscall(Libc.SYS_PIDFD_GETFD, pidfd, target, 0);
             if (fd < 0)
             {
                 final int errno = Native.getLastError();
                 throw new MonitorException("cannot reach the agent in pid " + pid + ": pidfd_getfd: "
-                    + LinuxCalls.INSTANCE.strerror(errno) + " (it needs ptrace access to the program: run as its"
+                    + Libc.INSTANCE.strerror(errno) + " (it needs ptrace access to the program: run as its"
                     + " user with kernel.yama.ptrace_scope at most 1, or as root)");
             }
             wakeFd = fd;
@@ -211,7 +212,7 @@ final class SamplingBoard implements AutoCloseable
         }
         finally
         {
-            LinuxCalls.INSTANCE.close(pidfd);
+            Libc.INSTANCE.close(pidfd);
         }
     }
 
@@ -220,7 +221,7 @@ final class SamplingBoard implements AutoCloseable
     {
         if (wakeFd >= 0)
         {
-            LinuxCalls.INSTANCE.close(wakeFd);
+            Libc.INSTANCE.close(wakeFd);
             wakeFd = -1;
         }
     }

@@ -3,6 +3,7 @@ package io.faultline.damon.live;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.faultline.tracer.Libc;
 import io.faultline.damon.AccessRate;
 import io.faultline.damon.AddressRange;
 import io.faultline.damon.DamonContext;
@@ -219,18 +220,18 @@ public final class VaddrOperations implements Operations
     {
         final int advice = switch (action)
         {
-            case WILLNEED -> LinuxCalls.MADV_WILLNEED;
-            case COLD -> LinuxCalls.MADV_COLD;
-            case PAGEOUT -> LinuxCalls.MADV_PAGEOUT;
-            case HUGEPAGE -> LinuxCalls.MADV_HUGEPAGE;
-            case NOHUGEPAGE -> LinuxCalls.MADV_NOHUGEPAGE;
+            case WILLNEED -> Libc.MADV_WILLNEED;
+            case COLD -> Libc.MADV_COLD;
+            case PAGEOUT -> Libc.MADV_PAGEOUT;
+            case HUGEPAGE -> Libc.MADV_HUGEPAGE;
+            case NOHUGEPAGE -> Libc.MADV_NOHUGEPAGE;
             default -> -1; // stat counts only; the LRU and migration actions have no madvise
         };
         if (advice < 0)
         {
             return 0;
         }
-        if (advice == LinuxCalls.MADV_HUGEPAGE || advice == LinuxCalls.MADV_NOHUGEPAGE)
+        if (advice == Libc.MADV_HUGEPAGE || advice == Libc.MADV_NOHUGEPAGE)
         {
             final SamplingBoard board = link.board(pid);
             try
@@ -253,7 +254,7 @@ public final class VaddrOperations implements Operations
         {
             iov.setLong(0, start);
             iov.setLong(8, len);
-            final long r = LinuxCalls.INSTANCE.syscall(LinuxCalls.SYS_PROCESS_MADVISE, pidfd, iov, 1L, advice, 0);
+            final long r = Libc.INSTANCE.syscall(Libc.SYS_PROCESS_MADVISE, pidfd, iov, 1L, advice, 0);
             return r < 0 ? 0 : r;
         }
     }

@@ -1,7 +1,5 @@
 package io.faultline.damon.ops;
 
-import java.io.IOException;
-import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -54,28 +52,15 @@ public final class TraceMonitor
         final List<Scheme> schemes) throws Exception
     {
         attrs.validated();
-        for (final Scheme s : schemes)
-        {
-            if (s.problem() != null)
-            {
-                throw new IllegalArgumentException(s.problem());
-            }
-        }
+        MonitorRecordWriter.checkSchemes(schemes);
         final TraceIndex index = TraceIndex.read(trace);
         final TraceOperations ops = new TraceOperations(index);
-        final TraceHeader start = MonitorRecordWriter.header(attrs, ops.id(), index.pageSize())
+        final TraceHeader start = MonitorRecordWriter.header(attrs, ops.id(), index.pageSize(), seed, schemes)
             .put(MonitorRecordLayout.SOURCE, trace.toAbsolutePath())
             .put(TraceHeader.PAGE_SIZE, index.pageSize())
-            .put(MonitorRecordLayout.SEED, seed)
             .put(TraceHeader.COMMAND, index.command() == null ? "" : index.command())
             .put(MonitorRecordLayout.TARGETS_KEY, index.pids().stream().map(String::valueOf)
-                .collect(Collectors.joining(",")))
-            .put(TraceHeader.HOST, host())
-            .put(TraceHeader.START_TIME, Instant.now());
-        for (int i = 0; i < schemes.size(); i++)
-        {
-            start.put(MonitorRecordLayout.SCHEME_PREFIX + i, schemes.get(i));
-        }
+                .collect(Collectors.joining(",")));
         try (MonitorRecordWriter writer = MonitorRecordWriter.create(out, start))
         {
             final DamonContext ctx = new DamonContext(attrs, ops, writer, DamonRandom.seeded(seed),
@@ -89,18 +74,6 @@ public final class TraceMonitor
             end.put(TraceHeader.DURATION_NS, index.endNs());
             writer.finish(end);
             return new Result(index.pids().size(), writer.aggregations(), index.endNs());
-        }
-    }
-
-    private static String host()
-    {
-        try
-        {
-            return InetAddress.getLocalHost().getHostName();
-        }
-        catch (final IOException ex)
-        {
-            return "unknown";
         }
     }
 }

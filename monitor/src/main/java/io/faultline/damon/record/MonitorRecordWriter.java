@@ -1,8 +1,10 @@
 package io.faultline.damon.record;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -51,6 +53,48 @@ public final class MonitorRecordWriter implements Callbacks, AutoCloseable
             .put(MIN_REGIONS, attrs.minNrRegions())
             .put(MAX_REGIONS, attrs.maxNrRegions())
             .put(MIN_REGION_SIZE, minRegionSize);
+    }
+
+    /** @throws IllegalArgumentException naming the first scheme's problem, if one is not valid */
+    public static void checkSchemes(final List<Scheme> schemes)
+    {
+        for (final Scheme s : schemes)
+        {
+            if (s.problem() != null)
+            {
+                throw new IllegalArgumentException(s.problem());
+            }
+        }
+    }
+
+    /**
+     * The starting header of a monitor run: {@link #header(Attributes, String, long)}, the seed,
+     * where and when it runs, and each scheme (SCHEME_PREFIX + index).
+     */
+    public static TraceHeader header(final Attributes attrs, final String ops, final long minRegionSize, final long seed,
+        final List<Scheme> schemes)
+    {
+        final TraceHeader header = header(attrs, ops, minRegionSize)
+            .put(SEED, seed)
+            .put(TraceHeader.HOST, host())
+            .put(TraceHeader.START_TIME, Instant.now());
+        for (int i = 0; i < schemes.size(); i++)
+        {
+            header.put(SCHEME_PREFIX + i, schemes.get(i));
+        }
+        return header;
+    }
+
+    private static String host()
+    {
+        try
+        {
+            return InetAddress.getLocalHost().getHostName();
+        }
+        catch (final IOException ex)
+        {
+            return "unknown";
+        }
     }
 
     /**
