@@ -325,6 +325,7 @@ struct fl_agent {
 	uint8_t *slot;
 	uint32_t slot_index;
 	uint32_t scope, evms_pages, chunk_records, flags;
+	uint32_t mode;          /* FL_MODE_*, from the control block */
 	uint64_t start_mono_ns;
 	int uffd;
 	int recorder_pidfd;
@@ -345,7 +346,7 @@ static inline uint64_t *fl_slot64(size_t off) { return (uint64_t *)(fl_agent.slo
 /* monitor mode (FL_MODE_MONITOR): DAMON's access checks only, no records, no EVMS (sample.c) */
 static inline int fl_monitoring(void)
 {
-	return *fl_ctl32(FL_CTL_MODE) == FL_MODE_MONITOR;
+	return fl_agent.mode == FL_MODE_MONITOR;
 }
 
 static inline int fl_tracing(void)

@@ -84,7 +84,7 @@ static uint32_t table_get(uintptr_t page)
 int fl_sample_init(int wake_fd)
 {
 	board = NULL;
-	if (*fl_ctl32(FL_CTL_MODE) != FL_MODE_MONITOR)
+	if (!fl_monitoring())
 		return 0;
 	capacity = *fl_ctl32(FL_CTL_BOARD_ENTRIES);
 	if (!capacity)
