@@ -269,6 +269,29 @@ static int open_uffd(void)
 }
 
 /*
+ * The child waits until its parent's agent has emitted the FORK event naming it (handler.c,
+ * announce_fork), reading the parent's slot, which fl_agent.slot still points to. It gives up
+ * after FORK_WAIT_NS, or at once when the parent's agent has stopped: a trace whose order is off
+ * by one fork is better than a program that hangs.
+ */
+#define FORK_WAIT_NS (2 * 1000 * 1000 * 1000L)
+static void await_fork_event(pid_t pid)
+{
+	uint32_t *count = fl_slot32(FL_SLOT_FORKS_ANNOUNCED);
+	uint64_t deadline = fl_now_ns() + FORK_WAIT_NS;
+	for (;;) {
+		uint32_t n = __atomic_load_n(count, __ATOMIC_ACQUIRE);
+		for (uint32_t i = 0; i < FL_SLOT_FORK_PIDS_COUNT; i++)
+			if (__atomic_load_n(fl_slot32(FL_SLOT_FORK_PIDS + 4 * i), __ATOMIC_RELAXED) == (uint32_t)pid)
+				return;
+		uint64_t now = fl_now_ns();
+		if (now >= deadline || __atomic_load_n(fl_slot32(FL_SLOT_STATE), __ATOMIC_ACQUIRE) != FL_SLOT_ACTIVE)
+			return;
+		fl_futex_wait_shared(count, n, (long)(deadline - now < 50000000 ? deadline - now : 50000000));
+	}
+}
+
+/*
  * The child of an interposed fork, when following forks: only this thread exists; the agent's
  * memory is a copy of the parent's (tables, parking areas), the parent's handler thread and
  * registrations are not. Claim a slot, create our own userfaultfd and handler, and have it
@@ -278,6 +301,7 @@ static int open_uffd(void)
 int fl_agent_follow_child(void)
 {
 	__atomic_store_n(&fl_agent.active, 0, __ATOMIC_RELEASE); /* interposers pass through meanwhile */
+	await_fork_event(getpid());
 	fl_mem_reset_after_fork();
 	if (fl_agent.uffd >= 0)
 		close(fl_agent.uffd);

@@ -67,6 +67,8 @@ void fl_debug_op(const char *what, uintptr_t a, uintptr_t b, long r);
 #define FL_DEBUG(what, a, b, r) do { if (fl_debug) fl_debug_op(what, (uintptr_t)(a), (uintptr_t)(b), (long)(r)); } while (0)
 int fl_futex_wait(uint32_t *word, uint32_t expected, long timeout_ns);
 void fl_futex_wake(uint32_t *word);
+int fl_futex_wait_shared(uint32_t *word, uint32_t expected, long timeout_ns);
+void fl_futex_wake_shared(uint32_t *word);
 
 /* ---- mem.c: agent-owned memory, always from mmap, remembered so scope all skips it ---- */
 void *fl_mem_map(size_t len); /* zeroed, MAP_NORESERVE; NULL on failure */

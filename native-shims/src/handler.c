@@ -355,6 +355,21 @@ void fl_emit_event(uint32_t type, uint32_t tid, uint64_t a, uint64_t b, uint64_t
 	ring_put(FL_MSG_EVENT, e, FL_EVENT_HEADER_SIZE + text_len);
 }
 
+/*
+ * Tells a followed child that its FORK event is out (faultline_shm.h, fork_pids): the event's
+ * seq is the clock when it was emitted, so the child, which waits for this before it traps
+ * anything (fl_agent_await_fork), takes every seq of its own after it. Without the wait a child
+ * that ran first published references before its parent's FORK event.
+ */
+static void announce_fork(uint32_t child)
+{
+	uint32_t *count = fl_slot32(FL_SLOT_FORKS_ANNOUNCED);
+	uint32_t n = __atomic_load_n(count, __ATOMIC_RELAXED);
+	__atomic_store_n(fl_slot32(FL_SLOT_FORK_PIDS + 4 * (n % FL_SLOT_FORK_PIDS_COUNT)), child, __ATOMIC_RELAXED);
+	__atomic_store_n(count, n + 1, __ATOMIC_RELEASE);
+	fl_futex_wake_shared(count);
+}
+
 /* publish staged[from..to) as chunks of consecutive same-thread records */
 static void publish(uint32_t from, uint32_t to)
 {
@@ -855,8 +870,10 @@ static int serve(struct fl_req *q)
 				fl_park_disable(fl_range_at(i)->start, fl_range_at(i)->end);
 			fl_evms_clear();
 		}
-		if ((int64_t)q->a > 0)
+		if ((int64_t)q->a > 0) {
 			fl_emit_event(FL_EV_FORK, (uint32_t)q->tid, q->a, 0, 0, 0, NULL, 0);
+			announce_fork((uint32_t)q->a);
+		}
 		fl_publish_counters();
 		return 0;
 	case FL_REQ_MREMAP:

@@ -22,8 +22,6 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
-#include <linux/futex.h>
 #include <unistd.h>
 
 #include "fl_internal.h"
@@ -242,7 +240,7 @@ void fl_sample_serve(void)
 	served = req;
 	__atomic_store_n((uint32_t *)(board + FL_BOARD_DONE), req, __ATOMIC_RELEASE);
 	/* a shared futex: the waiter is the recorder, another process */
-	syscall(SYS_futex, board + FL_BOARD_DONE, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0);
+	fl_futex_wake_shared((uint32_t *)(board + FL_BOARD_DONE));
 }
 
 /* teardown: every armed page home */

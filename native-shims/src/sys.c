@@ -85,6 +85,19 @@ void fl_futex_wake(uint32_t *word)
 	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
 }
 
+/* futex words in the shared memory file, which other processes wait on or wake */
+int fl_futex_wait_shared(uint32_t *word, uint32_t expected, long timeout_ns)
+{
+	struct timespec ts = { timeout_ns / 1000000000L, timeout_ns % 1000000000L };
+	long r = syscall(SYS_futex, word, FUTEX_WAIT, expected, timeout_ns > 0 ? &ts : NULL, NULL, 0);
+	return r < 0 ? -errno : 0;
+}
+
+void fl_futex_wake_shared(uint32_t *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0);
+}
+
 int fl_debug;
 
 /* FAULTLINE_DEBUG=1: one line per primitive, for tests; write(2) only, usable on the handler */
