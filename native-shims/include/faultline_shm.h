@@ -174,6 +174,12 @@
 
 #define FL_FLAG_FOLLOW_FORKS 1u /* trace children (issue 3); without it only the first process */
 #define FL_FLAG_FOLLOW_EXEC  2u /* without FOLLOW_FORKS: the first process's later images too (monitor) */
+/*
+ * No dirty tracking (record --no-dirty): a page brought in by a read is not write-protected, so
+ * a later write while resident is not seen and a page's dirty flag says only that a fault of it
+ * was a write. Saves a write-protect per read reference and a soft fault per first write.
+ */
+#define FL_FLAG_NO_DIRTY     4u
 
 /* slots */
 #define FL_SLOTS_OFFSET         FL_CTL_SIZE

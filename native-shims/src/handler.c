@@ -523,7 +523,7 @@ static void resolve_one(uintptr_t page, int write, int pinned, int soft, uint32_
 	}
 	if (soft) {
 		fl_evms_touch(page, write);
-		if (!fl_evms_dirty(page))
+		if (!fl_evms_dirty(page) && !(fl_agent.flags & FL_FLAG_NO_DIRTY))
 			fl_uffd_writeprotect(fd, page, FL_PAGE, 1);
 		return;
 	}
@@ -532,7 +532,7 @@ static void resolve_one(uintptr_t page, int write, int pinned, int soft, uint32_
 		return;
 	}
 	if (r > 0 && !pinned) {
-		if (!write)
+		if (!write && !(fl_agent.flags & FL_FLAG_NO_DIRTY))
 			fl_uffd_writeprotect(fd, page, FL_PAGE, 1);
 		const uintptr_t *victims;
 		uint32_t n = fl_evms_admit(page, tid, write, &victims);

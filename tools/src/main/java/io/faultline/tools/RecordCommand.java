@@ -67,6 +67,11 @@ final class RecordCommand implements Callable<Integer>
     @Option(names = "--trail", paramLabel = "fifo|clock", description = "how segq's trailing segment evicts; default clock")
     String trail;
 
+    @Option(names = "--no-dirty", description = {"no dirty tracking: pages brought in by a read are not "
+        + "write-protected, so a write while resident is not seen and eviction tags w/W say only that a fault "
+        + "of the page was a write; saves a write-protect per read reference and a fault per first write"})
+    boolean noDirty;
+
     @Option(names = "--ring-size", paramLabel = "BYTES",
         description = "ring per process, a power of two from 64K to 1G; default 4M")
     Size ringSize;
@@ -165,6 +170,7 @@ final class RecordCommand implements Callable<Integer>
             default -> throw new CliException("unknown scope '" + scope + "'; use --scope all or --scope api");
         };
         options.policy = evmsPolicy(options.evmsPages);
+        options.dirtyTracking = !noDirty;
         if (lead != null)
         {
             options.leadPages = lead;

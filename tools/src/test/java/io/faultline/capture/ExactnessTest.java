@@ -57,14 +57,24 @@ class ExactnessTest
     private void assertTraceMatchesModel(final EvmsModel.Trail trail, final int evms, final int lead, final int pages,
         final String placement, final int populate, final String script) throws Exception
     {
+        assertTraceMatchesModel(trail, evms, lead, pages, placement, populate, script, true);
+    }
+
+    private void assertTraceMatchesModel(final EvmsModel.Trail trail, final int evms, final int lead, final int pages,
+        final String placement, final int populate, final String script, final boolean dirtyTracking) throws Exception
+    {
         final Path data = tmp.resolve("data.bin");
         Files.write(data, new byte[4096]);
-        final Path trace = tmp.resolve("trace-" + trail + evms + "-" + lead + "-" + script.hashCode());
+        final Path trace = tmp.resolve("trace-" + trail + evms + "-" + lead + "-" + dirtyTracking + "-" + script.hashCode());
         final List<String> args = new ArrayList<>(List.of("record", "-q", "-o", trace.toString(), "--scope", "api",
             "--evms", String.valueOf(evms)));
         if (trail != EvmsModel.Trail.NONE)
         {
             args.addAll(List.of("--policy", "segq", "--lead", String.valueOf(lead), "--trail", trail.name().toLowerCase()));
+        }
+        if (!dirtyTracking)
+        {
+            args.add("--no-dirty");
         }
         args.addAll(List.of("--", Workloads.build("api_script").toString(),
             pages + placement, String.valueOf(populate), script, data.toString()));
@@ -74,7 +84,7 @@ class ExactnessTest
         assertTrue(m.find(), result.describe());
         final long base = Long.parseUnsignedLong(m.group(1), 16);
 
-        final List<String> expected = ScriptModel.expected(trail, evms, lead, pages, script);
+        final List<String> expected = ScriptModel.expected(trail, evms, lead, pages, script, dirtyTracking);
         final List<String> actual = new ArrayList<>();
         final Traces traces = Traces.read(trace);
         final int tid = traces.refs.isEmpty() ? 0 : traces.refs.get(0).tid();
@@ -171,6 +181,23 @@ class ExactnessTest
     {
         // r then w while resident: one record, tag w; read-only pages stay r
         assertTraceMatchesModel(16, 20, 20, "r0,w0,r1,r2,w2,r3," + loop("r", 20, 1) + ",w1");
+    }
+
+    @Test
+    void withoutDirtyTrackingWritesToEnabledPagesAreNotSeen() throws Exception
+    {
+        // the same script as above under --no-dirty: w0 and w2 hit their enabled pages, the tags stay r
+        final String script = "r0,w0,r1,r2,w2,r3," + loop("r", 20, 1) + ",w1";
+        assertTraceMatchesModel(EvmsModel.Trail.NONE, 16, 0, 20, "", 20, script, false);
+        assertTrue(ScriptModel.expected(EvmsModel.Trail.NONE, 16, 0, 20, script, false).contains("evict r0"),
+            "the model under --no-dirty must differ from the exact one where the test says it does");
+    }
+
+    @Test
+    void withoutDirtyTrackingSegqStillSeesWritesThatFault() throws Exception
+    {
+        // re-references of disabled trailing pages fault, so their writes still count (tag W)
+        assertTraceMatchesModel(EvmsModel.Trail.CLOCK, 16, 4, 28, "", 28, REREFERENCES, false);
     }
 
     @Test

@@ -29,10 +29,20 @@ final class ScriptModel
     static List<String> expected(final EvmsModel.Trail trail, final int evms, final int lead, final int pages,
         final String script)
     {
+        return expected(trail, evms, lead, pages, script, true);
+    }
+
+    static List<String> expected(final EvmsModel.Trail trail, final int evms, final int lead, final int pages,
+        final String script, final boolean dirtyTracking)
+    {
         final List<String> out = new ArrayList<>();
         final List<String> evicted = new ArrayList<>();
         final EvmsModel model = new EvmsModel(evms, lead, trail,
             (page, tid, tag, deleted) -> evicted.add("evict " + tag + page));
+        if (!dirtyTracking)
+        {
+            model.withoutDirtyTracking();
+        }
         for (final String op : script.split(","))
         {
             final char kind = op.charAt(0);

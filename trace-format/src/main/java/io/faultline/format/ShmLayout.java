@@ -49,6 +49,7 @@ public final class ShmLayout
     public static final int POLICY_SEGQ_FIFO = 2;
     public static final int FLAG_FOLLOW_FORKS = 1;
     public static final int FLAG_FOLLOW_EXEC = 2;
+    public static final int FLAG_NO_DIRTY = 4;
     public static final int MODE_TRACE = 0;
     public static final int MODE_MONITOR = 1;
 

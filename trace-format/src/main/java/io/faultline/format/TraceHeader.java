@@ -34,6 +34,8 @@ public final class TraceHeader
     public static final String POLICY = "policy";
     public static final String LEAD_PAGES = "lead_pages";
     public static final String TRAIL = "trail";
+    /** {@code false} under record --no-dirty: eviction tags' w/W then mean a write fault, not dirtiness. Absent: true. */
+    public static final String DIRTY_TRACKING = "dirty_tracking";
     public static final String SCOPE = "scope";
     public static final String FOLLOW_FORKS = "follow_forks";
     public static final String RING_CAPACITY = "ring_capacity";

@@ -34,6 +34,11 @@ public final class RecordOptions
     public int slots = 64;
     public boolean follow = true;
     /**
+     * The EVMS's dirty flag is exact (a page brought in by a read is write-protected) unless
+     * false: then it says only that a fault of the page was a write (record --no-dirty).
+     */
+    public boolean dirtyTracking = true;
+    /**
      * Monitor mode (faultline monitor) when positive: the agents record nothing and keep no EVMS;
      * each slot gets a sampling board of this many entries for DAMON's access checks.
      */

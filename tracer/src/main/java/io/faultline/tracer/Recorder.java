@@ -152,6 +152,7 @@ public final class Recorder
             .put(TraceHeader.POLICY, options.policyName())
             .put(TraceHeader.LEAD_PAGES, options.effectiveLeadPages())
             .put(TraceHeader.TRAIL, options.trailName())
+            .put(TraceHeader.DIRTY_TRACKING, options.dirtyTracking)
             .put(TraceHeader.SCOPE, options.scopeName())
             .put(TraceHeader.FOLLOW_FORKS, options.follow)
             .put(TraceHeader.RING_CAPACITY, options.ringCapacity)

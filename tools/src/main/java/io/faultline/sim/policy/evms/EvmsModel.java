@@ -22,7 +22,8 @@ import java.util.Map;
  *     referenced flag (and the re-referenced flag that makes the tag capital) and enables the
  *     page in place; a reference to an enabled page is a {@link Outcome#HIT};</li>
  * <li>any write while resident sets the dirty flag (the agent write-protects pages brought in
- *     by a read; the first write is a soft fault);</li>
+ *     by a read; the first write is a soft fault); without dirty tracking (record --no-dirty)
+ *     only a write that faults anyway sets it, and a write to an enabled page is a hit;</li>
  * <li>trailing FIFO gives up its oldest entry; trailing CLOCK moves its hand from the oldest:
  *     a referenced entry is cleared, disabled and passed over (it becomes the newest), the first
  *     unreferenced one is evicted;</li>
@@ -88,6 +89,7 @@ public final class EvmsModel
     private final ArrayDeque<Entry> lead = new ArrayDeque<>();
     private final ArrayDeque<Entry> trailing = new ArrayDeque<>(); // head: the CLOCK hand, or the oldest
     private final Map<Long, Entry> live = new HashMap<>();
+    private boolean dirtyTracking = true;
 
     /**
      * @param capacity pages in both segments (the agent's {@code --evms})
@@ -103,6 +105,13 @@ public final class EvmsModel
         this.leadCapacity = trail == Trail.NONE ? capacity : leadPages;
         this.trailCapacity = capacity - leadCapacity;
         this.evictions = evictions;
+    }
+
+    /** Without dirty tracking (record --no-dirty): writes to enabled pages are not seen. */
+    public EvmsModel withoutDirtyTracking()
+    {
+        dirtyTracking = false;
+        return this;
     }
 
     /** One reference by thread {@code tid}; eviction records it causes go to the listener before it returns. */
@@ -128,7 +137,7 @@ public final class EvmsModel
             entry.dirty |= write;
             return Outcome.SOFT;
         }
-        if (write && !entry.dirty)
+        if (write && !entry.dirty && dirtyTracking)
         {
             entry.dirty = true;
             return Outcome.SOFT;
