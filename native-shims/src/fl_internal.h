@@ -111,6 +111,8 @@ struct fl_map_line {
 int fl_maps_init(void);
 /* Read /proc/self/maps into the agent's buffer and call fn per line; 0 or -errno. */
 int fl_maps_each(int (*fn)(const struct fl_map_line *, void *), void *ctx);
+/* The same for the mappings that overlap [lo, hi) only, whole (PROCMAP_QUERY where the kernel has it). */
+int fl_maps_each_in(uintptr_t lo, uintptr_t hi, int (*fn)(const struct fl_map_line *, void *), void *ctx);
 
 int fl_ranges_init(uint32_t capacity);
 struct fl_range *fl_range_find(uintptr_t addr);   /* handler only */
@@ -203,7 +205,7 @@ int fl_ring_try_write(struct fl_ring *r, int32_t type, const void *msg, uint32_t
 
 /* ---- request.c: program thread -> handler requests ---- */
 enum fl_req_type {
-	FL_REQ_RESCAN = 1,    /* scope all: register whatever is new in /proc/self/maps */
+	FL_REQ_RESCAN = 1,    /* scope all: register what is new in the mappings overlapping [a, b), or anywhere if b <= a */
 	FL_REQ_INIT,          /* constructor: a = pthread_self of the main thread */
 	FL_REQ_MMAP,          /* a = start, b = len, c = prot, d = flags */
 	FL_REQ_BRK,           /* a = old break, b = new break */
@@ -299,6 +301,7 @@ void fl_pagemap_each_present(uintptr_t s, uintptr_t e, void (*fn)(uintptr_t page
 int fl_scope_init(void);
 int fl_scope_rescan(void);                                   /* handler */
 int fl_scope_register_exact(uintptr_t s, uintptr_t e, uint32_t source); /* handler */
+int fl_scope_register_around(uintptr_t s, uintptr_t e);      /* handler: eligible mappings overlapping [s, e), whole */
 int fl_scope_check_api_range(uintptr_t s, uintptr_t e);      /* handler: 0 or -EINVAL */
 
 /* ---- handler.c ---- */

@@ -469,7 +469,7 @@ static void label_and_publish(uint32_t from, uint32_t to)
 		struct fl_range *r = fl_range_find(page);
 		if (!r && !rescanned && fl_agent.scope == FL_SCOPE_ALL) {
 			/* a registered vma we do not know yet (grown in place): learn it first */
-			fl_scope_rescan();
+			fl_scope_register_around(page, page + FL_PAGE);
 			rescanned = 1;
 			r = fl_range_find(page);
 		}
@@ -777,7 +777,9 @@ static int serve(struct fl_req *q)
 	switch (q->type) {
 	case FL_REQ_RESCAN:
 		check_brk((uint32_t)q->tid);
-		return all ? fl_scope_rescan() : 0;
+		if (!all)
+			return 0;
+		return q->b > q->a ? fl_scope_register_around(q->a, q->b) : fl_scope_rescan();
 	case FL_REQ_INIT: {
 		known_brk = (uintptr_t)syscall(SYS_brk, 0);
 		int err = all ? fl_scope_rescan() : 0;
@@ -880,7 +882,7 @@ static int serve(struct fl_req *q)
 		/* not said by a REMAP event (untraced range, or resized in place): say it now */
 		if (q->text_len == 0)
 			fl_emit_event(FL_EV_MREMAP, (uint32_t)q->tid, q->a, q->b, q->c, q->d, NULL, 0);
-		return all && q->d > q->b ? fl_scope_rescan() : 0;
+		return all && q->d > q->b ? fl_scope_register_around(q->c, q->c + q->d) : 0;
 	case FL_REQ_THREAD_NAME:
 		fl_emit_event(FL_EV_THREAD_NAME, (uint32_t)q->a, 0, 0, 0, 0, q->text, q->text_len);
 		return 0;

@@ -222,7 +222,7 @@ static void note_block(void *p, size_t n)
 		if (__atomic_load_n(&miss_cache[i], __ATOMIC_RELAXED) == s)
 			return;
 	int saved = errno;
-	notice(FL_REQ_RESCAN, 0, 0, 0, 0);
+	notice(FL_REQ_RESCAN, s, e, 0, 0);
 	if (!fl_ranges_cover(s, e))
 		__atomic_store_n(&miss_cache[__atomic_fetch_add(&miss_next, 1, __ATOMIC_RELAXED) % MISS_CACHE], s,
 				 __ATOMIC_RELAXED);

@@ -82,11 +82,30 @@ void fl_mem_unmap(void *p, size_t len)
 	mem_remove((uintptr_t)p, (uintptr_t)p + len);
 }
 
+/*
+ * Index of the first agent range that ends after addr (mem_count if none), under the lock. The
+ * ranges are sorted and disjoint, so their ends are sorted too: a binary search, where a scan
+ * from the first range cost a process with a parking area per mapping (a JVM) most of its
+ * rescans (fl_mem_subtract in the guard thread's profile).
+ */
+static uint32_t first_ending_after(uintptr_t addr)
+{
+	uint32_t lo = 0, hi = mem_count;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (mem_ranges[mid].end > addr)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
 int fl_mem_is_agent(uintptr_t start, uintptr_t end)
 {
 	int hit = 0;
 	lock();
-	for (uint32_t i = 0; i < mem_count && mem_ranges[i].start < end; i++)
+	for (uint32_t i = first_ending_after(start); i < mem_count && mem_ranges[i].start < end; i++)
 		if (mem_ranges[i].end > start) {
 			hit = 1;
 			break;
@@ -105,7 +124,7 @@ void fl_mem_subtract(uintptr_t s, uintptr_t e, void (*fn)(uintptr_t, uintptr_t, 
 	while (cur < e) {
 		uintptr_t cut_s = e, cut_e = e;
 		lock();
-		for (uint32_t i = 0; i < mem_count && mem_ranges[i].start < e; i++)
+		for (uint32_t i = first_ending_after(cur); i < mem_count && mem_ranges[i].start < e; i++)
 			if (mem_ranges[i].end > cur) {
 				cut_s = mem_ranges[i].start > cur ? mem_ranges[i].start : cur;
 				cut_e = mem_ranges[i].end < e ? mem_ranges[i].end : e;

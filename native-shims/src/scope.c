@@ -86,7 +86,18 @@ int fl_scope_rescan(void)
 int fl_scope_register_exact(uintptr_t s, uintptr_t e, uint32_t source)
 {
 	struct scan_state st = { .source = source, .lo = s, .hi = e };
-	return fl_maps_each(scan_line, &st);
+	return fl_maps_each_in(s, e, scan_line, &st);
+}
+
+/*
+ * Memory that turned up inside a mapping we do not trace yet (a malloc block in an arena that
+ * glibc grew with its own mprotect, a mapping that grew in place): what a rescan would find
+ * there, without reading every other line of /proc/self/maps.
+ */
+int fl_scope_register_around(uintptr_t s, uintptr_t e)
+{
+	struct scan_state st = { .source = FL_RANGE_SCAN, .lo = 0, .hi = UINTPTR_MAX };
+	return fl_maps_each_in(s, e, scan_line, &st);
 }
 
 struct api_check {
@@ -111,7 +122,7 @@ int fl_scope_check_api_range(uintptr_t s, uintptr_t e)
 	if (e <= s || fl_mem_is_agent(s, e))
 		return -EINVAL;
 	struct api_check c = { .s = s, .e = e, .covered_to = s };
-	int err = fl_maps_each(api_line, &c);
+	int err = fl_maps_each_in(s, e, api_line, &c);
 	if (err)
 		return err;
 	return c.bad || c.covered_to < e ? -EINVAL : 0;

@@ -101,6 +101,36 @@ class MappingEventsTest
         assertTrue(traces.refs.stream().filter(r -> r.pid() == child).allMatch(r -> r.address() >= b && r.address() < b + 8 * PAGE));
     }
 
+    /**
+     * The agent learns new mappings with PROCMAP_QUERY (one mapping per ioctl) rather than by
+     * reading all of /proc/self/maps; with FAULTLINE_CHECK=1 it reads both ways for every query
+     * and prints "maps-disagree" where they differ. churn (malloc'd blocks, a large mmap) and
+     * mapops (an mremap that grows, a fork, an exec) under scope all: native output, no
+     * disagreement, and queries did happen.
+     */
+    @Test
+    void mappingsLearnedByQueryAgreeWithTheMapsFile() throws Exception
+    {
+        for (final List<String> program : List.of(List.of(Workloads.build("churn").toString(), "3"),
+            List.of(Workloads.build("mapops").toString())))
+        {
+            final Faultline.Result nativeRun = Faultline.exec(program, 60);
+            final List<String> args = new ArrayList<>(List.of("record", "-q", "--evms", "64", "-o",
+                tmp.resolve("check-" + program.get(0).hashCode()).toString(), "--"));
+            args.addAll(program);
+            final ProcessBuilder builder = Faultline.builder(args);
+            builder.environment().put("FAULTLINE_CHECK", "1");
+            builder.environment().put("FAULTLINE_DEBUG", "1");
+            final Faultline.Result result = Faultline.finish(builder, 300);
+            assertEquals(0, result.status(), result.describe());
+            assertEquals(nativeRun.out().replaceAll("0x[0-9a-f]+", "ADDR").replaceAll("(fork) \\d+", "$1 PID"),
+                result.out().replaceAll("0x[0-9a-f]+", "ADDR").replaceAll("(fork) \\d+", "$1 PID"), "native output");
+            assertTrue(result.err().contains("faultline debug: scan+"), "mappings were learned: " + result.describe());
+            assertTrue(!result.err().contains("maps-disagree"), "query and maps file agree: "
+                + result.err().lines().filter(l -> l.contains("maps-disagree")).toList());
+        }
+    }
+
     @Test
     void noFollowTracesOnlyTheFirstProcessAndKeepsTheChildIntact() throws Exception
     {
