@@ -61,10 +61,10 @@
  *   96  u64 claim            order of this claim among all (control block claims, from 1): slots
  *                            are reused, so their index says nothing about which came first
  *   88  u32 forks_announced  FORK events this process's agent has emitted; a futex word (shared)
- *   104 u32 fork_pids[4]     the child pid of FORK event n at fork_pids[n % 4]: a followed child
+ *   112 u32 fork_pids[4]     the child pid of FORK event n at fork_pids[n % 4]: a followed child
  *                            waits until its pid is here before it traps anything, so that its
  *                            first reference's seq comes after its parent's FORK event
- *   92, 120 ... reserved up to FL_SLOT_SIZE
+ *   92, 104 ... reserved up to FL_SLOT_SIZE
  *
  * Sampling board (monitor mode): how the recorder's DAMON core asks one process's agent for
  * access checks (the vaddr and fvaddr operations sets; docs/ARCHITECTURE.md, "Monitoring").
@@ -199,7 +199,7 @@
 #define FL_SLOT_REGISTERED_PAGES 80
 #define FL_SLOT_CLAIM           96
 #define FL_SLOT_FORKS_ANNOUNCED 88
-#define FL_SLOT_FORK_PIDS       104
+#define FL_SLOT_FORK_PIDS       112
 #define FL_SLOT_FORK_PIDS_COUNT 4
 
 #define FL_SLOT_FREE    0

@@ -99,7 +99,7 @@ public final class ShmLayout
     public static final int SLOT_REGISTERED_PAGES = 80;
     public static final int SLOT_CLAIM = 96;
     public static final int SLOT_FORKS_ANNOUNCED = 88;
-    public static final int SLOT_FORK_PIDS = 104;
+    public static final int SLOT_FORK_PIDS = 112;
     public static final int SLOT_FORK_PIDS_COUNT = 4;
 
     public static final int SLOT_FREE = 0;
