@@ -331,6 +331,11 @@ static int ring_put(int32_t type, const void *msg, uint32_t len)
 	return rc;
 }
 
+int fl_publish_message(int32_t type, const void *msg, uint32_t len)
+{
+	return ring_put(type, msg, len);
+}
+
 static inline void put32(uint8_t *p, size_t off, uint32_t v) { memcpy(p + off, &v, 4); }
 static inline void put64(uint8_t *p, size_t off, uint64_t v) { memcpy(p + off, &v, 8); }
 
@@ -466,7 +471,10 @@ static void label_and_publish(uint32_t from, uint32_t to)
 			fl_range_set_bit(r, page, 1);
 		}
 	}
-	if (!fl_monitoring()) /* monitor mode records nothing: its faults are access checks */
+	if (fl_moca()) /* counted into the thread's chunk of this interval, written when it ends */
+		for (uint32_t i = from; i < to; i++)
+			fl_moca_fault(staged[i].address, staged[i].tid, staged[i].flags);
+	else if (!fl_monitoring()) /* monitor mode records nothing: its faults are access checks */
 		publish(from, to);
 }
 
@@ -514,6 +522,15 @@ static void resolve_one(uintptr_t page, int write, int pinned, int soft, uint32_
 	}
 	if (fl_monitoring()) {
 		fl_sample_fault(page); /* no EVMS: the page stays enabled until the next check */
+		return;
+	}
+	if (fl_moca()) {
+		/* no EVMS: enabled until the interval ends; write-protected if read (dirty tracking) */
+		if (r > 0 && !pinned) {
+			if (!write)
+				fl_uffd_writeprotect(fd, page, FL_PAGE, 1);
+			fl_moca_enabled(page);
+		}
 		return;
 	}
 	if (r > 0 && !pinned) {
@@ -868,6 +885,8 @@ static int serve(struct fl_req *q)
 		fl_emit_event(FL_EV_THREAD_NAME, (uint32_t)q->a, 0, 0, 0, 0, q->text, q->text_len);
 		return 0;
 	case FL_REQ_EXEC:
+		if (fl_moca())
+			fl_moca_close(0); /* the image ends: its last interval's chunks */
 		fl_emit_event(FL_EV_EXEC, (uint32_t)q->tid, 0, 0, 0, 0, q->text, q->text_len);
 		__atomic_store_n(fl_slot32(FL_SLOT_EXEC_ANNOUNCED), 1, __ATOMIC_RELEASE);
 		return 0;
@@ -891,6 +910,8 @@ static int serve(struct fl_req *q)
 	}
 	case FL_REQ_EVMS_FLUSH:
 		fl_evms_clear();
+		if (fl_moca())
+			fl_moca_close(0); /* normal exit: the last interval's chunks */
 		return 0;
 	default:
 		return -EINVAL;
@@ -926,6 +947,11 @@ static void teardown(uint32_t reason, int err)
 	}
 	agent_lock_take();
 	fl_req_cancel_all();
+	if (fl_moca()) {
+		while (drain_uffd() > 0)
+			;
+		fl_moca_close(0); /* the last interval's chunks, while the ring may still wait */
+	}
 	quiet = 1;
 	/* faults already queued: record what we can without waiting, resolve them all */
 	while (drain_uffd() > 0)
@@ -1032,10 +1058,19 @@ struct deadline {
 	uint64_t period; /* re-armed this far ahead after running; 0 = once */
 	void (*run)(uint64_t now);
 };
-enum { DL_LIVENESS, DL_STALL, DL_COUNT };
+enum { DL_LIVENESS, DL_STALL, DL_MOCA, DL_COUNT };
 static struct deadline deadlines[DL_COUNT];
 static uint32_t stop_reason; /* set by a deadline: the guard tears down with it */
 static int stop_err;
+
+/* Moca mode: the interval ends; run under the lock by the guard (moca_close_now) */
+static int moca_close_now;
+
+static void moca_due(uint64_t now)
+{
+	(void)now;
+	moca_close_now = 1;
+}
 
 static void liveness_due(uint64_t now)
 {
@@ -1101,6 +1136,8 @@ static void *guard_main(void *arg)
 	uint64_t now = fl_now_ns();
 	deadlines[DL_LIVENESS] = (struct deadline){ now + LIVENESS_NS, LIVENESS_NS, liveness_due };
 	deadlines[DL_STALL] = (struct deadline){ 0, TICK_NS, stall_due };
+	if (fl_moca())
+		deadlines[DL_MOCA] = (struct deadline){ now + fl_agent.interval_ns, fl_agent.interval_ns, moca_due };
 	for (;;) {
 		now = fl_now_ns();
 		int fatal = __atomic_load_n(&fatal_error, __ATOMIC_ACQUIRE);
@@ -1120,7 +1157,7 @@ static void *guard_main(void *arg)
 		int handles = guard_handles_faults(now);
 		int serve_now = fl_req_pending() && (handles || n_fault_threads == 0);
 		int sample_now = fl_sample_pending();
-		if (!stop_reason && (handles || serve_now || sample_now))
+		if (!stop_reason && (handles || serve_now || sample_now || moca_close_now))
 			agent_lock_take();
 		else
 			goto unlocked;
@@ -1140,6 +1177,14 @@ static void *guard_main(void *arg)
 			if (!handles && drain_uffd() > 0)
 				progress++;
 			fl_sample_serve();
+		}
+		if (!stop_reason && moca_close_now) {
+			/* faults queued before the deadline belong to the interval; events are read so
+			 * that no move meets a pending one */
+			if (!handles && drain_uffd() > 0)
+				progress++;
+			moca_close_now = 0;
+			fl_moca_close(1);
 		}
 		agent_unlock();
 unlocked:
@@ -1244,6 +1289,9 @@ void fl_handler_reset_after_fork(void)
 	deferred_n = 0;
 	held_n = 0;
 	memset(hints, 0, sizeof(hints));
+	moca_close_now = 0;
+	memset(deadlines, 0, sizeof(deadlines));
+	fl_moca_reset();
 }
 
 /* a thread with its own agent-mapped stack and every signal blocked (inherited from here) */
@@ -1322,6 +1370,8 @@ int fl_handler_start(void)
 		}
 	}
 	if ((err = fl_sample_init(guard_efd)) != 0)
+		return err;
+	if (fl_moca() && (err = fl_moca_init()) != 0)
 		return err;
 	if ((err = start_thread(&guard_thread, HANDLER_STACK, guard_main, NULL)) != 0) {
 		/* fault threads started already leave at once: nothing is registered yet */
