@@ -283,7 +283,8 @@ int fl_moca_init(void);           /* handler start: tables, once per image */
 void fl_moca_reset(void);         /* fork child, new session: the tables hold another image's interval */
 void fl_moca_fault(uintptr_t address, uint32_t tid, uint32_t flags); /* FL_REC_* of a fault: counted */
 void fl_moca_enabled(uintptr_t page); /* a fault enabled page: disabled when the interval ends */
-void fl_moca_close(int disable);  /* the interval ends: every thread's chunk written; disable its pages */
+uint32_t fl_moca_close(void);     /* the interval ends: every thread's chunk written; returns its pages to disable */
+void fl_moca_disable(uint32_t n); /* disable the first n pages enabled (the ended interval's); keep the rest */
 
 /* ---- check.c: FAULTLINE_CHECK, the agent checking its own bookkeeping (handler only) ---- */
 extern int fl_check;

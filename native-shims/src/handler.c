@@ -886,7 +886,7 @@ static int serve(struct fl_req *q)
 		return 0;
 	case FL_REQ_EXEC:
 		if (fl_moca())
-			fl_moca_close(0); /* the image ends: its last interval's chunks */
+			fl_moca_close(); /* the image ends: its last interval's chunks */
 		fl_emit_event(FL_EV_EXEC, (uint32_t)q->tid, 0, 0, 0, 0, q->text, q->text_len);
 		__atomic_store_n(fl_slot32(FL_SLOT_EXEC_ANNOUNCED), 1, __ATOMIC_RELEASE);
 		return 0;
@@ -911,7 +911,7 @@ static int serve(struct fl_req *q)
 	case FL_REQ_EVMS_FLUSH:
 		fl_evms_clear();
 		if (fl_moca())
-			fl_moca_close(0); /* normal exit: the last interval's chunks */
+			fl_moca_close(); /* normal exit: the last interval's chunks */
 		return 0;
 	default:
 		return -EINVAL;
@@ -950,7 +950,7 @@ static void teardown(uint32_t reason, int err)
 	if (fl_moca()) {
 		while (drain_uffd() > 0)
 			;
-		fl_moca_close(0); /* the last interval's chunks, while the ring may still wait */
+		fl_moca_close(); /* the last interval's chunks, while the ring may still wait */
 	}
 	quiet = 1;
 	/* faults already queued: record what we can without waiting, resolve them all */
@@ -1161,6 +1161,20 @@ static void *guard_main(void *arg)
 			agent_lock_take();
 		else
 			goto unlocked;
+		if (moca_close_now) {
+			/*
+			 * Before this section's drain: a page resolved here and disabled at once would make
+			 * its thread, woken only at unlock, fault again in the next interval for the same
+			 * reference. Faults still queued at the deadline belong to the next interval.
+			 */
+			moca_close_now = 0;
+			uint32_t ended = fl_moca_close();
+			/* a pending event (munmap, madvise, mremap) would make every move fail: read it;
+			 * the pages its batch's faults enable are the next interval's, not disabled now */
+			if (uffd_readable() && drain_uffd() > 0)
+				progress++;
+			fl_moca_disable(ended);
+		}
 		if (handles) {
 			int n = drain_uffd();
 			if (n < 0) {
@@ -1177,14 +1191,6 @@ static void *guard_main(void *arg)
 			if (!handles && drain_uffd() > 0)
 				progress++;
 			fl_sample_serve();
-		}
-		if (!stop_reason && moca_close_now) {
-			/* faults queued before the deadline belong to the interval; events are read so
-			 * that no move meets a pending one */
-			if (!handles && drain_uffd() > 0)
-				progress++;
-			moca_close_now = 0;
-			fl_moca_close(1);
 		}
 		agent_unlock();
 unlocked:

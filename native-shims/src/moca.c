@@ -185,33 +185,35 @@ static void sort_pages(uintptr_t *a, uint32_t n)
 }
 
 /*
- * Disable every page enabled in the interval: sorted, so that each run of contiguous pages is
- * one UFFDIO_MOVE (park.c). During a fork (the child copies memory) nothing is disabled: the
- * parent disables everything after it anyway.
+ * Disable the first n pages of the list, those enabled in the interval that ended: sorted, so
+ * that each run of contiguous pages is one UFFDIO_MOVE (park.c). During a fork (the child copies
+ * memory) nothing is disabled: the parent disables everything after it anyway.
  */
-static void disable_enabled(void)
+void fl_moca_disable(uint32_t n)
 {
-	if (!enabled_n)
+	if (!n)
 		return;
 	uint64_t t0 = fl_now_ns();
-	sort_pages(enabled, enabled_n);
+	sort_pages(enabled, n);
 	uint32_t pages = 0;
-	for (uint32_t i = 0; i < enabled_n;) {
+	for (uint32_t i = 0; i < n;) {
 		uintptr_t start = enabled[i], end = start + FL_PAGE;
-		for (i++; i < enabled_n && enabled[i] <= end; i++)
+		for (i++; i < n && enabled[i] <= end; i++)
 			if (enabled[i] == end)
 				end += FL_PAGE; /* equal to the last: enabled twice (zapped and faulted again) */
 		if (!fl_fork_depth)
 			fl_park_disable_enabled(start, end);
 		pages += (uint32_t)((end - start) / FL_PAGE);
 	}
-	enabled_n = 0;
+	/* pages enabled after the interval ended (faults read before the disabling) are the next one's */
+	memmove(enabled, enabled + n, (size_t)(enabled_n - n) * sizeof(*enabled));
+	enabled_n -= n;
 	fl_cnt.evictions += pages;
 	uint64_t spent = fl_now_ns() - t0;
 	__atomic_add_fetch(fl_slot64(FL_SLOT_DISABLE_NS), spent, __ATOMIC_RELEASE);
 }
 
-void fl_moca_close(int disable)
+uint32_t fl_moca_close(void)
 {
 	uint64_t close_seq = __atomic_load_n(fl_ctl64(FL_CTL_CLOCK), __ATOMIC_ACQUIRE);
 	uint64_t close_ns = fl_now_ns() - fl_agent.start_mono_ns;
@@ -222,9 +224,8 @@ void fl_moca_close(int disable)
 	entries_n = 0;
 	active_n = 0;
 	interval_no++;
-	if (disable)
-		disable_enabled();
 	fl_publish_counters();
+	return enabled_n;
 }
 
 void fl_moca_fault(uintptr_t address, uint32_t tid, uint32_t flags)
@@ -245,7 +246,7 @@ void fl_moca_fault(uintptr_t address, uint32_t tid, uint32_t flags)
 	struct thread *t = thread_of(tid);
 	if (!t || entries_n == ENTRIES_MAX) {
 		/* a table is full: this interval ends early (and, for threads, ids start again) */
-		fl_moca_close(1);
+		fl_moca_disable(fl_moca_close());
 		if (!t)
 			memset(threads, 0, (size_t)THREADS_MAX * sizeof(*threads));
 		fl_moca_fault(address, tid, flags);
@@ -271,6 +272,6 @@ void fl_moca_fault(uintptr_t address, uint32_t tid, uint32_t flags)
 void fl_moca_enabled(uintptr_t page)
 {
 	if (enabled_n == ENTRIES_MAX)
-		fl_moca_close(1);
+		fl_moca_disable(fl_moca_close());
 	enabled[enabled_n++] = page;
 }

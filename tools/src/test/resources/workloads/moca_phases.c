@@ -7,7 +7,7 @@
  * Maps PAGES private anonymous pages, writes every one, registers them with
  * faultline_trace_range, then runs each SCRIPT in a thread of its own (concurrently). A script is
  * segments separated by '/': a segment is `rK`/`wK` words separated by commas (read or write
- * one byte of page K), or `sN` (sleep N intervals, touching nothing). Each thread owns page
+ * one byte of page K), or `sN` (sleep N and a half intervals, touching nothing). Each thread owns page
  * `c` = the first page its script names: before its first segment, and after a sleep, it reads
  * that page and waits for the interval to end.
  *
@@ -87,8 +87,11 @@ static void *run(void *arg)
 			sync = 0;
 		}
 		if (*s == 's') {
+			/* and half an interval more: the next touch lands far from an interval end, where a
+			 * fault resolved just before the end could fault again after it (FORMAT.md) */
 			long n = strtol(s + 1, (char **)&s, 10);
-			struct timespec ts = { n * interval_ms / 1000, (n * interval_ms % 1000) * 1000000L };
+			long ms = n * interval_ms + interval_ms / 2;
+			struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 			nanosleep(&ts, NULL);
 			sync = 1;
 		} else {
