@@ -38,7 +38,8 @@ class MocaModeTest
     Path tmp;
 
     /** What one recording of moca_phases gave: the workload's logs by tid, the chunks by tid. */
-    private record Run(Map<Integer, String> logs, Map<Integer, List<MocaChunk>> chunks, long base, TraceHeader header)
+    private record Run(Path trace, Map<Integer, String> logs, Map<Integer, List<MocaChunk>> chunks, long base,
+        TraceHeader header)
     {
     }
 
@@ -85,7 +86,7 @@ class MocaModeTest
                         chunks.computeIfAbsent(chunk.tid(), t -> new ArrayList<>()).add(chunk);
                     }
                 });
-                return new Run(logs, chunks, Long.parseUnsignedLong(base.group(1), 16), reader.header());
+                return new Run(trace, logs, chunks, Long.parseUnsignedLong(base.group(1), 16), reader.header());
             }
         }
     }
@@ -141,6 +142,116 @@ class MocaModeTest
         }
         assertEquals(pages, run.header.longValue(TraceHeader.REFERENCES), "a reference is a page of a chunk");
         assertEquals(run.header.get(TraceHeader.AGENT_RECORDS), run.header.get(TraceHeader.REFERENCES));
+    }
+
+    /**
+     * export --to moca writes Moca's task file (its module's T, C and A lines): with one thread
+     * and nothing else traced, the clock ticks once per page of its chunks, so every field of the
+     * file follows from the model.
+     */
+    @Test
+    void exportWritesMocasTaskFileWithTheModelsChunks() throws Exception
+    {
+        final Run run = record("r1,w2,r2,r3,r3/w4,r5,w5/s1/r6,w6");
+        assertChunksMatchModel(run);
+        final int tid = run.logs.keySet().iterator().next();
+        final List<String> expected = new ArrayList<>(List.of("T 0 " + tid + " " + PAGE));
+        long clock = 0;
+        for (final MocaModel.Chunk chunk : MocaModel.expected(run.logs.get(tid)))
+        {
+            expected.add("C " + chunk.id() + " " + chunk.pages().size() + " " + clock + " " + (clock + chunk.pages().size()) + " 0");
+            clock += chunk.pages().size();
+            for (final MocaModel.Page page : chunk.pages())
+            {
+                // Moca's read count counts every fault of the page, its write count the writes
+                expected.add(String.format("A %016x %016x %d %d 0", run.base + page.page() * PAGE, 0,
+                    page.reads() + page.writes(), page.writes()));
+            }
+        }
+        final Path out = tmp.resolve("moca-files");
+        final Faultline.Result export = Faultline.run("export", "--to", "moca", "-o", out.toString(), run.trace.toString());
+        assertEquals(0, export.status(), export.describe());
+        assertEquals(expected, Files.readAllLines(out.resolve("Moca-task0.log")));
+        assertEquals(List.of(out.resolve("Moca-task0.log")), Files.list(out).toList());
+
+        final Faultline.Result simulate = Faultline.run("simulate", "--policies", "lru", "--sizes", "64", run.trace.toString());
+        assertEquals(2, simulate.status(), simulate.describe());
+        assertTrue(simulate.err().contains("was recorded with --mode moca: it holds the pages each thread touched per "
+            + "interval, not a stream of references"), simulate.describe());
+        final Faultline.Result again = Faultline.run("export", "--to", "moca", "-o", out.toString(), run.trace.toString());
+        assertEquals(2, again.status(), again.describe());
+        assertTrue(again.err().contains("is not a new or empty directory"), again.describe());
+    }
+
+    @Test
+    void dumpShowsEachChunkAndItsPages() throws Exception
+    {
+        final Run run = record("r1,w2,r2");
+        final Faultline.Result dump = Faultline.run("dump", "--no-events", run.trace.toString());
+        assertEquals(0, dump.status(), dump.describe());
+        final List<String> lines = dump.out().lines().filter(l -> !l.startsWith("#")).toList();
+        final MocaChunk sync = run.chunks.values().iterator().next().get(0);
+        final MocaChunk phase = run.chunks.values().iterator().next().get(1);
+        final int tid = sync.tid();
+        final int pid = sync.pid();
+        final long p1 = run.base + PAGE + 8;
+        final long p2 = run.base + 2 * PAGE + 8;
+        assertEquals(List.of(
+            "== " + sync.closeSeq() + " " + sync.closeNs() + " " + pid + " " + tid + " chunk 0 interval " + sync.interval()
+                + " pages 1 clock 0-1",
+            "0 " + sync.timeNs(0) + " " + pid + " " + tid + " r 0x" + Long.toHexString(p1) + " 1 0",
+            "== " + phase.closeSeq() + " " + phase.closeNs() + " " + pid + " " + tid + " chunk 1 interval " + phase.interval()
+                + " pages 2 clock 1-3",
+            "1 " + phase.timeNs(0) + " " + pid + " " + tid + " r 0x" + Long.toHexString(p1) + " 1 0",
+            "2 " + phase.timeNs(1) + " " + pid + " " + tid + " w 0x" + Long.toHexString(p2) + " 0 1"), lines);
+    }
+
+    @Test
+    void sortKeepsItsOutputUnderMocaMode() throws Exception
+    {
+        final StringBuilder numbers = new StringBuilder();
+        final java.util.Random random = new java.util.Random(10);
+        for (int i = 0; i < 100_000; i++)
+        {
+            numbers.append(random.nextInt(1_000_000)).append('\n');
+        }
+        final Path input = Files.writeString(tmp.resolve("numbers.txt"), numbers);
+        final Faultline.Result plain = Faultline.exec(List.of("sort", "-n", input.toString()), 300);
+        final Path trace = tmp.resolve("sort");
+        final Faultline.Result traced = Faultline.run(List.of("record", "-q", "-o", trace.toString(), "--mode", "moca",
+            "--interval", "20ms", "--", "sort", "-n", input.toString()), 600);
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals(plain.out(), traced.out(), "sort's output under --mode moca");
+        final TraceHeader header = TraceHeader.read(trace.resolve(TraceLayout.HEADER_FILE));
+        assertTrue(header.longValue(TraceHeader.REFERENCES) > 1000, header.values().toString());
+        assertEquals(header.get(TraceHeader.AGENT_RECORDS), header.get(TraceHeader.REFERENCES), "no record lost");
+        final Faultline.Result info = Faultline.run("info", trace.toString());
+        assertEquals(0, info.status(), info.describe());
+        assertTrue(info.out().contains("mode moca, interval 20 ms"), info.out());
+    }
+
+    @Test
+    void badCombinationsGetOneLineErrors() throws Exception
+    {
+        final String out = tmp.resolve("t").toString();
+        assertOneLineError(Faultline.run("record", "--interval", "50ms", "-o", out, "--", "true"),
+            "--interval applies to --mode moca");
+        assertOneLineError(Faultline.run("record", "--mode", "moca", "--evms", "64", "-o", out, "--", "true"),
+            "--mode moca keeps no EVMS: drop --evms");
+        assertOneLineError(Faultline.run("record", "--mode", "moca", "--policy", "segq", "-o", out, "--", "true"),
+            "--mode moca keeps no EVMS: drop --policy");
+        assertOneLineError(Faultline.run("record", "--mode", "moca", "--interval", "500us", "-o", out, "--", "true"),
+            "--interval must be at least 1 ms");
+        assertOneLineError(Faultline.run("record", "--mode", "mocca", "-o", out, "--", "true"),
+            "unknown mode 'mocca'; use --mode trace or --mode moca");
+        assertOneLineError(Faultline.run("export", "--to", "moca", out), "give -o DIR");
+    }
+
+    private static void assertOneLineError(final Faultline.Result result, final String expected)
+    {
+        assertEquals(2, result.status(), result.describe());
+        assertEquals(1, result.err().strip().lines().count(), result.describe());
+        assertTrue(result.err().contains(expected), "'" + expected + "' in " + result.describe());
     }
 
     @Test

@@ -137,6 +137,23 @@ public final class TraceReader implements AutoCloseable
         return dir;
     }
 
+    /**
+     * For readers that replay references: a Moca trace holds, per thread and interval, the pages
+     * touched and their fault counts, not a reference stream.
+     *
+     * @param use what needs the references, for the message ("simulate")
+     * @throws TraceFormatException with one line that says why and what to do instead
+     */
+    public void requireReferences(final String use)
+    {
+        if (header.isMoca())
+        {
+            throw new TraceFormatException(dir + " was recorded with --mode moca: it holds the pages each thread "
+                + "touched per interval, not a stream of references, so " + use + " cannot replay it; record with "
+                + "--mode trace for that (faultline dump and export --to moca read Moca traces)");
+        }
+    }
+
     /** The recorder stopped before finishing the trace (header state=recording). */
     public boolean isPartial()
     {
