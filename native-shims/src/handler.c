@@ -16,7 +16,7 @@
  *     scheduler's placement (select_idle_sibling), so the thread is not moved to another CPU,
  *     and a SCHED_IDLE task never keeps a CPU from a program thread that wants it.
  *   - one guard thread of normal priority: the deadline loop (recorder liveness and the stop
- *     flag now; interval ends and sampling ticks later), teardown, and the guard against
+ *     flag, Moca's interval ends; sampling ticks later), teardown, and the guard against
  *     starvation. A SCHED_IDLE thread gets no CPU while its CPU has other runnable work; when a
  *     fault or request has waited two ticks (1 ms each) with no progress by any fault thread,
  *     the guard handles faults itself for the next 100 ms ("contended"), as a single handler
@@ -1051,7 +1051,8 @@ static void *fault_main(void *arg)
 /*
  * The guard's deadline table: each entry runs, under the lock, when its time has come, and the
  * guard sleeps until the earliest one (or until a request, the recorder's death, or a fault
- * while it watches the uffd). Later entries: Moca's interval end, DAMON's sampling ticks.
+ * while it watches the uffd). Moca's interval end (moca_due) only marks it: the guard ends the
+ * interval under the lock, before that section reads any fault. DAMON's sampling ticks: later.
  */
 struct deadline {
 	uint64_t due;    /* fl_now_ns(); 0 = not armed */
