@@ -206,6 +206,7 @@ class MocaModeTest
             "2 " + phase.timeNs(1) + " " + pid + " " + tid + " w 0x" + Long.toHexString(p2) + " 0 1"), lines);
     }
 
+    /** sort in a pipeline: the shell forks and execs it and uniq, each its own process with its own intervals */
     @Test
     void sortKeepsItsOutputUnderMocaMode() throws Exception
     {
@@ -216,14 +217,16 @@ class MocaModeTest
             numbers.append(random.nextInt(1_000_000)).append('\n');
         }
         final Path input = Files.writeString(tmp.resolve("numbers.txt"), numbers);
-        final Faultline.Result plain = Faultline.exec(List.of("sort", "-n", input.toString()), 300);
+        final String pipeline = "sort -n " + input + " | uniq -c";
+        final Faultline.Result plain = Faultline.exec(List.of("sh", "-c", pipeline), 300);
         final Path trace = tmp.resolve("sort");
         final Faultline.Result traced = Faultline.run(List.of("record", "-q", "-o", trace.toString(), "--mode", "moca",
-            "--interval", "20ms", "--", "sort", "-n", input.toString()), 600);
+            "--interval", "20ms", "--", "sh", "-c", pipeline), 600);
         assertEquals(0, traced.status(), traced.describe());
         assertEquals(plain.out(), traced.out(), "sort's output under --mode moca");
         final TraceHeader header = TraceHeader.read(trace.resolve(TraceLayout.HEADER_FILE));
         assertTrue(header.longValue(TraceHeader.REFERENCES) > 1000, header.values().toString());
+        assertTrue(header.longValue(TraceHeader.PROCESSES) >= 3, "sh, sort and uniq: " + header.values());
         assertEquals(header.get(TraceHeader.AGENT_RECORDS), header.get(TraceHeader.REFERENCES), "no record lost");
         final Faultline.Result info = Faultline.run("info", trace.toString());
         assertEquals(0, info.status(), info.describe());
