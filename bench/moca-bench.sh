@@ -16,13 +16,8 @@ runs=${1:-3}
 out=$(mktemp -d /tmp/moca-bench.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 gcc -O2 -Wall -Wextra -Werror -I"$root/native-shims/include" -o "$out/touch" "$here/native/moca_touch.c"
-python3 -c "
-import random
-random.seed(1)
-with open('$out/in.txt', 'w') as f:
-    for i in range(200000): f.write('%016x %d\n' % (random.getrandbits(64), i))"
-
-median() { sort -n | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}'; }
+. "$here/sort-lib.sh"
+sort_input
 key() { sed -n "s/^$1=//p" "$2/header.properties"; }
 
 disabling() { # label, stride
@@ -37,25 +32,9 @@ disabling() { # label, stride
 disabling "disabling 1,000 contiguous pages" 1
 disabling "disabling 1,000 pages, every other page" 2
 
-sorted() { # label, record args... (none: native)
-  local label=$1; shift
-  local all=() extra=""
-  for _ in $(seq "$runs"); do
-    local s e
-    s=$(date +%s%N)
-    if [[ $# -eq 0 ]]; then
-      sort --parallel=1 -S 64M "$out/in.txt" > /dev/null
-    else
-      rm -rf "$out/s"
-      "$root/faultline" record -q -o "$out/s" "$@" -- sort --parallel=1 -S 64M "$out/in.txt" > /dev/null
-    fi
-    e=$(date +%s%N)
-    all+=("$(( (e - s) / 1000000 ))")
-    if [[ $# -gt 0 ]]; then
-      extra="pages $(key references "$out/s"), disabled $(key evictions "$out/s") in $(( $(key disable_ns "$out/s") / 1000000 )) ms"
-    fi
-  done
-  printf '%-44s %8s ms   (%s)  %s\n' "$label" "$(printf '%s\n' "${all[@]}" | median)" "${all[*]}" "$extra"
+# what the last run's agents did: pages recorded, pages disabled and how long that took
+disabled() {
+  printf '%-44s %s\n' "" "pages $(key references "$out/s"), disabled $(key evictions "$out/s") in $(( $(key disable_ns "$out/s") / 1000000 )) ms (last run)"
 }
 sorted "sort, native"
 startup=()
@@ -65,5 +44,8 @@ for _ in $(seq "$runs"); do
 done
 printf '%-44s %8s ms   (%s)\n' "record --mode moca -- true (the recorder)" "$(printf '%s\n' "${startup[@]}" | median)" "${startup[*]}"
 sorted "sort, --mode moca --interval 10ms" --mode moca --interval 10ms
+disabled
 sorted "sort, --mode moca --interval 50ms" --mode moca --interval 50ms
+disabled
 sorted "sort, --mode moca --interval 200ms" --mode moca --interval 200ms
+disabled
