@@ -14,13 +14,8 @@ runs=${1:-3}
 out=$(mktemp -d /tmp/evms-bench.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 gcc -O2 -Wall -Wextra -Werror -I"$root/native-shims/include" -o "$out/sfl" "$here/native/soft_fault_loop.c"
-python3 -c "
-import random
-random.seed(1)
-with open('$out/in.txt', 'w') as f:
-    for i in range(200000): f.write('%016x %d\n' % (random.getrandbits(64), i))"
-
-median() { sort -n | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}'; }
+. "$here/sort-lib.sh"
+sort_input
 
 loop() { # label, mode, policy args...
   local label=$1 mode=$2; shift 2
@@ -38,23 +33,6 @@ loop "fifo: read, then write (+ WP fault)" dirty
 loop "clock lead 8: read" new --policy clock --lead 8
 loop "clock lead 8: read + re-reference" reref --policy clock --lead 8
 
-sorted() { # label, record args... (none: native)
-  local label=$1; shift
-  local all=()
-  for _ in $(seq "$runs"); do
-    local s e
-    s=$(date +%s%N)
-    if [[ $# -eq 0 ]]; then
-      sort --parallel=1 -S 64M "$out/in.txt" > /dev/null
-    else
-      rm -rf "$out/s"
-      "$root/faultline" record -q -o "$out/s" "$@" -- sort --parallel=1 -S 64M "$out/in.txt" > /dev/null
-    fi
-    e=$(date +%s%N)
-    all+=("$(( (e - s) / 1000000 ))")
-  done
-  printf '%-40s %8s ms   (%s)\n' "$label" "$(printf '%s\n' "${all[@]}" | median)" "${all[*]}"
-}
 sorted "sort, native"
 sorted "sort, fifo" --policy fifo
 sorted "sort, segq --trail fifo" --policy segq --trail fifo

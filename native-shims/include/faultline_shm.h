@@ -37,7 +37,10 @@
  *   80  u64 start_mono_ns    CLOCK_MONOTONIC at recording start; record times are relative to it
  *   88  u32 lead_pages       pages in the leading FIFO segment under the segq policies (0: fifo)
  *   104 u64 claims           slots claimed so far: each claim takes the next number (slot claim)
- *   128 u32 mode             FL_MODE_*: trace (records every trapped reference) or monitor (DAMON)
+ *   112 u64 interval_ns      Moca mode: the interval at whose end every page referenced in it is
+ *                            disabled again and every thread's chunk is written (0 otherwise)
+ *   128 u32 mode             FL_MODE_*: trace (records every trapped reference), monitor (DAMON)
+ *                            or moca (Moca's intervals)
  *   132 u32 board_entries    monitor mode: entries of each slot's sampling board (0 otherwise)
  *   136 u64 board_offset     file offset of slot 0's sampling board (after the last ring)
  *   144 u64 board_stride     distance between consecutive boards (page aligned)
@@ -64,7 +67,9 @@
  *   112 u32 fork_pids[4]     the child pid of FORK event n at fork_pids[n % 4]: a followed child
  *                            waits until its pid is here before it traps anything, so that its
  *                            first reference's seq comes after its parent's FORK event
- *   92, 104 ... reserved up to FL_SLOT_SIZE
+ *   104 u64 disable_ns       Moca mode: time spent disabling pages at interval ends (evictions
+ *                            counts the pages), so that the cost per page can be reported
+ *   92  u32 reserved
  *
  * Sampling board (monitor mode): how the recorder's DAMON core asks one process's agent for
  * access checks (the vaddr and fvaddr operations sets; docs/ARCHITECTURE.md, "Monitoring").
@@ -99,15 +104,31 @@
  *   FL_MSG_CHUNK  a chunk of consecutive trapped references of one thread:
  *     0   u32 pid
  *     4   u32 tid
- *     8   u64 chunk_id      per process, from 0
+ *     8   u64 chunk_id      per process, from 0 (Moca chunk: per thread, from 0)
  *     16  u32 count         number of records that follow
- *     20  u32 flags         0
+ *     20  u32 flags         0, or FL_CHUNK_MOCA: a Moca chunk, laid out as below
  *     24  records[count], FL_RECORD_SIZE bytes each:
  *           0   u64 seq       value of the global clock taken for this reference
  *           8   u64 time_ns   CLOCK_MONOTONIC - start_mono_ns
  *           16  u64 address   exact faulting address
  *           24  u32 flags     FL_REC_WRITE | FL_REC_FIRST_TOUCH
  *           28  u32 reserved  0
+ *
+ *   A Moca chunk (FL_MODE_MOCA, moca.c): the pages one thread faulted on in one interval, written
+ *   when the interval ends. Same first 24 bytes, then:
+ *     24  u64 start_seq     the clock taken by its first record (its first fault)
+ *     32  u64 end_seq       one past the clock taken by its last record
+ *     40  u64 close_seq     the clock when the interval ended: the chunk's place in the trace's
+ *                           order (records and events of the process before it have seq <= this)
+ *     48  u64 close_ns      when the interval ended, CLOCK_MONOTONIC - start_mono_ns
+ *     56  u64 interval      the interval's number in this process, from 0
+ *     64  records[count], FL_RECORD_MOCA_SIZE bytes each, one per page, in seq order:
+ *           0..28             as above, for the thread's first fault on the page in the interval
+ *           32  u32 reads     read faults of the thread on the page in the interval
+ *           36  u32 writes    write faults: on a disabled page, and on an enabled page first read
+ *                             (write-protected, so that its first write faults)
+ *   A thread with more pages in one interval than one ring message holds gets several chunks
+ *   with the same chunk_id and interval, in order.
  *
  *   FL_MSG_EVENT  something that happened to a process, thread or mapping:
  *     0   u32 type          FL_EV_*
@@ -128,7 +149,7 @@
 #include <stdint.h>
 
 #define FL_SHM_MAGIC   0x314d48534c544c46ULL /* "FLTLSHM1" read as little-endian bytes */
-#define FL_SHM_VERSION 2
+#define FL_SHM_VERSION 3
 
 #define FL_ENV_SHM "FAULTLINE_SHM"
 
@@ -151,6 +172,7 @@
 #define FL_CTL_START_MONO_NS    80
 #define FL_CTL_LEAD_PAGES       88
 #define FL_CTL_CLAIMS           104
+#define FL_CTL_INTERVAL_NS      112
 #define FL_CTL_MODE             128
 #define FL_CTL_BOARD_ENTRIES    132
 #define FL_CTL_BOARD_OFFSET     136
@@ -171,6 +193,13 @@
 
 #define FL_MODE_TRACE   0
 #define FL_MODE_MONITOR 1 /* no records, no EVMS: only the sampling board's access checks */
+#define FL_MODE_MOCA    2 /* no EVMS: pages stay enabled until the interval ends; Moca chunks */
+
+/*
+ * Shortest Moca interval: the guard that ends intervals sleeps in poll(2), whose timeout counts
+ * milliseconds. Disabling must also stay far below the interval (BENCHMARKS.md, "Moca").
+ */
+#define FL_MOCA_MIN_INTERVAL_NS 1000000ULL
 
 #define FL_FLAG_FOLLOW_FORKS 1u /* trace children (issue 3); without it only the first process */
 #define FL_FLAG_FOLLOW_EXEC  2u /* without FOLLOW_FORKS: the first process's later images too (monitor) */
@@ -201,6 +230,7 @@
 #define FL_SLOT_FORKS_ANNOUNCED 88
 #define FL_SLOT_FORK_PIDS       112
 #define FL_SLOT_FORK_PIDS_COUNT 4
+#define FL_SLOT_DISABLE_NS      104
 
 #define FL_SLOT_FREE    0
 #define FL_SLOT_ACTIVE  1 /* claimed; the agent is tracing */
@@ -259,11 +289,22 @@
 #define FL_CHUNK_FLAGS    20
 #define FL_CHUNK_HEADER_SIZE 24
 
+#define FL_CHUNK_MOCA             1u /* chunk flags: a Moca chunk */
+#define FL_CHUNK_MOCA_START_SEQ   24
+#define FL_CHUNK_MOCA_END_SEQ     32
+#define FL_CHUNK_MOCA_CLOSE_SEQ   40
+#define FL_CHUNK_MOCA_CLOSE_NS    48
+#define FL_CHUNK_MOCA_INTERVAL    56
+#define FL_CHUNK_MOCA_HEADER_SIZE 64
+
 #define FL_RECORD_SEQ      0
 #define FL_RECORD_TIME_NS  8
 #define FL_RECORD_ADDRESS  16
 #define FL_RECORD_FLAGS    24
 #define FL_RECORD_SIZE     32
+#define FL_RECORD_MOCA_READS  32
+#define FL_RECORD_MOCA_WRITES 36
+#define FL_RECORD_MOCA_SIZE   40
 
 #define FL_REC_WRITE       1u /* the trapped access was a write (also a kernel write, e.g. read(2) into the page) */
 #define FL_REC_FIRST_TOUCH 2u /* the page had never been populated: resolved with a zero page */

@@ -362,6 +362,9 @@ static int start_tracing(const char *path)
 	fl_agent.chunk_records = *fl_ctl32(FL_CTL_CHUNK_RECORDS);
 	fl_agent.flags = *fl_ctl32(FL_CTL_FLAGS);
 	fl_agent.mode = *fl_ctl32(FL_CTL_MODE);
+	fl_agent.interval_ns = *fl_ctl64(FL_CTL_INTERVAL_NS);
+	if (fl_agent.interval_ns < FL_MOCA_MIN_INTERVAL_NS)
+		fl_agent.interval_ns = FL_MOCA_MIN_INTERVAL_NS;
 	fl_agent.start_mono_ns = *fl_ctl64(FL_CTL_START_MONO_NS);
 	if (fl_agent.evms_pages == 0)
 		fl_agent.evms_pages = 512;

@@ -271,6 +271,7 @@ void fl_park_relocate(uintptr_t from, uintptr_t to, size_t len);
 /* resolve a fault at page; returns 1 if the page was enabled by us, 0 if resolved otherwise */
 int fl_park_enable(uintptr_t page, int write);
 int fl_park_evict(uintptr_t page); /* disable an enabled page the EVMS let go; -EAGAIN: retry after the next event */
+void fl_park_disable_enabled(uintptr_t s, uintptr_t e); /* [s,e) enabled by faults, none pinned: one move per range */
 void fl_park_pin(uintptr_t addr);
 int fl_park_untrace_all(void);
 
@@ -280,6 +281,14 @@ int fl_sample_pending(void);      /* any thread: a request is posted */
 void fl_sample_serve(void);       /* answer it (every queued fault resolved first) */
 void fl_sample_fault(uintptr_t page); /* a fault at page was resolved */
 void fl_sample_stop(void);        /* teardown: armed pages home */
+
+/* ---- moca.c: Moca's interval mode (FL_MODE_MOCA; lock held) ---- */
+int fl_moca_init(void);           /* handler start: tables, once per image */
+void fl_moca_reset(void);         /* fork child, new session: the tables hold another image's interval */
+void fl_moca_fault(uintptr_t address, uint32_t tid, uint32_t flags); /* FL_REC_* of a fault: counted */
+void fl_moca_enabled(uintptr_t page); /* a fault enabled page: disabled when the interval ends */
+uint32_t fl_moca_close(void);     /* the interval ends: every thread's chunk written; returns its pages to disable */
+void fl_moca_disable(uint32_t n); /* disable the first n pages enabled (the ended interval's); keep the rest */
 
 /* ---- check.c: FAULTLINE_CHECK, the agent checking its own bookkeeping (handler only) ---- */
 extern int fl_check;
@@ -313,6 +322,7 @@ void fl_wake_later(uintptr_t page); /* agent lock held: wake the page's faulting
 void fl_emit_event(uint32_t type, uint32_t tid, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
 		   const char *text, uint32_t text_len);
 void fl_publish_counters(void);
+int fl_publish_message(int32_t type, const void *msg, uint32_t len); /* into the ring; a full ring waits */
 int fl_hint_post(uint32_t kind, uint64_t start, uint64_t len, uint64_t value);
 int fl_hint_take(int i);
 
@@ -331,6 +341,7 @@ struct fl_agent {
 	uint32_t slot_index;
 	uint32_t scope, evms_pages, chunk_records, flags;
 	uint32_t mode;          /* FL_MODE_*, from the control block */
+	uint64_t interval_ns;   /* Moca mode: the interval (at least FL_MOCA_MIN_INTERVAL_NS) */
 	uint64_t start_mono_ns;
 	int uffd;
 	int recorder_pidfd;
@@ -352,6 +363,12 @@ static inline uint64_t *fl_slot64(size_t off) { return (uint64_t *)(fl_agent.slo
 static inline int fl_monitoring(void)
 {
 	return fl_agent.mode == FL_MODE_MONITOR;
+}
+
+/* Moca mode (FL_MODE_MOCA): no EVMS, pages disabled at interval ends, Moca chunks (moca.c) */
+static inline int fl_moca(void)
+{
+	return fl_agent.mode == FL_MODE_MOCA;
 }
 
 static inline int fl_tracing(void)

@@ -16,7 +16,7 @@
  *     scheduler's placement (select_idle_sibling), so the thread is not moved to another CPU,
  *     and a SCHED_IDLE task never keeps a CPU from a program thread that wants it.
  *   - one guard thread of normal priority: the deadline loop (recorder liveness and the stop
- *     flag now; interval ends and sampling ticks later), teardown, and the guard against
+ *     flag, Moca's interval ends; sampling ticks later), teardown, and the guard against
  *     starvation. A SCHED_IDLE thread gets no CPU while its CPU has other runnable work; when a
  *     fault or request has waited two ticks (1 ms each) with no progress by any fault thread,
  *     the guard handles faults itself for the next 100 ms ("contended"), as a single handler
@@ -331,6 +331,11 @@ static int ring_put(int32_t type, const void *msg, uint32_t len)
 	return rc;
 }
 
+int fl_publish_message(int32_t type, const void *msg, uint32_t len)
+{
+	return ring_put(type, msg, len);
+}
+
 static inline void put32(uint8_t *p, size_t off, uint32_t v) { memcpy(p + off, &v, 4); }
 static inline void put64(uint8_t *p, size_t off, uint64_t v) { memcpy(p + off, &v, 8); }
 
@@ -481,7 +486,10 @@ static void label_and_publish(uint32_t from, uint32_t to)
 			fl_range_set_bit(r, page, 1);
 		}
 	}
-	if (!fl_monitoring()) /* monitor mode records nothing: its faults are access checks */
+	if (fl_moca()) /* counted into the thread's chunk of this interval, written when it ends */
+		for (uint32_t i = from; i < to; i++)
+			fl_moca_fault(staged[i].address, staged[i].tid, staged[i].flags);
+	else if (!fl_monitoring()) /* monitor mode records nothing: its faults are access checks */
 		publish(from, to);
 }
 
@@ -529,6 +537,15 @@ static void resolve_one(uintptr_t page, int write, int pinned, int soft, uint32_
 	}
 	if (fl_monitoring()) {
 		fl_sample_fault(page); /* no EVMS: the page stays enabled until the next check */
+		return;
+	}
+	if (fl_moca()) {
+		/* no EVMS: enabled until the interval ends; write-protected if read (dirty tracking) */
+		if (r > 0 && !pinned) {
+			if (!write)
+				fl_uffd_writeprotect(fd, page, FL_PAGE, 1);
+			fl_moca_enabled(page);
+		}
 		return;
 	}
 	if (r > 0 && !pinned) {
@@ -887,6 +904,8 @@ static int serve(struct fl_req *q)
 		fl_emit_event(FL_EV_THREAD_NAME, (uint32_t)q->a, 0, 0, 0, 0, q->text, q->text_len);
 		return 0;
 	case FL_REQ_EXEC:
+		if (fl_moca())
+			fl_moca_close(); /* the image ends: its last interval's chunks */
 		fl_emit_event(FL_EV_EXEC, (uint32_t)q->tid, 0, 0, 0, 0, q->text, q->text_len);
 		__atomic_store_n(fl_slot32(FL_SLOT_EXEC_ANNOUNCED), 1, __ATOMIC_RELEASE);
 		return 0;
@@ -910,6 +929,8 @@ static int serve(struct fl_req *q)
 	}
 	case FL_REQ_EVMS_FLUSH:
 		fl_evms_clear();
+		if (fl_moca())
+			fl_moca_close(); /* normal exit: the last interval's chunks */
 		return 0;
 	default:
 		return -EINVAL;
@@ -945,6 +966,11 @@ static void teardown(uint32_t reason, int err)
 	}
 	agent_lock_take();
 	fl_req_cancel_all();
+	if (fl_moca()) {
+		while (drain_uffd() > 0)
+			;
+		fl_moca_close(); /* the last interval's chunks, while the ring may still wait */
+	}
 	quiet = 1;
 	/* faults already queued: record what we can without waiting, resolve them all */
 	while (drain_uffd() > 0)
@@ -1044,17 +1070,27 @@ static void *fault_main(void *arg)
 /*
  * The guard's deadline table: each entry runs, under the lock, when its time has come, and the
  * guard sleeps until the earliest one (or until a request, the recorder's death, or a fault
- * while it watches the uffd). Later entries: Moca's interval end, DAMON's sampling ticks.
+ * while it watches the uffd). Moca's interval end (moca_due) only marks it: the guard ends the
+ * interval under the lock, before that section reads any fault. DAMON's sampling ticks: later.
  */
 struct deadline {
 	uint64_t due;    /* fl_now_ns(); 0 = not armed */
 	uint64_t period; /* re-armed this far ahead after running; 0 = once */
 	void (*run)(uint64_t now);
 };
-enum { DL_LIVENESS, DL_STALL, DL_COUNT };
+enum { DL_LIVENESS, DL_STALL, DL_MOCA, DL_COUNT };
 static struct deadline deadlines[DL_COUNT];
 static uint32_t stop_reason; /* set by a deadline: the guard tears down with it */
 static int stop_err;
+
+/* Moca mode: the interval ends; run under the lock by the guard (moca_close_now) */
+static int moca_close_now;
+
+static void moca_due(uint64_t now)
+{
+	(void)now;
+	moca_close_now = 1;
+}
 
 static void liveness_due(uint64_t now)
 {
@@ -1120,6 +1156,8 @@ static void *guard_main(void *arg)
 	uint64_t now = fl_now_ns();
 	deadlines[DL_LIVENESS] = (struct deadline){ now + LIVENESS_NS, LIVENESS_NS, liveness_due };
 	deadlines[DL_STALL] = (struct deadline){ 0, TICK_NS, stall_due };
+	if (fl_moca())
+		deadlines[DL_MOCA] = (struct deadline){ now + fl_agent.interval_ns, fl_agent.interval_ns, moca_due };
 	for (;;) {
 		now = fl_now_ns();
 		int fatal = __atomic_load_n(&fatal_error, __ATOMIC_ACQUIRE);
@@ -1139,10 +1177,24 @@ static void *guard_main(void *arg)
 		int handles = guard_handles_faults(now);
 		int serve_now = fl_req_pending() && (handles || n_fault_threads == 0);
 		int sample_now = fl_sample_pending();
-		if (!stop_reason && (handles || serve_now || sample_now))
+		if (!stop_reason && (handles || serve_now || sample_now || moca_close_now))
 			agent_lock_take();
 		else
 			goto unlocked;
+		if (moca_close_now) {
+			/*
+			 * Before this section's drain: a page resolved here and disabled at once would make
+			 * its thread, woken only at unlock, fault again in the next interval for the same
+			 * reference. Faults still queued at the deadline belong to the next interval.
+			 */
+			moca_close_now = 0;
+			uint32_t ended = fl_moca_close();
+			/* a pending event (munmap, madvise, mremap) would make every move fail: read it;
+			 * the pages its batch's faults enable are the next interval's, not disabled now */
+			if (uffd_readable() && drain_uffd() > 0)
+				progress++;
+			fl_moca_disable(ended);
+		}
 		if (handles) {
 			int n = drain_uffd();
 			if (n < 0) {
@@ -1263,6 +1315,9 @@ void fl_handler_reset_after_fork(void)
 	deferred_n = 0;
 	held_n = 0;
 	memset(hints, 0, sizeof(hints));
+	moca_close_now = 0;
+	memset(deadlines, 0, sizeof(deadlines));
+	fl_moca_reset();
 }
 
 /* a thread with its own agent-mapped stack and every signal blocked (inherited from here) */
@@ -1341,6 +1396,8 @@ int fl_handler_start(void)
 		}
 	}
 	if ((err = fl_sample_init(guard_efd)) != 0)
+		return err;
+	if (fl_moca() && (err = fl_moca_init()) != 0)
 		return err;
 	if ((err = start_thread(&guard_thread, HANDLER_STACK, guard_main, NULL)) != 0) {
 		/* fault threads started already leave at once: nothing is registered yet */

@@ -288,6 +288,21 @@ void fl_park_disable(uintptr_t s, uintptr_t e)
 	reenable_pins(s, e);
 }
 
+/*
+ * Moca's interval end (moca.c): every page of [s, e) was enabled by a fault in the interval and
+ * none is pinned, so neither fl_park_disable's pagemap read (their populated bits are set) nor
+ * its pass over the pins is needed: one bulk move per range.
+ */
+void fl_park_disable_enabled(uintptr_t s, uintptr_t e)
+{
+	for (int64_t i = fl_range_index_from(s); i >= 0 && (uint32_t)i < fl_range_count(); i++) {
+		struct fl_range *r = fl_range_at((uint32_t)i);
+		if (r->start >= e)
+			break;
+		bulk_move(r, r->start > s ? r->start : s, r->end < e ? r->end : e, 1, disable_fail);
+	}
+}
+
 uint32_t fl_park_restore(uintptr_t s, uintptr_t e)
 {
 	restore_stuck = 0;

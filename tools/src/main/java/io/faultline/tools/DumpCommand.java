@@ -6,7 +6,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 
+import io.faultline.format.ChunkDescriptor;
 import io.faultline.format.EventType;
+import io.faultline.format.MocaChunk;
 import io.faultline.format.ReadSummary;
 import io.faultline.format.TraceEvent;
 import io.faultline.format.TraceFormatException;
@@ -21,6 +23,9 @@ import picocli.CommandLine.Parameters;
  * {@code faultline dump [--format text|csv] [--pid N] [--tid N] DIR}: one line per reference
  * record and per eviction record (kind evict, with its tag) in trace order. CSV has the header
  * {@code seq,time_ns,pid,tid,kind,address,tag}; text also shows events, as lines starting with {@code --}.
+ * A Moca trace ({@code record --mode moca}) has chunks instead: in text a line starting
+ * {@code ==} per chunk, then a line per page with its read and write faults; in CSV a row per
+ * page with the header {@value #MOCA_CSV_HEADER}.
  */
 @Command(name = "dump", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     synopsisHeading = "usage: ", customSynopsis = {DumpCommand.USAGE_LINE,
@@ -28,10 +33,13 @@ import picocli.CommandLine.Parameters;
     descriptionHeading = "%n", description = {
         "Print every reference of a trace, as text or CSV.", "",
         "Reference records and eviction records (kind evict, tag r, w, R or W) come in trace order.",
-        "Text also shows events, as lines starting --; CSV has the header " + DumpCommand.CSV_HEADER + ".", ""})
+        "Text also shows events, as lines starting --; CSV has the header " + DumpCommand.CSV_HEADER + ".",
+        "A Moca trace (record --mode moca) shows its chunks: a line starting == per chunk, then one per page",
+        "with its read and write faults; CSV has the header " + DumpCommand.MOCA_CSV_HEADER + ".", ""})
 final class DumpCommand implements Callable<Integer>
 {
     static final String CSV_HEADER = FaultlineCsvWriter.HEADER;
+    static final String MOCA_CSV_HEADER = "pid,tid,chunk_id,interval,close_seq,seq,time_ns,kind,address,reads,writes";
     static final String USAGE_LINE = "faultline dump [--format text|csv] [--pid N] [--tid N] [--from T] [--until T]";
     private static final String USAGE = "usage: " + USAGE_LINE + " [--no-events] TRACE_DIR";
 
@@ -104,7 +112,10 @@ final class DumpCommand implements Callable<Integer>
         final boolean withEvents = !noEvents && !asCsv;
         try (TraceReader reader = TraceArguments.open(path, skipCorrupt))
         {
-            out.println(asCsv ? CSV_HEADER : "#seq time_ns pid tid kind address tag");
+            final boolean moca = reader.header().isMoca();
+            out.println(asCsv ? (moca ? MOCA_CSV_HEADER : CSV_HEADER)
+                : moca ? "#== close_seq close_ns pid tid chunk ID interval N pages N clock START-END\n#seq time_ns pid tid kind address reads writes"
+                : "#seq time_ns pid tid kind address tag");
             final StringBuilder line = new StringBuilder(64);
             final long[] lines = new long[1];
             final ReadSummary summary = reader.forEach(new TraceVisitor()
@@ -145,6 +156,44 @@ final class DumpCommand implements Callable<Integer>
                         .append(e.type() == null ? "event-" + e.code() : e.type().label());
                     appendFields(line, e);
                     emit(out, line, lines);
+                }
+
+                @Override
+                public void onMocaChunk(final MocaChunk c)
+                {
+                    if ((pid >= 0 && c.pid() != pid) || (tid >= 0 && c.tid() != tid) || c.closeNs() < fromNs
+                        || c.closeNs() >= untilNs)
+                    {
+                        return;
+                    }
+                    if (!asCsv)
+                    {
+                        line.setLength(0);
+                        line.append("== ").append(c.closeSeq()).append(' ').append(c.closeNs()).append(' ').append(c.pid())
+                            .append(' ').append(c.tid()).append(" chunk ").append(c.chunkId()).append(" interval ")
+                            .append(c.interval()).append(" pages ").append(c.pages()).append(" clock ")
+                            .append(c.startSeq()).append('-').append(c.endSeq());
+                        emit(out, line, lines);
+                    }
+                    for (int i = 0; i < c.pages(); i++)
+                    {
+                        line.setLength(0);
+                        final boolean write = (c.flags(i) & ChunkDescriptor.REC_WRITE) != 0;
+                        if (asCsv)
+                        {
+                            line.append(c.pid()).append(',').append(c.tid()).append(',').append(c.chunkId()).append(',')
+                                .append(c.interval()).append(',').append(c.closeSeq()).append(',').append(c.seq(i))
+                                .append(',').append(c.timeNs(i)).append(',').append(write ? 'w' : 'r').append(",0x")
+                                .append(Long.toHexString(c.address(i))).append(',').append(c.reads(i)).append(',')
+                                .append(c.writes(i));
+                        }
+                        else
+                        {
+                            FaultlineCsvWriter.append(line, ' ', c.seq(i), c.timeNs(i), c.pid(), c.tid(), c.address(i), write)
+                                .append(' ').append(c.reads(i)).append(' ').append(c.writes(i));
+                        }
+                        emit(out, line, lines);
+                    }
                 }
 
                 /** an eviction record is a record, not an event: a row, in CSV too */

@@ -3,9 +3,9 @@ package io.faultline.tools;
 import picocli.CommandLine;
 
 /**
- * DAMON's intervals in microseconds, as its attributes count them, read with the one duration
- * grammar of every command ({@link Values#duration}: 500us, 5ms, 1.5s, 2m), and written back for
- * messages.
+ * Intervals in microseconds (DAMON's, as its attributes count them; Moca's, record --interval),
+ * read with the one duration grammar of every command ({@link Values#duration}: 500us, 5ms, 1.5s,
+ * 2m), and written back for messages.
  */
 final class Durations implements CommandLine.ITypeConverter<Long>
 {

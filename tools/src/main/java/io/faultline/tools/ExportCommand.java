@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import java.util.zip.DeflaterOutputStream;
 
 import io.faultline.damon.report.DamoJson;
@@ -26,7 +27,9 @@ import io.faultline.sim.report.Written;
 import io.faultline.sim.trace.Compression;
 import io.faultline.sim.trace.ExportFormat;
 import io.faultline.sim.trace.ExportFormats;
+import io.faultline.sim.trace.MocaTaskFiles;
 import io.faultline.format.EventType;
+import io.faultline.format.MocaChunk;
 import io.faultline.format.TraceEvent;
 import io.faultline.format.TraceVisitor;
 import io.faultline.sim.trace.TraceException;
@@ -52,6 +55,8 @@ import picocli.CommandLine.Parameters;
         "  lirs        LIRS block trace, one page per line",
         "  csv         the columns of faultline dump --format csv: seq,time_ns,pid,tid,kind,address,tag",
         "  kvmtrace    kVMTrace's reduced trace: TAG TIME_NS PID VPAGE per eviction record, in eviction order",
+        "  moca        of a trace recorded with --mode moca: Moca's per-task trace files (Moca-taskX.log:",
+        "              T, C and A lines, its module's format of 2015) in the directory -o DIR",
         "Every export reads back with faultline simulate/mrc --format FORMAT to the same pages.",
         "  damo-json   DAMON's regions of every aggregation as damo's JSON record: of a monitoring",
         "              record (faultline monitor), or the exact ones of a trace, cut into --sample and",
@@ -60,9 +65,12 @@ import picocli.CommandLine.Parameters;
 final class ExportCommand implements Callable<Integer>
 {
     static final String USAGE_LINE = "faultline export --to FORMAT [-o FILE] [--pid N] [--tid N] TRACE_DIR\n"
-        + "       faultline export --to damo-json [-o FILE] [--sample T] [--aggr T] RECORD_OR_TRACE_DIR";
+        + "       faultline export --to damo-json [-o FILE] [--sample T] [--aggr T] RECORD_OR_TRACE_DIR\n"
+        + "       faultline export --to moca -o DIR [--pid N] [--tid N] TRACE_DIR";
     /** damo's JSON record: from DAMON's regions, not from the references, so not one of {@link ExportFormats}. */
     static final String DAMO_JSON = "damo-json";
+    /** Moca's per-task files: a directory of them, from a Moca trace's chunks ({@link MocaTaskFiles}). */
+    static final String MOCA = "moca";
     private static final String USAGE = "usage: " + USAGE_LINE;
     /** References between two updates of the progress count. */
     private static final int PROGRESS_BLOCK = 1 << 12;
@@ -76,6 +84,7 @@ final class ExportCommand implements Callable<Integer>
             final List<String> names = new ArrayList<>();
             ExportFormats.all().forEach(f -> names.add(f.name()));
             names.add(DAMO_JSON);
+            names.add(MOCA);
             return names.iterator();
         }
     }
@@ -124,7 +133,12 @@ final class ExportCommand implements Callable<Integer>
     {
         if (to == null)
         {
-            throw new CliException("missing --to FORMAT; known formats: " + ExportFormats.names() + ", " + DAMO_JSON);
+            throw new CliException("missing --to FORMAT; known formats: " + ExportFormats.names() + ", " + DAMO_JSON
+                + ", " + MOCA);
+        }
+        if (MOCA.equals(to))
+        {
+            return exportMoca();
         }
         if (DAMO_JSON.equals(to))
         {
@@ -141,7 +155,7 @@ final class ExportCommand implements Callable<Integer>
         }
         catch (final TraceException ex)
         {
-            throw new CliException(ex.getMessage() + ", " + DAMO_JSON);
+            throw new CliException(ex.getMessage() + ", " + DAMO_JSON + ", " + MOCA);
         }
         final int pid = pidFilter == null ? -1 : Values.atLeast("--pid", pidFilter, 0);
         final int tid = tidFilter == null ? -1 : Values.atLeast("--tid", tidFilter, 0);
@@ -166,6 +180,77 @@ final class ExportCommand implements Callable<Integer>
             {
                 Written.report(err, what, output, start);
             }
+        }
+        return 0;
+    }
+
+    private Integer exportMoca()
+    {
+        if (sampleUs != null || aggrUs != null)
+        {
+            throw new CliException("--sample and --aggr apply to --to " + DAMO_JSON + "; leave them out for " + MOCA);
+        }
+        if (output == null)
+        {
+            throw new CliException("--to " + MOCA + " writes one file per thread: give -o DIR, a new or empty directory");
+        }
+        final int pid = pidFilter == null ? -1 : Values.atLeast("--pid", pidFilter, 0);
+        final int tid = tidFilter == null ? -1 : Values.atLeast("--tid", tidFilter, 0);
+        final String path = TraceArguments.single(operands, USAGE);
+        try (TraceReader reader = TraceArguments.open(path, skipCorrupt))
+        {
+            if (!reader.header().isMoca())
+            {
+                throw new CliException(path + " was recorded with --mode trace: Moca's files hold per-interval page "
+                    + "sets, which only a trace recorded with --mode moca has; record with --mode moca");
+            }
+            try (Stream<Path> existing = Files.isDirectory(output) ? Files.list(output) : Stream.empty())
+            {
+                if (Files.exists(output) && (!Files.isDirectory(output) || existing.findAny().isPresent()))
+                {
+                    throw new CliException("-o " + output + " is not a new or empty directory; give one for Moca's files");
+                }
+                Files.createDirectories(output);
+            }
+            final long start = System.nanoTime();
+            final MocaTaskFiles files = new MocaTaskFiles(output, reader.header().pageSize());
+            try (files)
+            {
+                reader.forEach(new TraceVisitor()
+                {
+                    @Override
+                    public void onReference(final long seq, final long timeNs, final int p, final int t,
+                        final long address, final boolean write)
+                    {
+                    }
+
+                    @Override
+                    public void onMocaChunk(final MocaChunk chunk)
+                    {
+                        if ((pid < 0 || chunk.pid() == pid) && (tid < 0 || chunk.tid() == tid))
+                        {
+                            files.add(chunk);
+                        }
+                    }
+                });
+            }
+            if (reader.isPartial())
+            {
+                err.println("faultline export: " + path + " is a partial trace (its recorder stopped before finishing): "
+                    + "exported every complete excerpt");
+            }
+            err.printf(Locale.ROOT, "Wrote %,d pages of %,d threads as Moca's task files to %s (%s to %s) in %s%n",
+                files.pages(), files.tasks(), output, MocaTaskFiles.fileName(0),
+                MocaTaskFiles.fileName(Math.max(0, files.tasks() - 1)), Written.seconds(System.nanoTime() - start));
+        }
+        catch (final TraceFormatException ex)
+        {
+            throw new CliException(ex.getMessage(), 1);
+        }
+        catch (final IOException | UncheckedIOException ex)
+        {
+            final IOException cause = ex instanceof UncheckedIOException unchecked ? unchecked.getCause() : (IOException)ex;
+            throw new CliException("cannot write " + output + ": " + reason(cause));
         }
         return 0;
     }
@@ -217,6 +302,14 @@ final class ExportCommand implements Callable<Integer>
     {
         final AtomicLong done = new AtomicLong();
         final TraceHeader header = reader.header();
+        try
+        {
+            reader.requireReferences("export --to " + format.name());
+        }
+        catch (final TraceFormatException ex)
+        {
+            throw new CliException(ex.getMessage());
+        }
         final long total = pid < 0 && tid < 0 && header.isComplete() ? header.longValue(TraceHeader.REFERENCES) : -1;
         final OutputStream stream = open();
         try

@@ -93,6 +93,15 @@ final class InfoCommand implements Callable<Integer>
         row(out, "recorded", h.get(TraceHeader.START_TIME) + " on " + h.get(TraceHeader.HOST) + " ("
             + h.get(TraceHeader.KERNEL) + "), faultline " + h.get(TraceHeader.FAULTLINE_VERSION) + ", format "
             + h.get(TraceHeader.FORMAT_VERSION));
+        if (h.isMoca())
+        {
+            row(out, "configuration", "mode moca, interval " + Durations.format(h.longValue(TraceHeader.INTERVAL_NS) / 1_000)
+                + " (every page referenced in an interval disabled at its end; no EVMS), scope " + h.get(TraceHeader.SCOPE)
+                + ", page size " + pageSize + ", "
+                + ("true".equals(h.get(TraceHeader.FOLLOW_FORKS)) ? "follows forks" : "first process only")
+                + ", ring " + bytes(h.longValue(TraceHeader.RING_CAPACITY)));
+            return;
+        }
         final long evms = h.longValue(TraceHeader.EVMS_PAGES);
         final String policy = "segq".equals(h.get(TraceHeader.POLICY)) ? "segq (lead " + h.get(TraceHeader.LEAD_PAGES)
             + ", trail " + h.get(TraceHeader.TRAIL) + ")" : h.get(TraceHeader.POLICY);
@@ -112,13 +121,24 @@ final class InfoCommand implements Callable<Integer>
             + ", exit status " + h.get(TraceHeader.EXIT_STATUS));
         row(out, "processes", h.get(TraceHeader.PROCESSES));
         row(out, "threads", h.get(TraceHeader.THREADS));
-        row(out, "references", String.format("%,d (reads %,d, writes %,d)", h.longValue(TraceHeader.REFERENCES),
-            h.longValue(TraceHeader.READS), h.longValue(TraceHeader.WRITES)));
+        row(out, h.isMoca() ? "pages" : "references", String.format("%,d (reads %,d, writes %,d)%s",
+            h.longValue(TraceHeader.REFERENCES), h.longValue(TraceHeader.READS), h.longValue(TraceHeader.WRITES),
+            h.isMoca() ? ": a thread's pages per interval, by their first fault" : ""));
         final long pages = h.longValue(TraceHeader.DISTINCT_PAGES);
         row(out, "distinct pages", String.format("%,d (%s)", pages, bytes(pages * pageSize)));
         row(out, "ring waits", String.format("%,d (%.3f s waiting)", h.longValue(TraceHeader.RING_WAITS),
             h.longValue(TraceHeader.RING_WAIT_NS) / 1e9));
-        row(out, "evictions", String.format("%,d", h.longValue(TraceHeader.EVICTIONS)));
+        if (h.isMoca())
+        {
+            final long disabled = h.longValue(TraceHeader.EVICTIONS);
+            final long ns = h.longValue(TraceHeader.DISABLE_NS);
+            row(out, "disabled", String.format("%,d pages at interval ends, %.3f s (%s per page)", disabled, ns / 1e9,
+                disabled == 0 ? "-" : String.format("%.2f us", ns / 1e3 / disabled)));
+        }
+        else
+        {
+            row(out, "evictions", String.format("%,d", h.longValue(TraceHeader.EVICTIONS)));
+        }
         row(out, "races", String.format("%,d (resolved by wake or retry)", h.longValue(TraceHeader.RACES)));
         row(out, "chunks", String.format("%,d, events %,d", h.longValue(TraceHeader.CHUNKS), h.longValue(TraceHeader.EVENTS)));
         out.println();

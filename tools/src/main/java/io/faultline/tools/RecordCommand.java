@@ -35,6 +35,17 @@ final class RecordCommand implements Callable<Integer>
         }
     }
 
+    static final class Modes extends ArrayList<String>
+    {
+        Modes()
+        {
+            super(List.of("trace", "moca"));
+        }
+    }
+
+    /** Moca's own default wakeup interval (dbeniamine/MOCA, README: -w, 50 ms). */
+    static final long DEFAULT_MOCA_INTERVAL_US = 50_000;
+
     static final class Scopes extends ArrayList<String>
     {
         Scopes()
@@ -45,6 +56,16 @@ final class RecordCommand implements Callable<Integer>
 
     @Option(names = {"-o", "--output"}, paramLabel = "DIR", description = "trace directory to create (new or empty)")
     Path output;
+
+    @Option(names = "--mode", paramLabel = "trace|moca", completionCandidates = Modes.class,
+        description = {"trace: kVMTrace's EVMS, one record per trapped reference (default); moca: Moca's "
+            + "intervals, every page referenced in an interval disabled at its end, one chunk per thread "
+            + "per interval with each page's read and write faults"})
+    String mode = "trace";
+
+    @Option(names = "--interval", paramLabel = "DURATION", converter = Durations.class,
+        description = {"--mode moca: the interval (10ms, 0.2s); default 50ms, at least 1ms"})
+    Long intervalUs;
 
     @Option(names = "--evms", paramLabel = "N", description = {"enabled pages (the evicted virtual mapping set), or "
         + "bytes with K, M, G; default 512 (2 MiB), at least " + RecordOptions.MIN_EVMS_PAGES})
@@ -58,7 +79,7 @@ final class RecordCommand implements Callable<Integer>
     @Option(names = "--policy", paramLabel = "fifo|segq|clock", completionCandidates = Policies.class,
         description = {"the EVMS policy (kVMTrace): fifo, one FIFO segment (default); segq, a leading FIFO "
             + "segment whose exits enter a trailing FIFO or CLOCK segment; clock, segq --trail clock"})
-    String policy = "fifo";
+    String policy;
 
     @Option(names = "--lead", paramLabel = "N", description = "pages of segq's leading segment; default "
         + RecordOptions.DEFAULT_LEAD_PAGES + ", less than --evms, which counts both segments")
@@ -119,6 +140,7 @@ final class RecordCommand implements Callable<Integer>
     /** The control block's FL_POLICY_* for --policy and --trail, with --lead checked against the EVMS size. */
     private int evmsPolicy(final int evmsPages)
     {
+        final String policy = this.policy == null ? "fifo" : this.policy;
         if (policy.equals("fifo"))
         {
             if (lead != null || trail != null)
@@ -150,9 +172,45 @@ final class RecordCommand implements Callable<Integer>
         };
     }
 
+    /** --mode and --interval, and what Moca's mode excludes: it keeps no EVMS. */
+    private void mocaMode(final RecordOptions options)
+    {
+        if (!mode.equals("trace") && !mode.equals("moca"))
+        {
+            throw new CliException("unknown mode '" + mode + "'; use --mode trace or --mode moca");
+        }
+        if (mode.equals("trace"))
+        {
+            if (intervalUs != null)
+            {
+                throw new CliException("--interval applies to --mode moca; add --mode moca or drop --interval");
+            }
+            return;
+        }
+        if (noDirty)
+        {
+            throw new CliException("--no-dirty applies to --mode trace: Moca mode counts a page's write faults "
+                + "through write-protection; drop --no-dirty");
+        }
+        if (evms != null || policy != null || lead != null || trail != null)
+        {
+            throw new CliException("--mode moca keeps no EVMS: drop " + (evms != null ? "--evms" : policy != null
+                ? "--policy" : lead != null ? "--lead" : "--trail") + " (pages stay enabled until the interval ends)");
+        }
+        final long us = intervalUs == null ? DEFAULT_MOCA_INTERVAL_US : intervalUs;
+        if (us * 1_000 < ShmLayout.MOCA_MIN_INTERVAL_NS)
+        {
+            throw new CliException("--interval must be at least " + Durations.format(ShmLayout.MOCA_MIN_INTERVAL_NS / 1_000)
+                + " (the agent's interval ends are kept to the millisecond, and each costs a move per run of pages): "
+                + Durations.format(us));
+        }
+        options.mocaIntervalNs = us * 1_000;
+    }
+
     private RecordOptions options()
     {
         final RecordOptions options = new RecordOptions();
+        mocaMode(options);
         if (evms != null)
         {
             options.evmsPages = Values.between("--evms", evms.pages(RecordOptions.systemPageSize(), "--evms"), 1, 1 << 24);

@@ -123,8 +123,8 @@ class ExportCommandTest
     {
         final Path trace = trace();
         assertOneLine("faultline export: unknown export format 'xml'; known formats: lcs-oracle, lcs-txt, lirs, csv, "
-            + "kvmtrace, damo-json", "export", "--to", "xml", trace.toString());
-        assertOneLine("faultline export: missing --to FORMAT; known formats: lcs-oracle, lcs-txt, lirs, csv, kvmtrace, damo-json",
+            + "kvmtrace, damo-json, moca", "export", "--to", "xml", trace.toString());
+        assertOneLine("faultline export: missing --to FORMAT; known formats: lcs-oracle, lcs-txt, lirs, csv, kvmtrace, damo-json, moca",
             "export", trace.toString());
         final Path nowhere = tmp.resolve("no-such-dir").resolve("x.lirs");
         assertOneLine("faultline export: cannot write " + nowhere + ": no such directory; give -o a file in a "

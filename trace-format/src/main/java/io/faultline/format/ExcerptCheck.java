@@ -14,6 +14,7 @@ final class ExcerptCheck
 {
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     private static final int KNOWN_RECORD_FLAGS = ChunkDescriptor.REC_WRITE | ChunkDescriptor.REC_FIRST_TOUCH;
+    private static final int KNOWN_CHUNK_FLAGS = ChunkDescriptor.MOCA;
 
     private ExcerptCheck()
     {
@@ -38,8 +39,18 @@ final class ExcerptCheck
             {
                 return "chunk of " + payload + " bytes is shorter than its header";
             }
+            final int chunkFlags = excerpt.getInt(base + ChunkDescriptor.FLAGS, LE);
+            if ((chunkFlags & ~KNOWN_CHUNK_FLAGS) != 0)
+            {
+                return "chunk flags are 0x" + Integer.toHexString(chunkFlags) + ", not 0 or 0x1 (Moca)";
+            }
+            final boolean moca = ChunkDescriptor.isMoca(chunkFlags);
+            if (moca && payload < ChunkDescriptor.MOCA_HEADER_SIZE)
+            {
+                return "Moca chunk of " + payload + " bytes is shorter than its header";
+            }
             final long count = excerpt.getInt(base + ChunkDescriptor.COUNT, LE) & 0xffffffffL;
-            if (ChunkDescriptor.HEADER_SIZE + count * ChunkDescriptor.RECORD_SIZE != payload)
+            if (ChunkDescriptor.length(chunkFlags, count) != payload)
             {
                 return "chunk says " + count + " records but holds " + payload + " bytes";
             }
@@ -48,15 +59,14 @@ final class ExcerptCheck
                 return "chunk has pid " + excerpt.getInt(base + ChunkDescriptor.PID, LE) + " and tid "
                     + excerpt.getInt(base + ChunkDescriptor.TID, LE) + "; both must be positive";
             }
-            if (excerpt.getInt(base + ChunkDescriptor.FLAGS, LE) != 0)
+            if (moca && count == 0)
             {
-                return "chunk flags are 0x" + Integer.toHexString(excerpt.getInt(base + ChunkDescriptor.FLAGS, LE))
-                    + ", not 0";
+                return "Moca chunk holds no pages";
             }
             long previous = -1;
             for (int i = 0; i < count; i++)
             {
-                final int r = base + ChunkDescriptor.recordOffset(i);
+                final int r = base + ChunkDescriptor.recordOffset(chunkFlags, i);
                 final long seq = excerpt.getLong(r + ChunkDescriptor.RECORD_SEQ, LE);
                 if (i > 0 && Long.compareUnsigned(seq, previous) <= 0)
                 {
@@ -69,6 +79,15 @@ final class ExcerptCheck
                 {
                     return "record " + i + " has unknown flags 0x" + Integer.toHexString(flags) + " or a reserved field that is not 0";
                 }
+                if (moca && excerpt.getInt(r + ChunkDescriptor.RECORD_MOCA_READS, LE)
+                    + (long)excerpt.getInt(r + ChunkDescriptor.RECORD_MOCA_WRITES, LE) == 0)
+                {
+                    return "Moca record " + i + " counts no fault";
+                }
+            }
+            if (moca)
+            {
+                return mocaProblem(excerpt, base, count);
             }
             return null;
         }
@@ -90,6 +109,25 @@ final class ExcerptCheck
             return null;
         }
         return "unknown excerpt kind " + (kind & 0xffffffffL) + " (1 = chunk, 2 = event)";
+    }
+
+    /** A Moca chunk's clocks against its records: start is the first's, end one past the last's, close after both. */
+    private static String mocaProblem(final DirectBuffer excerpt, final int base, final long count)
+    {
+        final long first = excerpt.getLong(base + ChunkDescriptor.recordOffset(ChunkDescriptor.MOCA, 0)
+            + ChunkDescriptor.RECORD_SEQ, LE);
+        final long last = excerpt.getLong(base + ChunkDescriptor.recordOffset(ChunkDescriptor.MOCA, (int)count - 1)
+            + ChunkDescriptor.RECORD_SEQ, LE);
+        final long start = excerpt.getLong(base + ChunkDescriptor.MOCA_START_SEQ, LE);
+        final long end = excerpt.getLong(base + ChunkDescriptor.MOCA_END_SEQ, LE);
+        final long close = excerpt.getLong(base + ChunkDescriptor.MOCA_CLOSE_SEQ, LE);
+        if (start != first || end != last + 1 || Long.compareUnsigned(close, end) < 0)
+        {
+            return "Moca chunk's clocks (start " + Long.toUnsignedString(start) + ", end " + Long.toUnsignedString(end)
+                + ", close " + Long.toUnsignedString(close) + ") do not match its records' seq "
+                + Long.toUnsignedString(first) + " to " + Long.toUnsignedString(last);
+        }
+        return null;
     }
 
     /** The pid of a sound excerpt. */

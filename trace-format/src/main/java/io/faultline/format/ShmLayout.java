@@ -15,7 +15,7 @@ package io.faultline.format;
 public final class ShmLayout
 {
     public static final long MAGIC = 0x314d48534c544c46L; // "FLTLSHM1" as little-endian bytes
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
     public static final String ENV_SHM = "FAULTLINE_SHM";
 
     public static final int CTL_MAGIC = 0;
@@ -36,6 +36,7 @@ public final class ShmLayout
     public static final int CTL_START_MONO_NS = 80;
     public static final int CTL_LEAD_PAGES = 88;
     public static final int CTL_CLAIMS = 104;
+    public static final int CTL_INTERVAL_NS = 112;
     public static final int CTL_MODE = 128;
     public static final int CTL_BOARD_ENTRIES = 132;
     public static final int CTL_BOARD_OFFSET = 136;
@@ -52,6 +53,10 @@ public final class ShmLayout
     public static final int FLAG_NO_DIRTY = 4;
     public static final int MODE_TRACE = 0;
     public static final int MODE_MONITOR = 1;
+    /** Moca's intervals: no EVMS, every page referenced in an interval disabled at its end, Moca chunks. */
+    public static final int MODE_MOCA = 2;
+    /** Shortest Moca interval: the agent's guard sleeps in poll(2), whose timeout counts milliseconds. */
+    public static final long MOCA_MIN_INTERVAL_NS = 1_000_000L;
 
     /** The sampling board of a slot in monitor mode: the DAMON core's access checks (faultline_shm.h). */
     public static final int BOARD_REQUEST = 0;
@@ -101,6 +106,8 @@ public final class ShmLayout
     public static final int SLOT_FORKS_ANNOUNCED = 88;
     public static final int SLOT_FORK_PIDS = 112;
     public static final int SLOT_FORK_PIDS_COUNT = 4;
+    /** Moca mode: time the agent spent disabling pages at interval ends. */
+    public static final int SLOT_DISABLE_NS = 104;
 
     public static final int SLOT_FREE = 0;
     public static final int SLOT_ACTIVE = 1;

@@ -30,6 +30,12 @@ public final class TraceHeader
     public static final String HOST = "host";
     public static final String KERNEL = "kernel";
     public static final String COMMAND = "command";
+    /** {@code trace} (kVMTrace's EVMS) or {@code moca} (Moca's intervals); absent in traces of version 1: trace. */
+    public static final String MODE = "mode";
+    public static final String MODE_TRACE = "trace";
+    public static final String MODE_MOCA = "moca";
+    /** Moca mode: the interval in nanoseconds (0 in trace mode). */
+    public static final String INTERVAL_NS = "interval_ns";
     public static final String EVMS_PAGES = "evms_pages";
     public static final String POLICY = "policy";
     public static final String LEAD_PAGES = "lead_pages";
@@ -57,6 +63,8 @@ public final class TraceHeader
     public static final String RING_WAIT_NS = "ring_wait_ns";
     public static final String EVICTIONS = "evictions";
     public static final String RACES = "races";
+    /** Moca mode: nanoseconds the agents spent disabling pages at interval ends ({@link #EVICTIONS} pages). */
+    public static final String DISABLE_NS = "disable_ns";
     /** Prefix of per-thread lines: {@code thread.TID=pid=P references=N reads=R writes=W name=comm}. */
     public static final String THREAD_PREFIX = "thread.";
     /** Prefix of per-process lines: {@code process.PID=ppid=P references=N stop=reason error=errno exe=path}. */
@@ -116,6 +124,12 @@ public final class TraceHeader
     public int pageSize()
     {
         return (int)longValue(PAGE_SIZE);
+    }
+
+    /** Recorded in Moca's interval mode: its chunks are per-interval page sets, not reference streams. */
+    public boolean isMoca()
+    {
+        return MODE_MOCA.equals(values.get(MODE));
     }
 
     public boolean isComplete()

@@ -12,7 +12,10 @@ package io.faultline.format;
  */
 public final class TraceLayout
 {
-    public static final int FORMAT_VERSION = 1;
+    /** Version 2 added Moca chunks and the mode and interval_ns header keys; version 1 traces read as before. */
+    public static final int FORMAT_VERSION = 2;
+    /** The oldest version this reader reads. */
+    public static final int MIN_FORMAT_VERSION = 1;
     public static final String HEADER_FILE = "header.properties";
     public static final String QUEUE_DIR = "queue";
 

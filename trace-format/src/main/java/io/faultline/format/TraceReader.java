@@ -80,10 +80,11 @@ public final class TraceReader implements AutoCloseable
                 + " give a trace written by faultline record (faultline report reads monitoring records)");
         }
         final long version = header.longValue(TraceHeader.FORMAT_VERSION);
-        if (version != TraceLayout.FORMAT_VERSION)
+        if (version < TraceLayout.MIN_FORMAT_VERSION || version > TraceLayout.FORMAT_VERSION)
         {
             throw new TraceFormatException("trace " + dir + " has format version " + version
-                + " but this faultline reads version " + TraceLayout.FORMAT_VERSION + "; use a matching faultline");
+                + " but this faultline reads versions " + TraceLayout.MIN_FORMAT_VERSION + " to "
+                + TraceLayout.FORMAT_VERSION + "; use a matching faultline");
         }
         final String state = header.get(TraceHeader.STATE);
         if (!header.isComplete() && !TraceLayout.STATE_RECORDING.equals(state))
@@ -134,6 +135,23 @@ public final class TraceReader implements AutoCloseable
     public Path dir()
     {
         return dir;
+    }
+
+    /**
+     * For readers that replay references: a Moca trace holds, per thread and interval, the pages
+     * touched and their fault counts, not a reference stream.
+     *
+     * @param use what needs the references, for the message ("simulate")
+     * @throws TraceFormatException with one line that says why and what to do instead
+     */
+    public void requireReferences(final String use)
+    {
+        if (header.isMoca())
+        {
+            throw new TraceFormatException(dir + " was recorded with --mode moca: it holds the pages each thread "
+                + "touched per interval, not a stream of references, so " + use + " cannot replay it; record with "
+                + "--mode trace for that (faultline dump and export --to moca read Moca traces)");
+        }
     }
 
     /** The recorder stopped before finishing the trace (header state=recording). */
@@ -368,7 +386,12 @@ public final class TraceReader implements AutoCloseable
             final DirectBuffer e = cursor.excerpt();
             excerpts++;
             lastExcerpt = cursor.ordinal();
-            if (e.getInt(0, LE) == TraceLayout.EXCERPT_CHUNK)
+            if (e.getInt(0, LE) == TraceLayout.EXCERPT_CHUNK && isMoca(e))
+            {
+                references += e.getInt(KIND + ChunkDescriptor.COUNT, LE);
+                lastTimeNs = Math.max(lastTimeNs, e.getLong(KIND + ChunkDescriptor.MOCA_CLOSE_NS, LE));
+            }
+            else if (e.getInt(0, LE) == TraceLayout.EXCERPT_CHUNK)
             {
                 final int count = e.getInt(KIND + ChunkDescriptor.COUNT, LE);
                 references += count;
@@ -427,6 +450,7 @@ public final class TraceReader implements AutoCloseable
         private ExcerptCursor cursor;
         private DirectBuffer excerpt;
         private int kind;
+        private boolean moca;
         private int count;
         private int position;
         private boolean started;
@@ -447,6 +471,17 @@ public final class TraceReader implements AutoCloseable
         /** Null if the excerpt's first item does not go back before this process's last one. */
         String goesBack(final DirectBuffer e)
         {
+            if (e.getInt(0, LE) == TraceLayout.EXCERPT_CHUNK && isMoca(e))
+            {
+                // placed at its interval's end, as an event is at the moment it happened
+                final long close = e.getLong(KIND + ChunkDescriptor.MOCA_CLOSE_SEQ, LE);
+                if (lastRank >= 0 && Long.compareUnsigned(close, lastSeq) < 0)
+                {
+                    return "Moca chunk closed at seq " + Long.toUnsignedString(close) + " of process " + pid
+                        + " goes back before seq " + Long.toUnsignedString(lastSeq) + ", which the queue holds before it";
+                }
+                return null;
+            }
             final boolean chunk = e.getInt(0, LE) == TraceLayout.EXCERPT_CHUNK;
             final long seq = chunk ? e.getLong(KIND + ChunkDescriptor.recordOffset(0) + ChunkDescriptor.RECORD_SEQ, LE)
                 : e.getLong(KIND + EventDescriptor.SEQ, LE);
@@ -466,7 +501,12 @@ public final class TraceReader implements AutoCloseable
 
         void noteLast(final DirectBuffer e)
         {
-            if (e.getInt(0, LE) == TraceLayout.EXCERPT_CHUNK)
+            if (e.getInt(0, LE) == TraceLayout.EXCERPT_CHUNK && isMoca(e))
+            {
+                lastSeq = e.getLong(KIND + ChunkDescriptor.MOCA_CLOSE_SEQ, LE);
+                lastRank = EVENT_RANK;
+            }
+            else if (e.getInt(0, LE) == TraceLayout.EXCERPT_CHUNK)
             {
                 final int n = e.getInt(KIND + ChunkDescriptor.COUNT, LE);
                 if (n > 0)
@@ -527,7 +567,8 @@ public final class TraceReader implements AutoCloseable
                 }
                 excerpt = cursor.excerpt();
                 kind = excerpt.getInt(0, LE);
-                count = kind == TraceLayout.EXCERPT_CHUNK ? excerpt.getInt(KIND + ChunkDescriptor.COUNT, LE) : 1;
+                moca = kind == TraceLayout.EXCERPT_CHUNK && isMoca(excerpt);
+                count = kind == TraceLayout.EXCERPT_CHUNK && !moca ? excerpt.getInt(KIND + ChunkDescriptor.COUNT, LE) : 1;
                 if (count == 0)
                 {
                     continue;
@@ -541,7 +582,13 @@ public final class TraceReader implements AutoCloseable
 
         private void head()
         {
-            if (kind == TraceLayout.EXCERPT_CHUNK)
+            if (moca)
+            {
+                headSeq = excerpt.getLong(KIND + ChunkDescriptor.MOCA_CLOSE_SEQ, LE);
+                headRank = EVENT_RANK;
+                headTimeNs = excerpt.getLong(KIND + ChunkDescriptor.MOCA_CLOSE_NS, LE);
+            }
+            else if (kind == TraceLayout.EXCERPT_CHUNK)
             {
                 final int r = KIND + ChunkDescriptor.recordOffset(position);
                 headSeq = excerpt.getLong(r + ChunkDescriptor.RECORD_SEQ, LE);
@@ -558,7 +605,11 @@ public final class TraceReader implements AutoCloseable
 
         void deliver(final TraceVisitor visitor)
         {
-            if (kind == TraceLayout.EXCERPT_CHUNK)
+            if (moca)
+            {
+                visitor.onMocaChunk(MocaChunk.read(excerpt, KIND));
+            }
+            else if (kind == TraceLayout.EXCERPT_CHUNK)
             {
                 final int r = KIND + ChunkDescriptor.recordOffset(position);
                 visitor.onReference(headSeq, headTimeNs, excerpt.getInt(KIND + ChunkDescriptor.PID, LE),
@@ -580,6 +631,12 @@ public final class TraceReader implements AutoCloseable
                 cursor = null;
             }
         }
+    }
+
+    /** A sound chunk excerpt in Moca's layout. */
+    private static boolean isMoca(final DirectBuffer e)
+    {
+        return ChunkDescriptor.isMoca(e.getInt(KIND + ChunkDescriptor.FLAGS, LE));
     }
 
     static TraceEvent event(final DirectBuffer e)

@@ -69,6 +69,56 @@ final class TestTrace implements AutoCloseable
         return this;
     }
 
+    /**
+     * A Moca chunk of pages with consecutive seq from {@code seq}, closed at {@code closeSeq}:
+     * page i at 0x1000 * (seq + i + 1), reads i + 1, writes i; {@code breakClock} writes an end
+     * that does not match the records. Listed as "== close pid tid chunk interval start-end" and a
+     * line per page.
+     */
+    TestTrace mocaChunk(final int pid, final int tid, final long id, final long interval, final long seq, final int count,
+        final long closeSeq, final boolean breakClock)
+    {
+        buffer.setMemory(0, ChunkDescriptor.MOCA_HEADER_SIZE, (byte)0);
+        buffer.putInt(ChunkDescriptor.PID, pid, LE);
+        buffer.putInt(ChunkDescriptor.TID, tid, LE);
+        buffer.putLong(ChunkDescriptor.CHUNK_ID, id, LE);
+        buffer.putInt(ChunkDescriptor.COUNT, count, LE);
+        buffer.putInt(ChunkDescriptor.FLAGS, ChunkDescriptor.MOCA, LE);
+        buffer.putLong(ChunkDescriptor.MOCA_START_SEQ, seq, LE);
+        buffer.putLong(ChunkDescriptor.MOCA_END_SEQ, seq + count + (breakClock ? 1 : 0), LE);
+        buffer.putLong(ChunkDescriptor.MOCA_CLOSE_SEQ, closeSeq, LE);
+        buffer.putLong(ChunkDescriptor.MOCA_CLOSE_NS, closeSeq * 10, LE);
+        buffer.putLong(ChunkDescriptor.MOCA_INTERVAL, interval, LE);
+        written.add(mocaLine(closeSeq, pid, tid, id, interval, seq, seq + count));
+        for (int i = 0; i < count; i++)
+        {
+            final int r = ChunkDescriptor.recordOffset(ChunkDescriptor.MOCA, i);
+            final long s = seq + i;
+            buffer.putLong(r + ChunkDescriptor.RECORD_SEQ, s, LE);
+            buffer.putLong(r + ChunkDescriptor.RECORD_TIME_NS, s * 10, LE);
+            buffer.putLong(r + ChunkDescriptor.RECORD_ADDRESS, 0x1000 * (s + 1), LE);
+            buffer.putInt(r + ChunkDescriptor.RECORD_FLAGS, 0, LE);
+            buffer.putInt(r + ChunkDescriptor.RECORD_FLAGS + 4, 0, LE);
+            buffer.putInt(r + ChunkDescriptor.RECORD_MOCA_READS, i + 1, LE);
+            buffer.putInt(r + ChunkDescriptor.RECORD_MOCA_WRITES, i, LE);
+            written.add(pageLine(s, 0x1000 * (s + 1), i + 1, i));
+        }
+        writer.write(TraceLayout.EXCERPT_CHUNK, buffer, 0, (int)ChunkDescriptor.length(ChunkDescriptor.MOCA, count));
+        references += count;
+        return this;
+    }
+
+    static String mocaLine(final long closeSeq, final int pid, final int tid, final long id, final long interval,
+        final long start, final long end)
+    {
+        return "== " + closeSeq + " " + pid + " " + tid + " " + id + " " + interval + " " + start + "-" + end;
+    }
+
+    static String pageLine(final long seq, final long address, final int reads, final int writes)
+    {
+        return "   " + seq + " " + Long.toHexString(address) + " " + reads + "r" + writes + "w";
+    }
+
     TestTrace event(final EventType type, final int pid, final int tid, final long seq, final String text)
     {
         final byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
@@ -122,6 +172,16 @@ final class TestTrace implements AutoCloseable
             public void onEvent(final TraceEvent event)
             {
                 seen.add(line(event));
+            }
+
+            @Override
+            public void onMocaChunk(final MocaChunk c)
+            {
+                seen.add(mocaLine(c.closeSeq(), c.pid(), c.tid(), c.chunkId(), c.interval(), c.startSeq(), c.endSeq()));
+                for (int i = 0; i < c.pages(); i++)
+                {
+                    seen.add(pageLine(c.seq(i), c.address(i), c.reads(i), c.writes(i)));
+                }
             }
         };
     }

@@ -59,7 +59,14 @@ public final class Logger implements Agent
 
     private void onMessage(final int type, final MutableDirectBuffer buffer, final int index, final int length)
     {
-        if (type == ShmLayout.MSG_CHUNK)
+        if (type == ShmLayout.MSG_CHUNK && ChunkDescriptor.isMoca(buffer.getInt(index + ChunkDescriptor.FLAGS)))
+        {
+            // a Moca chunk is one thread's interval, whole: never joined with another
+            flushJoined();
+            writer.write(TraceLayout.EXCERPT_CHUNK, buffer, index, length);
+            stats.onChunk(buffer, index);
+        }
+        else if (type == ShmLayout.MSG_CHUNK)
         {
             final int count = buffer.getInt(index + ChunkDescriptor.COUNT);
             if (joinedRecords > 0 && (joinedRecords + count > maxRecords

@@ -43,6 +43,12 @@ public final class RecordOptions
      * each slot gets a sampling board of this many entries for DAMON's access checks.
      */
     public int boardEntries;
+    /**
+     * Moca's interval mode when positive (Beniamine and Huard, "Moca: an efficient memory trace
+     * collection system", 2016): no EVMS; every page referenced in an interval is disabled again
+     * at its end, and each thread's faults of the interval form one chunk. Nanoseconds.
+     */
+    public long mocaIntervalNs;
     /** Without {@link #follow}: trace the first process's later images (after exec) too. */
     public boolean followExec;
     public boolean quiet;
@@ -57,6 +63,12 @@ public final class RecordOptions
     public String scopeName()
     {
         return scope == io.faultline.format.ShmLayout.SCOPE_API ? "api" : "all";
+    }
+
+    /** The header's {@code mode}: {@code trace} or {@code moca}. */
+    public String modeName()
+    {
+        return mocaIntervalNs > 0 ? "moca" : "trace";
     }
 
     /** The header's {@code policy}: {@code fifo} or {@code segq}. */

@@ -148,6 +148,8 @@ public final class Recorder
             .put(TraceHeader.KERNEL, System.getProperty("os.name") + " " + readProc("/proc/sys/kernel/osrelease")
                 + " " + System.getProperty("os.arch"))
             .put(TraceHeader.COMMAND, shellQuote(options.command))
+            .put(TraceHeader.MODE, options.modeName())
+            .put(TraceHeader.INTERVAL_NS, options.mocaIntervalNs)
             .put(TraceHeader.EVMS_PAGES, options.evmsPages)
             .put(TraceHeader.POLICY, options.policyName())
             .put(TraceHeader.LEAD_PAGES, options.effectiveLeadPages())
@@ -263,6 +265,7 @@ public final class Recorder
         long ringWaitNs = 0;
         long evictions = 0;
         long races = 0;
+        long disableNs = 0;
         for (final SlotCounters slot : slots)
         {
             agentRecords += slot.records();
@@ -270,6 +273,7 @@ public final class Recorder
             ringWaitNs += slot.ringWaitNs();
             evictions += slot.evictions();
             races += slot.races();
+            disableNs += slot.disableNs();
             final TraceStats.ProcessStats process = stats.process(slot.pid());
             if (process.ppid == 0)
             {
@@ -292,6 +296,10 @@ public final class Recorder
             .put(TraceHeader.RING_WAIT_NS, ringWaitNs)
             .put(TraceHeader.EVICTIONS, evictions)
             .put(TraceHeader.RACES, races);
+        if (TraceHeader.MODE_MOCA.equals(header.get(TraceHeader.MODE)))
+        {
+            header.put(TraceHeader.DISABLE_NS, disableNs);
+        }
         for (final TraceStats.ProcessStats p : stats.processes().values())
         {
             header.put(TraceHeader.PROCESS_PREFIX + p.pid, "ppid=" + p.ppid + " references=" + p.references

@@ -91,6 +91,11 @@ public final class SharedMemory implements AutoCloseable
         buffer.putLong(ShmLayout.CTL_CLOCK, 0);
         buffer.putInt(ShmLayout.CTL_STOP, 0);
         buffer.putLong(ShmLayout.CTL_START_MONO_NS, startMonoNs);
+        if (options.mocaIntervalNs > 0)
+        {
+            buffer.putInt(ShmLayout.CTL_MODE, ShmLayout.MODE_MOCA);
+            buffer.putLong(ShmLayout.CTL_INTERVAL_NS, options.mocaIntervalNs);
+        }
         if (options.boardEntries > 0)
         {
             buffer.putInt(ShmLayout.CTL_MODE, ShmLayout.MODE_MONITOR);

@@ -7,7 +7,7 @@ import io.faultline.format.ShmLayout;
  * the end of a recording, or from a slot given back for reuse when its process was gone.
  */
 record SlotCounters(int pid, int ppid, int state, int stopReason, int error, long records, long ringWaits,
-    long ringWaitNs, long evictions, long races)
+    long ringWaitNs, long evictions, long races, long disableNs)
 {
     static SlotCounters read(final SharedMemory shm, final int slot)
     {
@@ -21,7 +21,8 @@ record SlotCounters(int pid, int ppid, int state, int stopReason, int error, lon
             shm.slotLong(slot, ShmLayout.SLOT_RING_WAITS),
             shm.slotLong(slot, ShmLayout.SLOT_WAIT_NS),
             shm.slotLong(slot, ShmLayout.SLOT_EVICTIONS),
-            shm.slotLong(slot, ShmLayout.SLOT_RACES));
+            shm.slotLong(slot, ShmLayout.SLOT_RACES),
+            shm.slotLong(slot, ShmLayout.SLOT_DISABLE_NS));
     }
 
     boolean stoppedOnError()

@@ -63,12 +63,13 @@ public final class TraceStats
         final int pid = buffer.getInt(offset + ChunkDescriptor.PID);
         final int tid = buffer.getInt(offset + ChunkDescriptor.TID);
         final int count = buffer.getInt(offset + ChunkDescriptor.COUNT);
+        final int flags = buffer.getInt(offset + ChunkDescriptor.FLAGS);
         final ThreadStats thread = thread(tid, pid);
         final ProcessStats process = process(pid);
         long writesHere = 0;
         for (int i = 0; i < count; i++)
         {
-            final int r = offset + ChunkDescriptor.recordOffset(i);
+            final int r = offset + ChunkDescriptor.recordOffset(flags, i);
             if ((buffer.getInt(r + ChunkDescriptor.RECORD_FLAGS) & ChunkDescriptor.REC_WRITE) != 0)
             {
                 writesHere++;

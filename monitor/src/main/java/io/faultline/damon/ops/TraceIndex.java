@@ -46,6 +46,7 @@ public final class TraceIndex
     {
         try (TraceReader reader = TraceReader.open(dir))
         {
+            reader.requireReferences("DAMON's trace operations set");
             final TraceHeader header = reader.header();
             final int pageSize = header.pageSize();
             final Map<Integer, Long2ObjectHashMap<LongArrayList>> building = new LinkedHashMap<>();

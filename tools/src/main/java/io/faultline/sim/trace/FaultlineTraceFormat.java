@@ -57,6 +57,7 @@ final class FaultlineTraceFormat implements TraceFormat
     {
         try (TraceReader reader = TraceReader.open(path, options.skipCorrupt()))
         {
+            reader.requireReferences("simulate or mrc");
             final int pageSize = options.pageSize().orElse(reader.header().pageSize());
             out.pageSize(pageSize);
             final boolean anyPid = options.pid().isEmpty();
