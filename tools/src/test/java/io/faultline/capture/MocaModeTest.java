@@ -245,6 +245,8 @@ class MocaModeTest
             "--mode moca keeps no EVMS: drop --policy");
         assertOneLineError(Faultline.run("record", "--mode", "moca", "--interval", "500us", "-o", out, "--", "true"),
             "--interval must be at least 1 ms");
+        assertOneLineError(Faultline.run("record", "--mode", "moca", "--no-dirty", "-o", out, "--", "true"),
+            "--no-dirty applies to --mode trace");
         assertOneLineError(Faultline.run("record", "--mode", "mocca", "-o", out, "--", "true"),
             "unknown mode 'mocca'; use --mode trace or --mode moca");
         assertOneLineError(Faultline.run("export", "--to", "moca", out), "give -o DIR");
