@@ -182,6 +182,11 @@ final class RecordCommand implements Callable<Integer>
             }
             return;
         }
+        if (chunkRecords != null)
+        {
+            throw new CliException("--chunk-records applies to --mode trace: a Moca chunk holds a thread's pages of "
+                + "one interval; drop --chunk-records");
+        }
         if (evms != null || policy != null || lead != null || trail != null)
         {
             throw new CliException("--mode moca keeps no EVMS: drop " + (evms != null ? "--evms" : policy != null
@@ -251,7 +256,7 @@ final class RecordCommand implements Callable<Integer>
         {
             throw new CliException("missing program to trace: faultline record -o DIR -- PROGRAM [ARGS...]");
         }
-        if (options.chunkRecords * 32L + 64 > options.ringCapacity / 8)
+        if (options.mocaIntervalNs == 0 && options.chunkRecords * 32L + 64 > options.ringCapacity / 8)
         {
             throw new CliException("--chunk-records " + options.chunkRecords + " is too large for a ring of "
                 + options.ringCapacity + " bytes; lower it or raise --ring-size");
