@@ -192,6 +192,11 @@ final class RecordCommand implements Callable<Integer>
             throw new CliException("--no-dirty applies to --mode trace: Moca mode counts a page's write faults "
                 + "through write-protection; drop --no-dirty");
         }
+        if (chunkRecords != null)
+        {
+            throw new CliException("--chunk-records applies to --mode trace: a Moca chunk holds a thread's pages of "
+                + "one interval; drop --chunk-records");
+        }
         if (evms != null || policy != null || lead != null || trail != null)
         {
             throw new CliException("--mode moca keeps no EVMS: drop " + (evms != null ? "--evms" : policy != null
@@ -262,7 +267,7 @@ final class RecordCommand implements Callable<Integer>
         {
             throw new CliException("missing program to trace: faultline record -o DIR -- PROGRAM [ARGS...]");
         }
-        if (options.chunkRecords * 32L + 64 > options.ringCapacity / 8)
+        if (options.mocaIntervalNs == 0 && options.chunkRecords * 32L + 64 > options.ringCapacity / 8)
         {
             throw new CliException("--chunk-records " + options.chunkRecords + " is too large for a ring of "
                 + options.ringCapacity + " bytes; lower it or raise --ring-size");

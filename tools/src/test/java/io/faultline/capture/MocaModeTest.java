@@ -31,6 +31,7 @@ class MocaModeTest
 {
     private static final int PAGE = 4096;
     private static final int INTERVAL_MS = 200;
+    private static final int PAGES = 400;
     private static final Pattern BASE = Pattern.compile("base=0x([0-9a-f]+)");
     private static final Pattern LOG = Pattern.compile("tid=(\\d+) log=(\\S*)");
 
@@ -39,11 +40,17 @@ class MocaModeTest
 
     /** What one recording of moca_phases gave: the workload's logs by tid, the chunks by tid. */
     private record Run(Path trace, Map<Integer, String> logs, Map<Integer, List<MocaChunk>> chunks, long base,
-        TraceHeader header)
+        TraceHeader header, int excerpts)
     {
     }
 
     private Run record(final String... scripts) throws Exception
+    {
+        return record(List.of(), scripts);
+    }
+
+    /** moca_phases over PAGES pages with SCRIPTS, recorded with the extra record options. */
+    private Run record(final List<String> options, final String... scripts) throws Exception
     {
         // A segment split by an interval end (the workload was kept off the CPU for a whole
         // interval) makes moca_phases exit 3: record again rather than compare a broken phase.
@@ -51,8 +58,10 @@ class MocaModeTest
         {
             final Path trace = tmp.resolve("trace-" + attempt + "-" + String.join("_", scripts).hashCode());
             final List<String> args = new ArrayList<>(List.of("record", "-q", "-o", trace.toString(), "--scope", "api",
-                "--mode", "moca", "--interval", INTERVAL_MS + "ms", "--", Workloads.build("moca_phases").toString(),
-                "32", String.valueOf(INTERVAL_MS)));
+                "--mode", "moca", "--interval", INTERVAL_MS + "ms"));
+            args.addAll(options);
+            args.addAll(List.of("--", Workloads.build("moca_phases").toString(), String.valueOf(PAGES),
+                String.valueOf(INTERVAL_MS)));
             args.addAll(List.of(scripts));
             final Faultline.Result result = Faultline.run(args.toArray(new String[0]));
             if (result.status() == 3 && attempt < 3)
@@ -69,6 +78,7 @@ class MocaModeTest
                 logs.put(Integer.parseInt(log.group(1)), log.group(2));
             }
             final Map<Integer, List<MocaChunk>> chunks = new HashMap<>();
+            final int[] parts = {0};
             try (TraceReader reader = TraceReader.open(trace))
             {
                 reader.forEach(new TraceVisitor()
@@ -84,9 +94,10 @@ class MocaModeTest
                     public void onMocaChunk(final MocaChunk chunk)
                     {
                         chunks.computeIfAbsent(chunk.tid(), t -> new ArrayList<>()).add(chunk);
+                        parts[0]++;
                     }
                 });
-                return new Run(trace, logs, chunks, Long.parseUnsignedLong(base.group(1), 16), reader.header());
+                return new Run(trace, logs, chunks, Long.parseUnsignedLong(base.group(1), 16), reader.header(), parts[0]);
             }
         }
     }
@@ -103,14 +114,20 @@ class MocaModeTest
             long previousClose = -1;
             for (final MocaChunk chunk : run.chunks.get(thread.getKey()))
             {
-                final List<MocaModel.Page> pages = new ArrayList<>();
+                final boolean part = !actual.isEmpty() && actual.get(actual.size() - 1).id() == chunk.chunkId();
+                final List<MocaModel.Page> pages = part ? actual.get(actual.size() - 1).pages() : new ArrayList<>();
                 for (int i = 0; i < chunk.pages(); i++)
                 {
                     final long offset = chunk.address(i) - run.base;
-                    assertTrue(offset >= 0 && offset < 32L * PAGE, "a page outside the traced range: " + offset);
+                    assertTrue(offset >= 0 && offset < (long)PAGES * PAGE, "a page outside the traced range: " + offset);
                     assertEquals(0, chunk.flags(i) & ChunkDescriptor.REC_FIRST_TOUCH, "every page was written before");
                     pages.add(new MocaModel.Page(offset / PAGE, (chunk.flags(i) & ChunkDescriptor.REC_WRITE) != 0,
                         chunk.reads(i), chunk.writes(i)));
+                }
+                if (part)
+                {
+                    assertEquals(previousInterval, chunk.interval(), "the parts of a chunk are of one interval");
+                    continue;
                 }
                 actual.add(new MocaModel.Chunk(chunk.chunkId(), pages));
                 assertTrue(chunk.interval() > previousInterval, "one chunk per interval, in order: " + chunk.interval());
@@ -183,6 +200,28 @@ class MocaModeTest
         assertTrue(again.err().contains("is not a new or empty directory"), again.describe());
     }
 
+    /**
+     * With a 64 KiB ring one message holds 203 pages: an interval of 300 pages is one chunk in two
+     * excerpts with one id, which the model sees as one chunk and export --to moca joins.
+     */
+    @Test
+    void aChunkLargerThanARingMessageIsWrittenInPartsAndExportedWhole() throws Exception
+    {
+        final StringBuilder script = new StringBuilder();
+        for (int p = 1; p <= 300; p++)
+        {
+            script.append(p == 1 ? "" : ",").append(p % 3 == 0 ? 'w' : 'r').append(p);
+        }
+        final Run run = record(List.of("--ring-size", "64K"), script.toString());
+        assertChunksMatchModel(run);
+        assertEquals(3, run.excerpts, "the own page's chunk, then 203 and 97 pages");
+        final Path out = tmp.resolve("moca-parts");
+        assertEquals(0, Faultline.run("export", "--to", "moca", "-o", out.toString(), run.trace.toString()).status());
+        final List<String> chunkLines = Files.readAllLines(out.resolve("Moca-task0.log")).stream()
+            .filter(l -> l.startsWith("C ")).toList();
+        assertEquals(List.of("C 0 1 0 1 0", "C 1 300 1 301 0"), chunkLines);
+    }
+
     @Test
     void dumpShowsEachChunkAndItsPages() throws Exception
     {
@@ -250,6 +289,8 @@ class MocaModeTest
         assertOneLineError(Faultline.run("record", "--mode", "mocca", "-o", out, "--", "true"),
             "unknown mode 'mocca'; use --mode trace or --mode moca");
         assertOneLineError(Faultline.run("export", "--to", "moca", out), "give -o DIR");
+        assertOneLineError(Faultline.run("record", "--mode", "moca", "--chunk-records", "64", "-o", out, "--", "true"),
+            "--chunk-records applies to --mode trace");
     }
 
     private static void assertOneLineError(final Faultline.Result result, final String expected)
