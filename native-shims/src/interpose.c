@@ -457,9 +457,7 @@ static void child_side(void)
 		return;
 	fl_agent.in_child = 1;
 	fl_agent.active = 2;
-	if (fl_agent.uffd >= 0)
-		close(fl_agent.uffd);
-	fl_agent.uffd = -1;
+	fl_engine->close();
 }
 
 static pid_t traced_fork(pid_t (*f)(void))
@@ -508,9 +506,7 @@ static void untraced_child(const char *how)
 {
 	fl_agent.in_child = 1;
 	fl_agent.active = 2;
-	if (fl_agent.uffd >= 0)
-		close(fl_agent.uffd);
-	fl_agent.uffd = -1;
+	fl_engine->close();
 	fl_log(how, ": this child process runs untraced", NULL);
 }
 

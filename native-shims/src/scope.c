@@ -55,7 +55,7 @@ static void register_untraced(uintptr_t s, uintptr_t e, void *ctx)
 				gap_end = r->start;
 			next = gap_end;
 		}
-		fl_park_trace_new(s, gap_end, st->source, 1);
+		fl_engine->trace_new(s, gap_end, st->source, 1);
 		s = next;
 	}
 }
