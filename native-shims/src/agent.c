@@ -363,6 +363,8 @@ static int start_tracing(const char *path)
 	}
 	if (open_engine() != 0)
 		return -EPERM;
+	if (!fl_attached)
+		fl_touch_start();
 
 	uint32_t rpid = *fl_ctl32(FL_CTL_RECORDER_PID);
 	if (rpid) {

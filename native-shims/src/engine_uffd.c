@@ -82,16 +82,6 @@ static inline uintptr_t park_of(const struct fl_range *r, uintptr_t page)
 	return r->park + (page - r->start);
 }
 
-static struct fl_range sub_range(const struct fl_range *r, uintptr_t a, uintptr_t b)
-{
-	struct fl_range s = *r;
-	s.start = a;
-	s.end = b;
-	s.park = r->park + (a - r->start);
-	s.bit0 = r->bit0 + (a - r->start) / FL_PAGE;
-	return s;
-}
-
 /* 1 if the page at addr is present (or swapped) according to /proc/self/pagemap */
 int fl_page_present(uintptr_t addr)
 {
@@ -360,44 +350,6 @@ fail:
 	return err;
 }
 
-static void free_bits_if_unused(const struct fl_range *piece)
-{
-	for (uint32_t i = 0; i < fl_range_count(); i++)
-		if (fl_range_at(i)->bits == piece->bits)
-			return;
-	fl_mem_unmap(piece->bits, 2 * (size_t)piece->bits_pages * FL_PAGE);
-}
-
-/* the first range overlapping [s, e): its index, with the overlap in [*a, *b); -1 if none */
-static int64_t first_overlap(uintptr_t s, uintptr_t e, uintptr_t *a, uintptr_t *b)
-{
-	int64_t i = fl_range_index_from(s);
-	if (i < 0)
-		return -1;
-	const struct fl_range *r = fl_range_at((uint32_t)i);
-	if (r->start >= e)
-		return -1;
-	*a = r->start > s ? r->start : s;
-	*b = r->end < e ? r->end : e;
-	return i;
-}
-
-/* take [a, b) out of range i: what lies outside it stays in the table; returns the piece */
-static struct fl_range carve(uint32_t i, uintptr_t a, uintptr_t b)
-{
-	struct fl_range r = *fl_range_at(i);
-	fl_range_remove_at(i);
-	if (r.start < a) {
-		struct fl_range left = sub_range(&r, r.start, a);
-		fl_range_insert(&left);
-	}
-	if (b < r.end) {
-		struct fl_range right = sub_range(&r, b, r.end);
-		fl_range_insert(&right);
-	}
-	return sub_range(&r, a, b);
-}
-
 /*
  * Stop tracing [s, e). unmapped: the program's mapping is already gone (UFFD_EVENT_UNMAP), so
  * there is nothing to restore or unregister on the traced side; otherwise parked pages come
@@ -412,7 +364,7 @@ static int uffd_untrace(uintptr_t s, uintptr_t e, int unmapped)
 		fl_evms_forget(s, e);
 	fl_pins_forget(s, e);
 	uintptr_t a, b;
-	for (int64_t i; (i = first_overlap(s, e, &a, &b)) >= 0; s = b) {
+	for (int64_t i; (i = fl_range_first_overlap(s, e, &a, &b)) >= 0; s = b) {
 		if (!unmapped) {
 			if (uffd_restore(a, b)) {
 				/* pages still parked (an event is pending): keep the piece, caller retries */
@@ -421,13 +373,11 @@ static int uffd_untrace(uintptr_t s, uintptr_t e, int unmapped)
 			}
 			fl_uffd_unregister(fd, a, b - a);
 		}
-		struct fl_range piece = carve((uint32_t)i, a, b);
+		struct fl_range piece = fl_range_carve((uint32_t)i, a, b);
 		fl_uffd_unregister(fd, piece.park, b - a);
 		fl_sys_munmap((void *)piece.park, b - a);
 		fl_mem_release(piece.park, piece.park + (b - a));
-		fl_cnt.registered_pages -= (b - a) / FL_PAGE;
-		free_bits_if_unused(&piece);
-		fl_emit_event(FL_EV_UNTRACE_RANGE, 0, a, b - a, 0, 0, NULL, 0);
+		fl_range_dropped(&piece);
 	}
 	return 0;
 }
@@ -441,17 +391,8 @@ static int uffd_untrace(uintptr_t s, uintptr_t e, int unmapped)
  */
 static void uffd_relocate(uintptr_t from, uintptr_t to, size_t len)
 {
-	uintptr_t s = from, e = from + len;
-	FL_CHECK_LOG(FL_OP_RELOCATE, from, e, 0);
-	fl_evms_delete(from, e);
-	fl_pins_forget(from, e);
-	uintptr_t a, b;
-	for (int64_t i; (i = first_overlap(s, e, &a, &b)) >= 0; s = b) {
-		struct fl_range moved = carve((uint32_t)i, a, b);
-		moved.start = a - from + to;
-		moved.end = b - from + to;
-		fl_range_insert(&moved);
-	}
+	FL_CHECK_LOG(FL_OP_RELOCATE, from, from + len, 0);
+	fl_ranges_relocate(from, to, len);
 	uffd_disable(to, to + len);
 }
 
@@ -690,7 +631,7 @@ static int uffd_fork_child(void)
 			fl_range_remove_at(i);
 			fl_sys_munmap((void *)gone.park, len);
 			fl_mem_release(gone.park, gone.park + len);
-			free_bits_if_unused(&gone);
+			fl_range_free_state(&gone);
 			continue;
 		}
 		/* a parked copy cannot exist (restored before fork) except stale COPY leftovers */

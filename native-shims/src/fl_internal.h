@@ -32,6 +32,7 @@ void *fl_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off
 int fl_sys_munmap(void *addr, size_t len);
 int fl_sys_madvise(void *addr, size_t len, int advice);
 pid_t fl_gettid(void);
+long fl_raw_syscall3(long n, long a, long b, long c); /* -errno; errno untouched */
 uint64_t fl_now_ns(void);
 void fl_log(const char *a, const char *b, const char *c); /* one line to stderr via write(2) */
 size_t fl_fmt_u64(char *buf, uint64_t v);
@@ -88,6 +89,13 @@ int fl_ranges_cover(uintptr_t start, uintptr_t end); /* any thread: [start,end) 
 uint32_t fl_ranges_snapshot(uintptr_t *out, uint32_t max); /* any thread: pairs start, end */
 int fl_ranges_torn(void);
 void fl_ranges_forget_all(void);
+/* handler only: pieces of ranges (split pieces and moved ranges keep their engine state) */
+struct fl_range fl_range_sub(const struct fl_range *r, uintptr_t a, uintptr_t b);
+int64_t fl_range_first_overlap(uintptr_t s, uintptr_t e, uintptr_t *a, uintptr_t *b); /* index, overlap in [*a,*b); -1 */
+struct fl_range fl_range_carve(uint32_t i, uintptr_t a, uintptr_t b); /* [a,b) out of range i; returns the piece */
+void fl_range_free_state(const struct fl_range *piece); /* its engine state, once no piece uses it (2 * bits_pages pages) */
+void fl_range_dropped(const struct fl_range *piece); /* carved out for good: counted, freed, event emitted */
+void fl_ranges_relocate(uintptr_t from, uintptr_t to, size_t len); /* mremap moved them: the table follows */
 void fl_mem_reset_after_fork(void);
 /* make present pages of [s,e) exclusive again after fork (MADV_POPULATE_WRITE); never on a
  * registered range from the handler thread. pm_fd: an open /proc/self/pagemap */
@@ -164,6 +172,9 @@ enum fl_req_type {
 	FL_REQ_EXEC,          /* text = path: emit FL_EV_EXEC, mark the slot (FL_SLOT_EXEC_ANNOUNCED) */
 	FL_REQ_FORK_CHILD,    /* in a followed fork child: register inherited ranges, rescan, disable */
 	FL_REQ_EVMS_FLUSH,    /* the process is exiting: every EVMS page emits its eviction record */
+	/* engines that observe no mapping events (FL_OBSERVES_MAP_EVENTS clear), from interpose.c */
+	FL_REQ_MAP_EVENT,     /* a = FL_TRAP_UNMAP/REMOVE/REMAP, b, c, d = the trap's a, b, c */
+	FL_REQ_MPROTECT,      /* a = start, b = len, c = prot: the program's mprotect */
 };
 #define FL_REQ_TEXT_MAX 256
 /* slot word (reserved u32 at 76 in the contract): 1 = this image announced FL_EV_EXEC */
@@ -257,9 +268,15 @@ struct fl_engine {
 	void (*pin)(uintptr_t addr);   /* enabled for good (thread descriptors, pins.c) */
 	int (*untrace_all)(void);      /* teardown; -EAGAIN: read traps and call again */
 	int (*fork_child)(void);       /* followed fork child: take over the inherited ranges */
+	/* no fd: on the faulting thread: did the engine cause this fault? (flags: FL_TRAP_*) */
+	int (*trapped)(uintptr_t addr, uint32_t access, uint32_t *flags);
+	/* no map events: the program's own mprotect of [s, s + len), kept for the pages' enabling */
+	int (*protect)(uintptr_t s, size_t len, int prot);
 };
+#define FL_ACCESS_WRITE 1u /* what a fault on the faulting thread tried: from the x86 error code */
+#define FL_ACCESS_EXEC  2u
 extern const struct fl_engine *fl_engine;
-extern const struct fl_engine fl_engine_uffd;
+extern const struct fl_engine fl_engine_uffd, fl_engine_mprotect;
 const struct fl_engine *fl_engine_for(uint32_t id); /* FL_ENGINE_*; NULL if unknown */
 
 /* the userfaultfd engine, for monitor mode (sample.c): an access check of one page */
@@ -301,11 +318,21 @@ void fl_handler_poke(void);                  /* the guard looks at the stop flag
 int fl_handler_wait_stopped(long timeout_ms); /* 0 once the guard has torn down and returned; -ETIMEDOUT */
 int fl_handler_is_handler_thread(void);
 void fl_wake_later(uintptr_t page); /* agent lock held: wake the page's faulting threads at release */
+/* an engine without fd, on the faulting thread: 1 if the engine caused the fault (recorded, resolved) */
+int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access);
 void fl_emit_event(uint32_t type, uint32_t tid, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
 		   const char *text, uint32_t text_len);
 void fl_publish_counters(void);
 int fl_hint_post(uint32_t kind, uint64_t start, uint64_t len, uint64_t value);
 int fl_hint_take(int i);
+
+/* ---- sigsegv.c: the mprotect engine's SIGSEGV handler ---- */
+int fl_sigsegv_install(void);
+void fl_sigsegv_thread(void); /* this thread: an alternate signal stack, SIGSEGV unblocked */
+
+/* ---- touch.c: kernel-mode accesses under an engine that cannot trap them (mprotect) ---- */
+void fl_touch_start(void); /* stdin and stdout get buffers outside traced memory */
+void fl_touch_exec(const char *path, char *const argv[], char *const envp[]);
 
 /* ---- interpose.c ---- */
 void fl_interpose_init(void);

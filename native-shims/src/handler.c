@@ -653,6 +653,29 @@ static void handle_batch(uint32_t n)
 	resolve_faults(k);
 }
 
+/*
+ * An engine without fd (mprotect): one fault, on the faulting thread (its SIGSEGV handler),
+ * through the same steps as a batch of one: label, publish, resolve (evict, then enable). The
+ * thread runs on when its handler returns, after the lock is released. 1 if the engine caused
+ * the fault (it is resolved), 0 if it is the program's.
+ */
+int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access)
+{
+	agent_lock_take();
+	uint32_t flags = 0;
+	int ours = fl_tracing() && fl_engine->trapped(address, access, &flags);
+	if (ours) {
+		staged[0] = (struct staged){ .address = address, .tid = tid,
+					     .flags = (flags & FL_TRAP_WRITE) ? FL_REC_WRITE : 0,
+					     .soft = (flags & FL_TRAP_WP) ? SOFT_DIRTY : 0 };
+		label_and_publish(0, 1);
+		resolve_faults(1);
+		progress++;
+	}
+	agent_unlock();
+	return ours;
+}
+
 /* read the engine's queued traps without blocking; returns traps handled, or -errno */
 static int drain_traps(void)
 {
@@ -815,6 +838,18 @@ static int serve(struct fl_req *q)
 		return 0;
 	case FL_REQ_THREAD_EXIT:
 		fl_emit_event(FL_EV_THREAD_EXIT, (uint32_t)q->tid, 0, 0, 0, 0, NULL, 0);
+		if (q->a) {
+			/*
+			 * a = an address in the exiting thread's stack (engines without kernel-access
+			 * trapping): glibc runs the rest of the exit, and the next thread that reuses the
+			 * cached stack runs its start, with every signal blocked, where a fault on a
+			 * disabled page would kill the process. The stack leaves tracing; the next
+			 * thread start registers it again.
+			 */
+			struct fl_range *r = fl_range_find(FL_PAGE_DOWN(q->a));
+			if (r)
+				fl_engine->untrace(r->start, r->end, 0);
+		}
 		return 0;
 	case FL_REQ_FORK_PREPARE:
 		/*
@@ -885,6 +920,14 @@ static int serve(struct fl_req *q)
 	case FL_REQ_EVMS_FLUSH:
 		fl_evms_clear();
 		return 0;
+	case FL_REQ_MAP_EVENT: {
+		/* an engine that sees no mapping events: an interposed munmap, madvise or mremap said it */
+		struct fl_trap t = { .kind = (uint32_t)q->a, .a = q->b, .b = q->c, .c = q->d };
+		handle_event(&t);
+		return 0;
+	}
+	case FL_REQ_MPROTECT:
+		return fl_engine->protect(q->a, q->b, (int)q->c);
 	default:
 		return -EINVAL;
 	}

@@ -98,7 +98,9 @@ static int api_line(const struct fl_map_line *m, void *ctx)
 {
 	struct api_check *c = ctx;
 	if (m->end > c->covered_to && m->start < c->e) {
-		if (m->start > c->covered_to || !eligible(m))
+		/* a traced part may show another protection: the mprotect engine's disabled pages */
+		uintptr_t a = m->start > c->s ? m->start : c->s, b = m->end < c->e ? m->end : c->e;
+		if (m->start > c->covered_to || (!eligible(m) && !fl_ranges_cover(a, b)))
 			c->bad = 1;
 		else
 			c->covered_to = m->end;

@@ -35,6 +35,14 @@ final class RecordCommand implements Callable<Integer>
         }
     }
 
+    static final class Engines extends ArrayList<String>
+    {
+        Engines()
+        {
+            super(List.of("uffd", "mprotect"));
+        }
+    }
+
     static final class Scopes extends ArrayList<String>
     {
         Scopes()
@@ -66,6 +74,20 @@ final class RecordCommand implements Callable<Integer>
 
     @Option(names = "--trail", paramLabel = "fifo|clock", description = "how segq's trailing segment evicts; default clock")
     String trail;
+
+    @Option(names = "--engine", paramLabel = "uffd|mprotect", completionCandidates = Engines.class,
+        description = {"how references are trapped: uffd, userfaultfd (default; a read(2) into a disabled page "
+            + "waits and succeeds); mprotect, PROT_NONE and SIGSEGV, for kernels or users without userfaultfd "
+            + "(record falls back to it, with a note, when userfaultfd is unavailable and --engine is not given).",
+            "Under mprotect a kernel-mode access to a disabled page fails with EFAULT: the agent touches the "
+            + "buffers of read, pread, readv, recv, recvfrom, write, pwrite, writev, send, sendto, fread, fwrite, "
+            + "getdents64, stat, fstat, lstat, fstatat and exec's arguments first, and gives stdio streams "
+            + "opened with fopen/fdopen and stdin/stdout buffers outside traced memory; not covered: other "
+            + "system calls given a traced buffer (ioctl, io_uring, preadv2, sendmsg/recvmsg, raw syscall()), "
+            + "and libc's internal reads into traced memory (getpwnam and other nss lookups, opendir's buffer). "
+            + "munmap, madvise and mremap are seen only through their libc calls, not glibc's internal ones. "
+            + "monitor mode runs on userfaultfd only."})
+    String engine;
 
     @Option(names = "--ring-size", paramLabel = "BYTES",
         description = "ring per process, a power of two from 64K to 1G; default 4M")
@@ -165,6 +187,16 @@ final class RecordCommand implements Callable<Integer>
             default -> throw new CliException("unknown scope '" + scope + "'; use --scope all or --scope api");
         };
         options.policy = evmsPolicy(options.evmsPages);
+        if (engine != null)
+        {
+            options.engineChosen = true;
+            options.engine = switch (engine)
+            {
+                case "uffd" -> ShmLayout.ENGINE_UFFD;
+                case "mprotect" -> ShmLayout.ENGINE_MPROTECT;
+                default -> throw new CliException("unknown engine '" + engine + "'; use --engine uffd or --engine mprotect");
+            };
+        }
         if (lead != null)
         {
             options.leadPages = lead;

@@ -35,6 +35,8 @@ public final class TraceHeader
     public static final String LEAD_PAGES = "lead_pages";
     public static final String TRAIL = "trail";
     public static final String SCOPE = "scope";
+    /** How the agent trapped references: {@code uffd} (userfaultfd) or {@code mprotect}. */
+    public static final String ENGINE = "engine";
     public static final String FOLLOW_FORKS = "follow_forks";
     public static final String RING_CAPACITY = "ring_capacity";
     public static final String CHUNK_RECORDS = "chunk_records";
