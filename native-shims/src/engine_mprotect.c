@@ -71,8 +71,21 @@ static long raw_mprotect(uintptr_t a, size_t len, int prot)
 	return fl_raw_syscall3(SYS_mprotect, (long)a, (long)len, prot);
 }
 
+/*
+ * mprotect's ENOMEM means either that the address is not mapped (glibc unmapped it with its
+ * internal munmap, which no wrapper sees: nothing to disable) or that the kernel could not
+ * split the VMA (vm.max_map_count). mincore(2) tells them apart without changing a VMA.
+ */
+static int unmapped(uintptr_t a)
+{
+	unsigned char v;
+	return fl_raw_syscall3(SYS_mincore, (long)FL_PAGE_DOWN(a), FL_PAGE, (long)&v) == -ENOMEM;
+}
+
 static void limit_reached(uintptr_t a)
 {
+	if (unmapped(a))
+		return;
 	fl_cnt.lost++;
 	if (!warned_limit) {
 		warned_limit = 1;

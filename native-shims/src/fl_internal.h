@@ -163,7 +163,7 @@ enum fl_req_type {
 	FL_REQ_MMAP,          /* a = start, b = len, c = prot, d = flags */
 	FL_REQ_BRK,           /* a = old break, b = new break */
 	FL_REQ_TRACE_RANGE,   /* a = addr, b = len */
-	FL_REQ_THREAD_START,  /* a = creating tid, b = pthread_self of the new thread */
+	FL_REQ_THREAD_START,  /* a = creating tid, b = pthread_self of the new thread, c = 1 if counted in fl_threads_starting */
 	FL_REQ_THREAD_EXIT,
 	FL_REQ_FORK_PREPARE,  /* restore every page, stop evicting */
 	FL_REQ_FORK_PARENT,   /* a = child pid (or -errno): disable again */
@@ -335,6 +335,12 @@ void fl_touch_start(void); /* stdin and stdout get buffers outside traced memory
 void fl_touch_exec(const char *path, char *const argv[], char *const envp[]);
 
 /* ---- interpose.c ---- */
+/*
+ * Threads created but not yet pinned (mprotect engine): while any is, no rescan registers new
+ * memory, since the new thread's stack and struct pthread (one mapping) would be disabled
+ * before they are pinned, and glibc starts the thread with every signal blocked.
+ */
+extern uint32_t fl_threads_starting;
 void fl_interpose_init(void);
 int fl_real_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
 

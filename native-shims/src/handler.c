@@ -781,10 +781,13 @@ static int serve(struct fl_req *q)
 		return all ? fl_scope_rescan() : 0;
 	case FL_REQ_INIT: {
 		known_brk = (uintptr_t)syscall(SYS_brk, 0);
-		int err = all ? fl_scope_rescan() : 0;
-		existing_threads(); /* names every thread, this one included */
+		/* pinned before anything is disabled: under mprotect the waiting thread may fault
+		 * meanwhile, and its SIGSEGV path reads its struct pthread (the mutex owner, the
+		 * stack guard); a fault there, with SIGSEGV blocked, would kill it */
 		fl_engine->pin(q->a);
 		fl_engine->pin(q->a + 2303);
+		int err = all ? fl_scope_rescan() : 0;
+		existing_threads(); /* names every thread, this one included */
 		fl_publish_counters();
 		return err;
 	}
@@ -830,11 +833,13 @@ static int serve(struct fl_req *q)
 		fl_emit_event(FL_EV_THREAD_START, (uint32_t)q->tid, q->a, 0, 0, 0, NULL, 0);
 		if (q->text_len)
 			fl_emit_event(FL_EV_THREAD_NAME, (uint32_t)q->tid, 0, 0, 0, 0, q->text, q->text_len);
-		if (all)
-			fl_scope_rescan();
-		/* struct pthread spans ~2.3 KiB from pthread_self(): keep its pages enabled */
+		/* struct pthread spans ~2.3 KiB from pthread_self(): keep its pages enabled (first: INIT) */
 		fl_engine->pin(q->b);
 		fl_engine->pin(q->b + 2303);
+		if (q->c)
+			__atomic_sub_fetch(&fl_threads_starting, 1, __ATOMIC_SEQ_CST);
+		if (all)
+			fl_scope_rescan();
 		return 0;
 	case FL_REQ_THREAD_EXIT:
 		fl_emit_event(FL_EV_THREAD_EXIT, (uint32_t)q->tid, 0, 0, 0, 0, NULL, 0);
@@ -907,12 +912,12 @@ static int serve(struct fl_req *q)
 			fl_ranges_forget_all();
 		}
 		fl_engine->fork_child();
+		fl_engine->pin(q->a); /* before anything is disabled (INIT says why) */
+		fl_engine->pin(q->a + 2303);
 		if (all)
 			fl_scope_rescan();
 		for (uint32_t i = 0; i < fl_range_count(); i++)
 			fl_engine->disable(fl_range_at(i)->start, fl_range_at(i)->end);
-		fl_engine->pin(q->a);
-		fl_engine->pin(q->a + 2303);
 		emit_name_of((uint32_t)q->tid);
 		fl_publish_counters();
 		return 0;

@@ -356,7 +356,10 @@ struct tramp {
 	void *arg;
 	pid_t creator;
 	uint32_t used;
+	uint32_t counted; /* in fl_threads_starting until its THREAD_START is served */
 };
+
+uint32_t fl_threads_starting;
 #define TRAMPS 1024
 static struct tramp *tramps;
 
@@ -374,12 +377,13 @@ static void *trampoline(void *p)
 	void *(*fn)(void *) = t->fn;
 	void *arg = t->arg;
 	pid_t creator = t->creator;
+	uint32_t counted = t->counted;
 	__atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
 	fl_sigsegv_thread(); /* the mprotect engine's signal stack, before this stack is registered */
 	char name[17] = { 0 };
 	RESOLVE(real_prctl, "prctl");
 	real_prctl(PR_GET_NAME, (unsigned long)name, 0, 0, 0);
-	fl_req_call_text(FL_REQ_THREAD_START, (uint64_t)creator, (uintptr_t)pthread_self(), 0, 0, name,
+	fl_req_call_text(FL_REQ_THREAD_START, (uint64_t)creator, (uintptr_t)pthread_self(), counted, 0, name,
 			 (uint32_t)strlen(name));
 	void *ret = fn(arg);
 	fl_req_call(FL_REQ_THREAD_EXIT, stack_to_release(), 0, 0, 0);
@@ -402,9 +406,15 @@ FL_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	t->fn = fn;
 	t->arg = arg;
 	t->creator = fl_gettid();
+	t->counted = !(fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS);
+	if (t->counted)
+		__atomic_add_fetch(&fl_threads_starting, 1, __ATOMIC_SEQ_CST); /* before glibc maps the stack */
 	int r = real_pthread_create(th, attr, trampoline, t);
-	if (r)
+	if (r) {
+		if (t->counted)
+			__atomic_sub_fetch(&fl_threads_starting, 1, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
+	}
 	return r;
 }
 

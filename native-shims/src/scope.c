@@ -55,7 +55,9 @@ static void register_untraced(uintptr_t s, uintptr_t e, void *ctx)
 				gap_end = r->start;
 			next = gap_end;
 		}
-		fl_engine->trace_new(s, gap_end, st->source, 1);
+		/* a thread being created may own this memory: not before it is pinned (fl_threads_starting) */
+		if (!__atomic_load_n(&fl_threads_starting, __ATOMIC_SEQ_CST))
+			fl_engine->trace_new(s, gap_end, st->source, 1);
 		s = next;
 	}
 }
