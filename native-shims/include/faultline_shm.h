@@ -33,7 +33,7 @@
  *   60  u32 chunk_records    most records in one chunk
  *   64  u64 clock            global logical clock: one tick per trapped reference, all processes
  *   72  u32 stop             the recorder sets 1: every agent restores its pages and stops
- *   76  u32 reserved
+ *   76  u32 engine           FL_ENGINE_*: how the agent disables pages and traps their references
  *   80  u64 start_mono_ns    CLOCK_MONOTONIC at recording start; record times are relative to it
  *   88  u32 lead_pages       pages in the leading FIFO segment under the segq policies (0: fifo)
  *   104 u64 claims           slots claimed so far: each claim takes the next number (slot claim)
@@ -169,6 +169,7 @@
 #define FL_CTL_CHUNK_RECORDS    60
 #define FL_CTL_CLOCK            64
 #define FL_CTL_STOP             72
+#define FL_CTL_ENGINE           76
 #define FL_CTL_START_MONO_NS    80
 #define FL_CTL_LEAD_PAGES       88
 #define FL_CTL_CLAIMS           104
@@ -190,6 +191,14 @@
 #define FL_POLICY_FIFO       0
 #define FL_POLICY_SEGQ_CLOCK 1
 #define FL_POLICY_SEGQ_FIFO  2
+
+/*
+ * Engines: userfaultfd (pages parked with UFFDIO_MOVE; a kernel-mode access to a disabled page
+ * waits for the agent and succeeds), or mprotect (PROT_NONE and the faulting thread's SIGSEGV
+ * handler; a kernel-mode access to a disabled page fails with EFAULT). docs/ARCHITECTURE.md.
+ */
+#define FL_ENGINE_UFFD     0
+#define FL_ENGINE_MPROTECT 1
 
 #define FL_MODE_TRACE   0
 #define FL_MODE_MONITOR 1 /* no records, no EVMS: only the sampling board's access checks */

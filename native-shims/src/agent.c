@@ -22,7 +22,16 @@
 
 #include "fl_internal.h"
 
-struct fl_agent fl_agent = { .uffd = -1, .recorder_pidfd = -1 };
+struct fl_agent fl_agent = { .recorder_pidfd = -1 };
+struct fl_counters fl_cnt;
+int fl_fork_depth;
+
+/* a fork child, or a new attached session: counters from zero */
+static void reset_counters(void)
+{
+	memset(&fl_cnt, 0, sizeof(fl_cnt));
+	fl_fork_depth = 0;
+}
 
 static char exe_path[4096];
 static char shm_path[512];
@@ -55,16 +64,20 @@ static int init_tables(void)
 {
 	if (tables_ready) {
 		fl_req_reset_after_fork();
-		fl_park_reset_after_fork();
+		reset_counters();
+		fl_engine->reset_after_fork();
 		fl_evms_reset();
 		fl_pins_forget(0, UINTPTR_MAX);
 		fl_handler_reset_after_fork();
+		int err = fl_engine->init(); /* another engine than the last session's: its tables */
+		if (err)
+			return err;
 		return fl_evms_init(*fl_ctl32(FL_CTL_POLICY), fl_agent.evms_pages, *fl_ctl32(FL_CTL_LEAD_PAGES));
 	}
 	int err;
 	if ((err = fl_maps_init()) || (err = fl_ranges_init(65536)) ||
 	    (err = fl_evms_init(*fl_ctl32(FL_CTL_POLICY), fl_agent.evms_pages, *fl_ctl32(FL_CTL_LEAD_PAGES))) ||
-	    (err = fl_pins_init(16384)) || (err = fl_req_init()) || (err = fl_park_init()) ||
+	    (err = fl_pins_init(16384)) || (err = fl_req_init()) || (err = fl_engine->init()) ||
 	    (err = fl_interpose_alloc()) || (err = fl_scope_init()))
 		return err;
 	tables_ready = 1;
@@ -246,26 +259,13 @@ static int add_lib_data(struct dl_phdr_info *info, size_t size, void *ctx)
 
 extern void *__tls_get_addr(void *);
 
-static int open_uffd(void)
+/* the engine ready to trace, or the slot says why not (the engine said it on stderr) */
+static int open_engine(void)
 {
-	int fd = fl_uffd_open();
-	if (fd < 0) {
-		stop_with_error(FL_STOP_ERROR, -fd);
-		fl_log("cannot create userfaultfd: ", strerror(-fd),
-		       "; grant access to /dev/userfaultfd or set sysctl vm.unprivileged_userfaultfd=1");
-		return -1;
-	}
-	uint64_t want = UFFD_FEATURE_THREAD_ID | UFFD_FEATURE_EXACT_ADDRESS | UFFD_FEATURE_MOVE |
-			UFFD_FEATURE_EVENT_UNMAP | UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_REMAP |
-			UFFD_FEATURE_PAGEFAULT_FLAG_WP;
-	int err = fl_uffd_api(fd, want, NULL);
-	if (err) {
-		close(fd);
+	int err = fl_engine->open();
+	if (err)
 		stop_with_error(FL_STOP_ERROR, -err);
-		fl_log("userfaultfd lacks a needed feature (UFFDIO_MOVE needs Linux 6.8): ", strerror(-err), NULL);
-		return -1;
-	}
-	return fd;
+	return err;
 }
 
 /*
@@ -303,12 +303,11 @@ int fl_agent_follow_child(void)
 	__atomic_store_n(&fl_agent.active, 0, __ATOMIC_RELEASE); /* interposers pass through meanwhile */
 	await_fork_event(getpid());
 	fl_mem_reset_after_fork();
-	if (fl_agent.uffd >= 0)
-		close(fl_agent.uffd);
-	fl_agent.uffd = -1;
 	fl_agent.exec_event = 0;
+	fl_threads_starting = 0; /* the parent's thread starts are not ours */
 	fl_req_reset_after_fork();
-	fl_park_reset_after_fork();
+	reset_counters();
+	fl_engine->reset_after_fork(); /* the parent's engine state: not ours to use */
 	fl_evms_reset(); /* the parent's set: its records are the parent's to write */
 	fl_handler_reset_after_fork();
 	pid_t pid = getpid();
@@ -319,14 +318,11 @@ int fl_agent_follow_child(void)
 	fl_ring_init(&fl_agent.ring,
 		     fl_agent.shm + *fl_ctl64(FL_CTL_RING_OFFSET) + (uint64_t)fl_agent.slot_index * *fl_ctl64(FL_CTL_RING_STRIDE),
 		     *fl_ctl32(FL_CTL_RING_CAPACITY));
-	int fd = open_uffd();
-	if (fd < 0)
+	if (open_engine() != 0)
 		return -1;
-	fl_agent.uffd = fd;
 	int err = fl_handler_start();
 	if (err) {
-		close(fd);
-		fl_agent.uffd = -1;
+		fl_engine->close();
 		stop_with_error(FL_STOP_ERROR, -err);
 		fl_log("fork child: cannot start the handler thread: ", strerror(-err), NULL);
 		return -1;
@@ -380,11 +376,23 @@ static int start_tracing(const char *path)
 	if (!fl_monitoring())
 		prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 
-	int fd = open_uffd();
-	if (fd < 0)
-		return -EPERM;
-	fl_agent.uffd = fd;
 	int err;
+	const struct fl_engine *engine = fl_engine_for(*fl_ctl32(FL_CTL_ENGINE));
+	if (!engine) {
+		stop_with_error(FL_STOP_ERROR, EINVAL);
+		fl_log("unknown engine in the control block of ", path, ": this agent is older than the recorder");
+		return -EINVAL;
+	}
+	fl_engine = engine;
+	if ((err = init_tables()) != 0) {
+		stop_with_error(FL_STOP_ERROR, -err);
+		fl_log("cannot allocate agent memory: ", strerror(-err), NULL);
+		return err;
+	}
+	if (open_engine() != 0)
+		return -EPERM;
+	if (!fl_attached)
+		fl_touch_start();
 
 	uint32_t rpid = *fl_ctl32(FL_CTL_RECORDER_PID);
 	if (rpid) {
@@ -393,8 +401,7 @@ static int start_tracing(const char *path)
 			fcntl(fl_agent.recorder_pidfd, F_SETFD, FD_CLOEXEC);
 		if (fl_agent.recorder_pidfd < 0) {
 			err = errno;
-			close(fd);
-			fl_agent.uffd = -1;
+			fl_engine->close();
 			stop_with_error(FL_STOP_RECORDER_GONE, err);
 			fl_log("recorder process is gone: ", strerror(err), NULL);
 			return -err;
@@ -404,13 +411,6 @@ static int start_tracing(const char *path)
 	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
 	exe_path[n > 0 ? n : 0] = 0;
 
-	if ((err = init_tables()) != 0) {
-		close(fd);
-		fl_agent.uffd = -1;
-		stop_with_error(FL_STOP_ERROR, -err);
-		fl_log("cannot allocate agent memory: ", strerror(-err), NULL);
-		return err;
-	}
 	static int lib_data_added; /* once per process: a fork child inherits them, detach keeps them */
 	if (!lib_data_added) {
 		struct lib_find libs = { { (uintptr_t)&poll, (uintptr_t)&__tls_get_addr, (uintptr_t)&start_tracing } };
@@ -420,8 +420,7 @@ static int start_tracing(const char *path)
 
 	/* active only once the handler exists: pthread_create itself calls calloc (our wrapper) */
 	if ((err = start_handler()) != 0) {
-		close(fd);
-		fl_agent.uffd = -1;
+		fl_engine->close();
 		stop_with_error(FL_STOP_ERROR, -err);
 		fl_log("cannot start the handler thread: ", strerror(-err), NULL);
 		return err;

@@ -17,7 +17,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "fl_internal.h"
+#include "engine_uffd.h"
 
 int fl_check;
 

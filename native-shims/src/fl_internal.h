@@ -16,7 +16,6 @@
 #include <stdint.h>
 #include <pthread.h>
 #include <sys/types.h>
-#include <linux/userfaultfd.h>
 
 #include "faultline_shm.h"
 
@@ -28,37 +27,12 @@
 #define FL_PAGE_DOWN(x) ((uintptr_t)(x) & ~(FL_PAGE - 1))
 #define FL_PAGE_UP(x) (((uintptr_t)(x) + FL_PAGE - 1) & ~(FL_PAGE - 1))
 
-/*
- * The machine's /usr/include/linux/userfaultfd.h may predate UFFDIO_MOVE (Linux 6.8). These are
- * the kernel uapi values (include/uapi/linux/userfaultfd.h); the kernel's UFFDIO_API answer says
- * whether the feature really exists.
- */
-#ifndef UFFD_FEATURE_MOVE
-#define UFFD_FEATURE_MOVE (1 << 16)
-#endif
-#ifndef _UFFDIO_MOVE
-#define _UFFDIO_MOVE (0x05)
-struct uffdio_move {
-	__u64 dst;
-	__u64 src;
-	__u64 len;
-#define UFFDIO_MOVE_MODE_DONTWAKE ((__u64)1 << 0)
-#define UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES ((__u64)1 << 1)
-	__u64 mode;
-	__s64 move;
-};
-#define UFFDIO_MOVE _IOWR(UFFDIO, _UFFDIO_MOVE, struct uffdio_move)
-#endif
-#ifndef USERFAULTFD_IOC_NEW
-#define USERFAULTFD_IOC 0xAA
-#define USERFAULTFD_IOC_NEW _IO(USERFAULTFD_IOC, 0x00)
-#endif
-
 /* ---- sys.c: raw system calls that must not go through our own interposed symbols ---- */
 void *fl_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 int fl_sys_munmap(void *addr, size_t len);
 int fl_sys_madvise(void *addr, size_t len, int advice);
 pid_t fl_gettid(void);
+long fl_raw_syscall3(long n, long a, long b, long c); /* -errno; errno untouched */
 uint64_t fl_now_ns(void);
 void fl_log(const char *a, const char *b, const char *c); /* one line to stderr via write(2) */
 size_t fl_fmt_u64(char *buf, uint64_t v);
@@ -79,22 +53,14 @@ void fl_mem_subtract(uintptr_t s, uintptr_t e, void (*fn)(uintptr_t, uintptr_t, 
 void fl_mem_add(uintptr_t start, uintptr_t end); /* a range the agent owns but did not map itself */
 void fl_mem_release(uintptr_t start, uintptr_t end); /* part of an agent mapping was unmapped */
 
-/* ---- uffd.c: the address-space primitives (all return 0 or -errno) ---- */
-int fl_uffd_open(void);                         /* fd or -errno */
-int fl_uffd_api(int fd, uint64_t want, uint64_t *got);
-int fl_uffd_register(int fd, uintptr_t start, size_t len);
-int fl_uffd_unregister(int fd, uintptr_t start, size_t len);
-int fl_uffd_move(int fd, uintptr_t dst, uintptr_t src, size_t len, uint64_t mode, int64_t *moved);
-int fl_uffd_zeropage(int fd, uintptr_t dst, size_t len, int dontwake);
-int fl_uffd_copy(int fd, uintptr_t dst, uintptr_t src, size_t len, int dontwake);
-int fl_uffd_wake(int fd, uintptr_t start, size_t len);
-int fl_uffd_writeprotect(int fd, uintptr_t start, size_t len, int protect); /* never wakes */
-
 /* ---- maps.c: /proc/self/maps and the range table ---- */
 struct fl_range {
 	uintptr_t start, end; /* traced pages [start, end), page aligned */
-	uintptr_t park;       /* parking address of start: page p parks at park + (p - start) */
-	uint64_t *bits;       /* "populated" bitmap: bit (bit0 + (p - start) / page) */
+	/* the engine's per-page state of the range as it was registered (split pieces and moved
+	 * ranges keep it): uffd: parking address of start (page p parks at park + (p - start)) and
+	 * the "populated" bitmap, bit (bit0 + (p - start) / page); mprotect: bits is a byte per page */
+	uintptr_t park;
+	uint64_t *bits;
 	uint64_t bit0;
 	uint32_t source;      /* FL_RANGE_* */
 	uint32_t bits_pages;  /* size of the bitmap allocation at bits (shared by split pieces) */
@@ -127,28 +93,19 @@ int fl_ranges_cover(uintptr_t start, uintptr_t end); /* any thread: [start,end) 
 uint32_t fl_ranges_snapshot(uintptr_t *out, uint32_t max); /* any thread: pairs start, end */
 int fl_ranges_torn(void);
 void fl_ranges_forget_all(void);
+/* handler only: pieces of ranges (split pieces and moved ranges keep their engine state) */
+struct fl_range fl_range_sub(const struct fl_range *r, uintptr_t a, uintptr_t b);
+int64_t fl_range_first_overlap(uintptr_t s, uintptr_t e, uintptr_t *a, uintptr_t *b); /* index, overlap in [*a,*b); -1 */
+struct fl_range fl_range_carve(uint32_t i, uintptr_t a, uintptr_t b); /* [a,b) out of range i; returns the piece */
+void fl_range_free_state(const struct fl_range *piece); /* its engine state, once no piece uses it (2 * bits_pages pages) */
+void fl_range_dropped(const struct fl_range *piece); /* carved out for good: counted, freed, event emitted */
+void fl_ranges_relocate(uintptr_t from, uintptr_t to, size_t len); /* mremap moved them: the table follows */
 void fl_mem_reset_after_fork(void);
 /* make present pages of [s,e) exclusive again after fork (MADV_POPULATE_WRITE); never on a
  * registered range from the handler thread. pm_fd: an open /proc/self/pagemap */
 void fl_break_cow(int pm_fd, uintptr_t s, uintptr_t e);
-void fl_park_reset_after_fork(void);
-int fl_park_fork_child(void);
 void fl_handler_reset_after_fork(void);
 int fl_agent_follow_child(void);
-
-static inline int fl_range_bit(const struct fl_range *r, uintptr_t page)
-{
-	uint64_t b = r->bit0 + (page - r->start) / FL_PAGE;
-	return (int)((r->bits[b >> 6] >> (b & 63)) & 1);
-}
-static inline void fl_range_set_bit(struct fl_range *r, uintptr_t page, int v)
-{
-	uint64_t b = r->bit0 + (page - r->start) / FL_PAGE;
-	if (v)
-		r->bits[b >> 6] |= 1ULL << (b & 63);
-	else
-		r->bits[b >> 6] &= ~(1ULL << (b & 63));
-}
 
 /* ---- evms.c and policy_*.c: the evicted virtual mapping set and its policies (lock held) ---- */
 enum { FL_EVMS_OUT = 0, FL_EVMS_DISABLED = 1, FL_EVMS_ENABLED = 2 }; /* a page's place */
@@ -210,7 +167,7 @@ enum fl_req_type {
 	FL_REQ_MMAP,          /* a = start, b = len, c = prot, d = flags */
 	FL_REQ_BRK,           /* a = old break, b = new break */
 	FL_REQ_TRACE_RANGE,   /* a = addr, b = len */
-	FL_REQ_THREAD_START,  /* a = creating tid, b = pthread_self of the new thread */
+	FL_REQ_THREAD_START,  /* a = creating tid, b = pthread_self of the new thread, c = 1 if counted in fl_threads_starting */
 	FL_REQ_THREAD_EXIT,
 	FL_REQ_FORK_PREPARE,  /* restore every page, stop evicting */
 	FL_REQ_FORK_PARENT,   /* a = child pid (or -errno): disable again */
@@ -219,6 +176,9 @@ enum fl_req_type {
 	FL_REQ_EXEC,          /* text = path: emit FL_EV_EXEC, mark the slot (FL_SLOT_EXEC_ANNOUNCED) */
 	FL_REQ_FORK_CHILD,    /* in a followed fork child: register inherited ranges, rescan, disable */
 	FL_REQ_EVMS_FLUSH,    /* the process is exiting: every EVMS page emits its eviction record */
+	/* engines that observe no mapping events (FL_OBSERVES_MAP_EVENTS clear), from interpose.c */
+	FL_REQ_MAP_EVENT,     /* a = FL_TRAP_UNMAP/REMOVE/REMAP, b, c, d = the trap's a, b, c */
+	FL_REQ_MPROTECT,      /* a = start, b = len, c = prot: the program's mprotect */
 };
 #define FL_REQ_TEXT_MAX 256
 /* slot word (reserved u32 at 76 in the contract): 1 = this image announced FL_EV_EXEC */
@@ -254,26 +214,80 @@ void fl_req_wake(uint64_t served);                 /* wake the posters fl_req_se
 void fl_req_cancel_all(void);
 int fl_req_pending(void);
 
-/* ---- park.c: disabling and enabling traced pages (handler only) ---- */
+/* ---- counters of the agent (handler only, or under the agent lock) ---- */
 struct fl_counters {
 	uint64_t records, ring_waits, faults, chunks, evictions, wait_ns, races, registered_pages;
 	uint64_t lost; /* pages that could not be disabled (EBUSY: shared after fork, pinned) */
 };
 extern struct fl_counters fl_cnt;
-extern int fl_fork_depth;
-int fl_park_init(void);
-int fl_park_trace_new(uintptr_t s, uintptr_t e, uint32_t source, int emit);
-void fl_park_disable(uintptr_t s, uintptr_t e);    /* every traced page in [s,e) */
-uint32_t fl_park_restore(uintptr_t s, uintptr_t e); /* every parked page in [s,e) home; pages left parked (EAGAIN) */
-void fl_park_discard(uintptr_t s, uintptr_t e);    /* parked copies in [s,e) dropped (MADV_DONTNEED) */
-int fl_park_untrace(uintptr_t s, uintptr_t e, int unmapped); /* forget [s,e): restore first unless unmapped; -EAGAIN: retry after reading events */
-void fl_park_relocate(uintptr_t from, uintptr_t to, size_t len);
-/* resolve a fault at page; returns 1 if the page was enabled by us, 0 if resolved otherwise */
-int fl_park_enable(uintptr_t page, int write);
-int fl_park_evict(uintptr_t page); /* disable an enabled page the EVMS let go; -EAGAIN: retry after the next event */
-void fl_park_disable_enabled(uintptr_t s, uintptr_t e); /* [s,e) enabled by faults, none pinned: one move per range */
-void fl_park_pin(uintptr_t addr);
-int fl_park_untrace_all(void);
+extern int fl_fork_depth; /* a fork is being prepared: pages stay enabled (FL_REQ_FORK_PREPARE) */
+
+/*
+ * ---- engine.c, engine_*.c: the trapping mechanism ----
+ * How a traced page is disabled and enabled again, and how its faults reach the fault loop
+ * (handler.c). One ops table per engine, chosen from the control block's FL_CTL_ENGINE; the
+ * fault loop, the EVMS and the rings call only through it. Every op but read and wake runs
+ * with the agent lock held. What an engine keeps per page (parking slots, bitmaps,
+ * protections) is its own and hangs off fl_range.
+ */
+#define FL_OBSERVES_KERNEL_ACCESS 1u /* a kernel-mode access to a disabled page waits and is recorded */
+#define FL_OBSERVES_MAP_EVENTS    2u /* munmap, mremap and madvise(DONTNEED) arrive as traps by themselves */
+
+#define FL_TRAP_BATCH 64 /* most traps one read returns */
+enum fl_trap_kind { FL_TRAP_FAULT = 1, FL_TRAP_UNMAP, FL_TRAP_REMOVE, FL_TRAP_REMAP, FL_TRAP_OTHER };
+#define FL_TRAP_WRITE 1u /* a write fault */
+#define FL_TRAP_WP    2u /* a write to a write-protected enabled page: the EVMS's dirty flag */
+/* one fault or mapping event, as the engine read it */
+struct fl_trap {
+	uint32_t kind;    /* FL_TRAP_* */
+	uint32_t tid;     /* FAULT: the faulting thread */
+	uint32_t flags;   /* FAULT: FL_TRAP_WRITE, FL_TRAP_WP */
+	uint64_t a, b, c; /* FAULT: address; UNMAP, REMOVE: start, end; REMAP: from, to, len */
+};
+
+struct fl_engine {
+	const char *name;
+	uint32_t observes; /* FL_OBSERVES_* */
+	int (*init)(void);  /* once per process image: tables */
+	/* constructor, attach or followed fork child: ready to trace; 0, or -errno after saying why on stderr */
+	int (*open)(void);
+	void (*close)(void); /* tracing is over (teardown, or a fork child that runs untraced) */
+	void (*reset_after_fork)(void); /* fork child or a new attached session, before open */
+	int (*fd)(void);     /* pollable while traps are queued, or -1: faults arrive on the faulting thread */
+	int (*read)(struct fl_trap *out, uint32_t max); /* traps read (0: none now), or -errno */
+	void (*wake)(uintptr_t page); /* lock released: threads waiting on page retry */
+	int (*trace_new)(uintptr_t s, uintptr_t e, uint32_t source, int emit); /* register and disable */
+	void (*disable)(uintptr_t s, uintptr_t e);     /* every traced page in [s,e) */
+	uint32_t (*restore)(uintptr_t s, uintptr_t e); /* every disabled page in [s,e) enabled; pages left (an event pending) */
+	void (*discard)(uintptr_t s, uintptr_t e);     /* [s,e) is being zapped (madvise): saved contents dropped */
+	int (*untrace)(uintptr_t s, uintptr_t e, int unmapped); /* forget [s,e): restore first unless unmapped; -EAGAIN: retry after reading traps */
+	void (*relocate)(uintptr_t from, uintptr_t to, size_t len); /* mremap moved the pages */
+	int (*first_touch)(struct fl_range *r, uintptr_t page); /* never populated? (it is from now on) */
+	/* resolve a fault at page; 1 if the page was enabled by us, 0 if resolved otherwise,
+	 * -EAGAIN: retry after the next read; the faulting threads are woken at unlock */
+	int (*enable)(uintptr_t page, int write);
+	/* an enabled page's writes trap (1) or not (0): the EVMS's dirty flag; -EAGAIN: retry later */
+	int (*protect_writes)(uintptr_t page, int protect);
+	int (*evict)(uintptr_t page);  /* disable an enabled page the EVMS let go; -EAGAIN: retry after the next read */
+	void (*pin)(uintptr_t addr);   /* enabled for good (thread descriptors, pins.c) */
+	int (*untrace_all)(void);      /* teardown; -EAGAIN: read traps and call again */
+	int (*fork_child)(void);       /* followed fork child: take over the inherited ranges */
+	/* no fd: on the faulting thread: did the engine cause this fault? (flags: FL_TRAP_*) */
+	int (*trapped)(uintptr_t addr, uint32_t access, uint32_t *flags);
+	/* no map events: the program's own mprotect of [s, s + len), kept for the pages' enabling */
+	int (*protect)(uintptr_t s, size_t len, int prot);
+};
+#define FL_ACCESS_WRITE 1u /* what a fault on the faulting thread tried: from the x86 error code */
+#define FL_ACCESS_EXEC  2u
+extern const struct fl_engine *fl_engine;
+extern const struct fl_engine fl_engine_uffd, fl_engine_mprotect;
+const struct fl_engine *fl_engine_for(uint32_t id); /* FL_ENGINE_*; NULL if unknown */
+
+/* the userfaultfd engine, for monitor mode (sample.c): an access check of one page */
+int fl_uffd_watch(uintptr_t page);   /* register and disable; -EAGAIN or another error: not armed */
+int fl_uffd_unwatch(uintptr_t page); /* home and unregistered; -EAGAIN: still parked, retry */
+/* the userfaultfd engine, for Moca mode (moca.c): [s,e) enabled by faults, none pinned: one move per range */
+void fl_uffd_disable_enabled(uintptr_t s, uintptr_t e);
 
 /* ---- sample.c: DAMON's access checks in monitor mode, through the sampling board (lock held) ---- */
 int fl_sample_init(int wake_fd);  /* handler start: this slot's board if the recorder monitors */
@@ -303,7 +317,7 @@ void fl_check_discarded(const struct fl_range *r, uintptr_t a, uintptr_t b); /* 
 void fl_check_resync(const struct fl_range *r, uintptr_t a, uintptr_t b);   /* after a bulk move */
 void fl_check_report(const struct fl_range *r, uintptr_t page, const char *what);
 int fl_check_parked(const struct fl_range *r, uintptr_t page); /* the shadow: parked by us */
-int fl_page_present(uintptr_t addr); /* park.c: present or swapped, from /proc/self/pagemap */
+int fl_page_present(uintptr_t addr); /* engine_uffd.c: present or swapped, from /proc/self/pagemap */
 void fl_pagemap_each_present(uintptr_t s, uintptr_t e, void (*fn)(uintptr_t page, void *ctx), void *ctx);
 
 /* ---- scope.c: what scope "all" registers, and what faultline_trace_range accepts ---- */
@@ -319,6 +333,8 @@ void fl_handler_poke(void);                  /* the guard looks at the stop flag
 int fl_handler_wait_stopped(long timeout_ms); /* 0 once the guard has torn down and returned; -ETIMEDOUT */
 int fl_handler_is_handler_thread(void);
 void fl_wake_later(uintptr_t page); /* agent lock held: wake the page's faulting threads at release */
+/* an engine without fd, on the faulting thread: 1 if the engine caused the fault (recorded, resolved) */
+int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access);
 void fl_emit_event(uint32_t type, uint32_t tid, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
 		   const char *text, uint32_t text_len);
 void fl_publish_counters(void);
@@ -326,7 +342,21 @@ int fl_publish_message(int32_t type, const void *msg, uint32_t len); /* into the
 int fl_hint_post(uint32_t kind, uint64_t start, uint64_t len, uint64_t value);
 int fl_hint_take(int i);
 
+/* ---- sigsegv.c: the mprotect engine's SIGSEGV handler ---- */
+int fl_sigsegv_install(void);
+void fl_sigsegv_thread(void); /* this thread: an alternate signal stack, SIGSEGV unblocked */
+
+/* ---- touch.c: kernel-mode accesses under an engine that cannot trap them (mprotect) ---- */
+void fl_touch_start(void); /* stdin and stdout get buffers outside traced memory */
+void fl_touch_exec(const char *path, char *const argv[], char *const envp[]);
+
 /* ---- interpose.c ---- */
+/*
+ * Threads created but not yet pinned (mprotect engine): while any is, no rescan registers new
+ * memory, since the new thread's stack and struct pthread (one mapping) would be disabled
+ * before they are pinned, and glibc starts the thread with every signal blocked.
+ */
+extern uint32_t fl_threads_starting;
 void fl_interpose_init(void);
 int fl_real_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
 
@@ -343,7 +373,6 @@ struct fl_agent {
 	uint32_t mode;          /* FL_MODE_*, from the control block */
 	uint64_t interval_ns;   /* Moca mode: the interval (at least FL_MOCA_MIN_INTERVAL_NS) */
 	uint64_t start_mono_ns;
-	int uffd;
 	int recorder_pidfd;
 	pid_t pid, ppid;
 	struct fl_ring ring;

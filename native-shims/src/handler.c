@@ -138,7 +138,7 @@ static pthread_mutex_t agent_lock = PTHREAD_MUTEX_INITIALIZER;
 static uintptr_t wake_pages[WAKE_MAX]; /* under the lock: resolved, to wake at unlock */
 static uint32_t wake_n;
 static uint64_t wake_reqs;             /* under the lock: request slots to wake at unlock */
-static struct uffd_msg *msgs;
+static struct fl_trap *msgs;
 static struct staged *staged;
 static uint8_t *chunk_buf;
 static uint8_t *event_buf;
@@ -241,10 +241,9 @@ static void agent_unlock(void)
 	wake_n = 0;
 	uint64_t reqs = wake_reqs;
 	wake_reqs = 0;
-	int fd = fl_agent.uffd;
 	pthread_mutex_unlock(&agent_lock);
 	for (uint32_t i = 0; i < n; i++)
-		fl_uffd_wake(fd, pages[i], FL_PAGE);
+		fl_engine->wake(pages[i]);
 	if (reqs)
 		fl_req_wake(reqs);
 }
@@ -257,7 +256,7 @@ void fl_wake_later(uintptr_t page)
 	if (wake_n < WAKE_MAX)
 		wake_pages[wake_n++] = page;
 	else
-		fl_uffd_wake(fl_agent.uffd, page, FL_PAGE);
+		fl_engine->wake(page);
 }
 
 static void serve_requests(int (*fn)(struct fl_req *))
@@ -478,13 +477,9 @@ static void label_and_publish(uint32_t from, uint32_t to)
 			rescanned = 1;
 			r = fl_range_find(page);
 		}
-		if (!r) {
+		/* later faults on the same page in this batch are not first touches */
+		if (!r || fl_engine->first_touch(r, page))
 			staged[i].flags |= FL_REC_FIRST_TOUCH;
-		} else if (!fl_range_bit(r, page)) {
-			/* later faults on the same page in this batch are not first touches */
-			staged[i].flags |= FL_REC_FIRST_TOUCH;
-			fl_range_set_bit(r, page, 1);
-		}
 	}
 	if (fl_moca()) /* counted into the thread's chunk of this interval, written when it ends */
 		for (uint32_t i = from; i < to; i++)
@@ -506,10 +501,9 @@ static void publish_late(uintptr_t address, uint32_t tid, int write);
 
 static void resolve_one(uintptr_t page, int write, int pinned, int soft, uint32_t tid)
 {
-	int fd = fl_agent.uffd;
 	if (soft == SOFT_DIRTY) {
 		fl_evms_touch(page, 1);
-		if (fl_uffd_writeprotect(fd, page, FL_PAGE, 0) == -EAGAIN) {
+		if (fl_engine->protect_writes(page, 0) == -EAGAIN) {
 			defer(page, write, pinned, soft, tid);
 			return;
 		}
@@ -524,7 +518,7 @@ static void resolve_one(uintptr_t page, int write, int pinned, int soft, uint32_
 		publish_late(page, tid, write);
 		soft = 0;
 	}
-	int r = fl_park_enable(page, write);
+	int r = fl_engine->enable(page, write);
 	if (r == -EAGAIN) {
 		defer(page, write, pinned, soft, tid);
 		return;
@@ -532,7 +526,7 @@ static void resolve_one(uintptr_t page, int write, int pinned, int soft, uint32_
 	if (soft) {
 		fl_evms_touch(page, write);
 		if (!fl_evms_dirty(page) && !(fl_agent.flags & FL_FLAG_NO_DIRTY))
-			fl_uffd_writeprotect(fd, page, FL_PAGE, 1);
+			fl_engine->protect_writes(page, 1);
 		return;
 	}
 	if (fl_monitoring()) {
@@ -543,18 +537,18 @@ static void resolve_one(uintptr_t page, int write, int pinned, int soft, uint32_
 		/* no EVMS: enabled until the interval ends; write-protected if read (dirty tracking) */
 		if (r > 0 && !pinned) {
 			if (!write)
-				fl_uffd_writeprotect(fd, page, FL_PAGE, 1);
+				fl_engine->protect_writes(page, 1);
 			fl_moca_enabled(page);
 		}
 		return;
 	}
 	if (r > 0 && !pinned) {
 		if (!write && !(fl_agent.flags & FL_FLAG_NO_DIRTY))
-			fl_uffd_writeprotect(fd, page, FL_PAGE, 1);
+			fl_engine->protect_writes(page, 1);
 		const uintptr_t *victims;
 		uint32_t n = fl_evms_admit(page, tid, write, &victims);
 		for (uint32_t i = 0; i < n; i++)
-			if (!fl_fork_depth && fl_park_evict(victims[i]) == -EAGAIN)
+			if (!fl_fork_depth && fl_engine->evict(victims[i]) == -EAGAIN)
 				hold(victims[i], page);
 	}
 }
@@ -591,7 +585,7 @@ static void retry_held(void)
 {
 	uint32_t kept = 0;
 	for (uint32_t i = 0; i < held_n; i++) {
-		if (fl_park_evict(held[i].victim) == -EAGAIN)
+		if (fl_engine->evict(held[i].victim) == -EAGAIN)
 			held[kept++] = held[i];
 		else
 			fl_wake_later(held[i].page);
@@ -620,31 +614,31 @@ static void retry_deferred(void)
 		resolve_one(deferred[i].page, deferred[i].write, deferred[i].pinned, deferred[i].soft, deferred[i].tid);
 }
 
-static void handle_event(const struct uffd_msg *m)
+static void handle_event(const struct fl_trap *m)
 {
-	switch (m->event) {
-	case UFFD_EVENT_UNMAP: {
-		uintptr_t s = m->arg.remove.start, e = m->arg.remove.end;
-		fl_park_untrace(s, e, 1);
+	switch (m->kind) {
+	case FL_TRAP_UNMAP: {
+		uintptr_t s = m->a, e = m->b;
+		fl_engine->untrace(s, e, 1);
 		fl_emit_event(FL_EV_MUNMAP, 0, s, e - s, 0, 0, NULL, 0);
 		break;
 	}
-	case UFFD_EVENT_REMOVE: {
+	case FL_TRAP_REMOVE: {
 		/*
 		 * madvise(DONTNEED/FREE/REMOVE) is about to zap [s, e): parked copies must go too,
 		 * or a later fault would bring back stale data; enabled pages leave the EVMS (they
 		 * will be empty). userfaultfd does not say which advice it was.
 		 */
-		uintptr_t s = m->arg.remove.start, e = m->arg.remove.end;
+		uintptr_t s = m->a, e = m->b;
 		fl_evms_delete(s, e);
-		fl_park_discard(s, e);
+		fl_engine->discard(s, e);
 		struct fl_hint *h = hint_find(1, s, e);
 		fl_emit_event(FL_EV_MADVISE, 0, s, e - s, h ? h->value : MADV_DONTNEED, 0, NULL, 0);
 		break;
 	}
-	case UFFD_EVENT_REMAP: {
-		uintptr_t from = m->arg.remap.from, to = m->arg.remap.to, len = m->arg.remap.len;
-		fl_park_relocate(from, to, len);
+	case FL_TRAP_REMAP: {
+		uintptr_t from = m->a, to = m->b, len = m->c;
+		fl_engine->relocate(from, to, len);
 		struct fl_hint *h = hint_find(2, from, from + len);
 		uint64_t new_len = len;
 		if (h && FL_PAGE_DOWN(h->start) == from) {
@@ -674,12 +668,12 @@ static void handle_batch(uint32_t n)
 {
 	uint32_t k = 0, published = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		const struct uffd_msg *m = &msgs[i];
-		if (m->event == UFFD_EVENT_PAGEFAULT) {
-			staged[k].address = m->arg.pagefault.address;
-			staged[k].tid = m->arg.pagefault.feat.ptid;
-			staged[k].flags = (m->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WRITE) ? FL_REC_WRITE : 0;
-			staged[k].soft = (m->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WP) ? SOFT_DIRTY : 0;
+		const struct fl_trap *m = &msgs[i];
+		if (m->kind == FL_TRAP_FAULT) {
+			staged[k].address = m->a;
+			staged[k].tid = m->tid;
+			staged[k].flags = (m->flags & FL_TRAP_WRITE) ? FL_REC_WRITE : 0;
+			staged[k].soft = (m->flags & FL_TRAP_WP) ? SOFT_DIRTY : 0;
 			k++;
 		} else {
 			label_and_publish(published, k);
@@ -691,12 +685,34 @@ static void handle_batch(uint32_t n)
 	resolve_faults(k);
 }
 
-/* drain the uffd without blocking; returns messages handled, or -errno */
-static int drain_uffd(void)
+/*
+ * An engine without fd (mprotect): one fault, on the faulting thread (its SIGSEGV handler),
+ * through the same steps as a batch of one: label, publish, resolve (evict, then enable). The
+ * thread runs on when its handler returns, after the lock is released. 1 if the engine caused
+ * the fault (it is resolved), 0 if it is the program's.
+ */
+int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access)
 {
-	ssize_t r = read(fl_agent.uffd, msgs, MSG_BATCH * sizeof(*msgs));
-	if (r < 0) {
-		int e = errno;
+	agent_lock_take();
+	uint32_t flags = 0;
+	int ours = fl_tracing() && fl_engine->trapped(address, access, &flags);
+	if (ours) {
+		staged[0] = (struct staged){ .address = address, .tid = tid,
+					     .flags = (flags & FL_TRAP_WRITE) ? FL_REC_WRITE : 0,
+					     .soft = (flags & FL_TRAP_WP) ? SOFT_DIRTY : 0 };
+		label_and_publish(0, 1);
+		resolve_faults(1);
+		progress++;
+	}
+	agent_unlock();
+	return ours;
+}
+
+/* read the engine's queued traps without blocking; returns traps handled, or -errno */
+static int drain_traps(void)
+{
+	int r = fl_engine->fd() >= 0 ? fl_engine->read(msgs, MSG_BATCH) : 0;
+	if (r <= 0) {
 		if (deferred_n || held_n) {
 			/* the event's thread must run to clear mmap_changing */
 			struct timespec ts = { 0, 20000 };
@@ -704,12 +720,12 @@ static int drain_uffd(void)
 			retry_deferred();
 			return deferred_n || held_n ? 1 : 0;
 		}
-		return e == EAGAIN || e == EINTR ? 0 : -e;
+		return r;
 	}
-	uint32_t n = (uint32_t)((size_t)r / sizeof(*msgs));
+	uint32_t n = (uint32_t)r;
 	if (test_event_delay_us > 0)
 		for (uint32_t i = 0; i < n; i++)
-			if (msgs[i].event != UFFD_EVENT_PAGEFAULT) {
+			if (msgs[i].kind != FL_TRAP_FAULT) {
 				struct timespec ts = { test_event_delay_us / 1000000, (test_event_delay_us % 1000000) * 1000L };
 				nanosleep(&ts, NULL);
 				break;
@@ -777,8 +793,8 @@ static void existing_threads(void)
 			void *head = NULL;
 			size_t len = 0;
 			if (syscall(SYS_get_robust_list, (pid_t)tid, &head, &len) == 0 && head) {
-				fl_park_pin((uintptr_t)head);
-				fl_park_pin((uintptr_t)head - 64);
+				fl_engine->pin((uintptr_t)head);
+				fl_engine->pin((uintptr_t)head - 64);
 			}
 		}
 	}
@@ -789,7 +805,7 @@ static int serve(struct fl_req *q)
 {
 	int all = fl_agent.scope == FL_SCOPE_ALL;
 	/* events queued before the request (an munmap that preceded this mmap) come first */
-	while (drain_uffd() > 0)
+	while (drain_traps() > 0)
 		;
 	switch (q->type) {
 	case FL_REQ_RESCAN:
@@ -799,10 +815,13 @@ static int serve(struct fl_req *q)
 		return q->b > q->a ? fl_scope_register_around(q->a, q->b) : fl_scope_rescan();
 	case FL_REQ_INIT: {
 		known_brk = (uintptr_t)syscall(SYS_brk, 0);
+		/* pinned before anything is disabled: under mprotect the waiting thread may fault
+		 * meanwhile, and its SIGSEGV path reads its struct pthread (the mutex owner, the
+		 * stack guard); a fault there, with SIGSEGV blocked, would kill it */
+		fl_engine->pin(q->a);
+		fl_engine->pin(q->a + 2303);
 		int err = all ? fl_scope_rescan() : 0;
 		existing_threads(); /* names every thread, this one included */
-		fl_park_pin(q->a);
-		fl_park_pin(q->a + 2303);
 		fl_publish_counters();
 		return err;
 	}
@@ -831,11 +850,11 @@ static int serve(struct fl_req *q)
 			struct fl_range *r = i >= 0 ? fl_range_at((uint32_t)i) : NULL;
 			if (r && r->start <= cur) {
 				uintptr_t b = r->end < e ? r->end : e;
-				fl_park_disable(cur, b);
+				fl_engine->disable(cur, b);
 				cur = b;
 			} else {
 				uintptr_t b = r && r->start < e ? r->start : e;
-				if ((err = fl_park_trace_new(cur, b, FL_RANGE_API, 0)) != 0)
+				if ((err = fl_engine->trace_new(cur, b, FL_RANGE_API, 0)) != 0)
 					return err;
 				cur = b;
 			}
@@ -848,14 +867,28 @@ static int serve(struct fl_req *q)
 		fl_emit_event(FL_EV_THREAD_START, (uint32_t)q->tid, q->a, 0, 0, 0, NULL, 0);
 		if (q->text_len)
 			fl_emit_event(FL_EV_THREAD_NAME, (uint32_t)q->tid, 0, 0, 0, 0, q->text, q->text_len);
+		/* struct pthread spans ~2.3 KiB from pthread_self(): keep its pages enabled (first: INIT) */
+		fl_engine->pin(q->b);
+		fl_engine->pin(q->b + 2303);
+		if (q->c)
+			__atomic_sub_fetch(&fl_threads_starting, 1, __ATOMIC_SEQ_CST);
 		if (all)
 			fl_scope_rescan();
-		/* struct pthread spans ~2.3 KiB from pthread_self(): keep its pages enabled */
-		fl_park_pin(q->b);
-		fl_park_pin(q->b + 2303);
 		return 0;
 	case FL_REQ_THREAD_EXIT:
 		fl_emit_event(FL_EV_THREAD_EXIT, (uint32_t)q->tid, 0, 0, 0, 0, NULL, 0);
+		if (q->a) {
+			/*
+			 * a = an address in the exiting thread's stack (engines without kernel-access
+			 * trapping): glibc runs the rest of the exit, and the next thread that reuses the
+			 * cached stack runs its start, with every signal blocked, where a fault on a
+			 * disabled page would kill the process. The stack leaves tracing; the next
+			 * thread start registers it again.
+			 */
+			struct fl_range *r = fl_range_find(FL_PAGE_DOWN(q->a));
+			if (r)
+				fl_engine->untrace(r->start, r->end, 0);
+		}
 		return 0;
 	case FL_REQ_FORK_PREPARE:
 		/*
@@ -870,10 +903,10 @@ static int serve(struct fl_req *q)
 			for (int tries = 0; tries < STUCK_TRIES; tries++) {
 				uint32_t stuck = 0;
 				for (uint32_t i = 0; i < fl_range_count(); i++)
-					stuck += fl_park_restore(fl_range_at(i)->start, fl_range_at(i)->end);
+					stuck += fl_engine->restore(fl_range_at(i)->start, fl_range_at(i)->end);
 				if (!stuck)
 					break;
-				if (drain_uffd() <= 0)
+				if (drain_traps() <= 0)
 					stuck_pause();
 			}
 			fl_evms_clear();
@@ -886,7 +919,7 @@ static int serve(struct fl_req *q)
 			 * and stay enabled and untraced until tracing stops (counted as lost).
 			 */
 			for (uint32_t i = 0; i < fl_range_count(); i++)
-				fl_park_disable(fl_range_at(i)->start, fl_range_at(i)->end);
+				fl_engine->disable(fl_range_at(i)->start, fl_range_at(i)->end);
 			fl_evms_clear();
 		}
 		if ((int64_t)q->a > 0) {
@@ -916,13 +949,13 @@ static int serve(struct fl_req *q)
 			       all ? "rescanning" : "ranges traced through the API are not traced in this child", NULL);
 			fl_ranges_forget_all();
 		}
-		fl_park_fork_child();
+		fl_engine->fork_child();
+		fl_engine->pin(q->a); /* before anything is disabled (INIT says why) */
+		fl_engine->pin(q->a + 2303);
 		if (all)
 			fl_scope_rescan();
 		for (uint32_t i = 0; i < fl_range_count(); i++)
-			fl_park_disable(fl_range_at(i)->start, fl_range_at(i)->end);
-		fl_park_pin(q->a);
-		fl_park_pin(q->a + 2303);
+			fl_engine->disable(fl_range_at(i)->start, fl_range_at(i)->end);
 		emit_name_of((uint32_t)q->tid);
 		fl_publish_counters();
 		return 0;
@@ -932,6 +965,14 @@ static int serve(struct fl_req *q)
 		if (fl_moca())
 			fl_moca_close(); /* normal exit: the last interval's chunks */
 		return 0;
+	case FL_REQ_MAP_EVENT: {
+		/* an engine that sees no mapping events: an interposed munmap, madvise or mremap said it */
+		struct fl_trap t = { .kind = (uint32_t)q->a, .a = q->b, .b = q->c, .c = q->d };
+		handle_event(&t);
+		return 0;
+	}
+	case FL_REQ_MPROTECT:
+		return fl_engine->protect(q->a, q->b, (int)q->c);
 	default:
 		return -EINVAL;
 	}
@@ -967,30 +1008,28 @@ static void teardown(uint32_t reason, int err)
 	agent_lock_take();
 	fl_req_cancel_all();
 	if (fl_moca()) {
-		while (drain_uffd() > 0)
+		while (drain_traps() > 0)
 			;
 		fl_moca_close(); /* the last interval's chunks, while the ring may still wait */
 	}
 	quiet = 1;
 	/* faults already queued: record what we can without waiting, resolve them all */
-	while (drain_uffd() > 0)
+	while (drain_traps() > 0)
 		;
 	/* pages that cannot come home while an event is pending: read it (drain) and retry */
 	fl_sample_stop();
 	int tries = 0;
-	while (fl_park_untrace_all() == -EAGAIN) {
+	while (fl_engine->untrace_all() == -EAGAIN) {
 		if (++tries >= STUCK_TRIES) {
 			fl_log("teardown: parked pages could not be restored (an event stayed pending)", NULL, NULL);
 			break;
 		}
-		if (drain_uffd() <= 0)
+		if (drain_traps() <= 0)
 			stuck_pause();
 	}
-	int fd = fl_agent.uffd;
 	agent_unlock(); /* wakes what the last drains resolved, on the still open uffd */
 	agent_lock_take();
-	close(fd);
-	fl_agent.uffd = -1;
+	fl_engine->close();
 	fl_publish_counters();
 	__atomic_store_n(fl_slot32(FL_SLOT_ERROR), (uint32_t)err, __ATOMIC_RELEASE);
 	__atomic_store_n(fl_slot32(FL_SLOT_STOP_REASON), reason, __ATOMIC_RELEASE);
@@ -1003,7 +1042,7 @@ static void teardown(uint32_t reason, int err)
 }
 
 /*
- * A fault thread's duty cycle, on its own CPU at SCHED_IDLE: drain the uffd, serve requests,
+ * A fault thread's duty cycle, on its own CPU at SCHED_IDLE: drain the traps, serve requests,
  * sleep in poll until the next fault, request or stop. A fatal uffd error is left to the guard.
  */
 static int fatal_error; /* under the lock: -errno from reading the uffd; the guard tears down */
@@ -1021,7 +1060,7 @@ static void *fault_main(void *arg)
 	pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
 	int normal = 0;
 	struct pollfd fds[3] = {
-		{ .fd = fl_agent.uffd, .events = POLLIN },
+		{ .fd = fl_engine->fd(), .events = POLLIN },
 		{ .fd = fl_req_eventfd(), .events = POLLIN },
 		{ .fd = stop_efd, .events = POLLIN },
 	};
@@ -1041,7 +1080,7 @@ static void *fault_main(void *arg)
 			agent_unlock();
 			break;
 		}
-		int n = drain_uffd();
+		int n = drain_traps();
 		if (n < 0) {
 			__atomic_store_n(&fatal_error, n, __ATOMIC_RELEASE);
 			agent_unlock();
@@ -1110,9 +1149,9 @@ static uint64_t last_progress, last_active, contended_until;
 static int pending_before;
 static uint64_t stalls;
 
-static int uffd_readable(void)
+static int traps_queued(void)
 {
-	struct pollfd p = { .fd = fl_agent.uffd, .events = POLLIN };
+	struct pollfd p = { .fd = fl_engine->fd(), .events = POLLIN };
 	return poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
 }
 
@@ -1125,7 +1164,7 @@ static void stall_due(uint64_t now)
 		pending_before = 0;
 		return;
 	}
-	int pending = uffd_readable() || fl_req_pending();
+	int pending = traps_queued() || fl_req_pending();
 	if (pending && pending_before) {
 		stalls++;
 		contended_until = now + CONTENDED_NS;
@@ -1191,12 +1230,12 @@ static void *guard_main(void *arg)
 			uint32_t ended = fl_moca_close();
 			/* a pending event (munmap, madvise, mremap) would make every move fail: read it;
 			 * the pages its batch's faults enable are the next interval's, not disabled now */
-			if (uffd_readable() && drain_uffd() > 0)
+			if (traps_queued() && drain_traps() > 0)
 				progress++;
 			fl_moca_disable(ended);
 		}
 		if (handles) {
-			int n = drain_uffd();
+			int n = drain_traps();
 			if (n < 0) {
 				stop_reason = FL_STOP_ERROR;
 				stop_err = -n;
@@ -1208,7 +1247,7 @@ static void *guard_main(void *arg)
 			serve_requests(serve);
 		if (!stop_reason && sample_now) {
 			/* a check must see every access that faulted before it was asked for */
-			if (!handles && drain_uffd() > 0)
+			if (!handles && drain_traps() > 0)
 				progress++;
 			fl_sample_serve();
 		}
@@ -1237,7 +1276,7 @@ unlocked:
 			fds[nfds++] = (struct pollfd){ .fd = fl_agent.recorder_pidfd, .events = POLLIN };
 		nfds_t watched = nfds;
 		if (handles || !ticking) {
-			fds[nfds++] = (struct pollfd){ .fd = fl_agent.uffd, .events = POLLIN };
+			fds[nfds++] = (struct pollfd){ .fd = fl_engine->fd(), .events = POLLIN };
 			fds[nfds++] = (struct pollfd){ .fd = fl_req_eventfd(), .events = POLLIN };
 		}
 		now = fl_now_ns();

@@ -56,6 +56,8 @@ static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)
 static pid_t (*real_fork)(void);
 static pid_t (*real__Fork)(void);
 static int (*real_madvise)(void *, size_t, int);
+static int (*real_munmap)(void *, size_t);
+static int (*real_mprotect)(void *, size_t, int);
 static void (*real_pthread_exit)(void *) __attribute__((noreturn));
 static int (*real_pthread_setname_np)(pthread_t, const char *);
 static int (*real_prctl)(int, unsigned long, unsigned long, unsigned long, unsigned long);
@@ -123,6 +125,19 @@ static int notice(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 	return fl_req_call(type, a, b, c, d);
 }
 
+/* an engine that sees no mapping events (mprotect): the interposed call says what happened */
+static inline int says_map_events(void)
+{
+	return !(fl_engine->observes & FL_OBSERVES_MAP_EVENTS) && fl_tracing();
+}
+
+static void map_event(uint32_t kind, uint64_t a, uint64_t b, uint64_t c)
+{
+	int saved = errno;
+	fl_req_call(FL_REQ_MAP_EVENT, kind, a, b, c);
+	errno = saved;
+}
+
 /* ---- mmap family ---- */
 
 FL_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
@@ -156,6 +171,14 @@ FL_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...
 	/* a traced range that moves raises UFFD_EVENT_REMAP, which knows the old length only */
 	int h = fl_hint_post(2, (uintptr_t)old, old_len, new_len);
 	void *p = real_mremap(old, old_len, new_len, flags, new_addr);
+	if (p != MAP_FAILED && says_map_events()) {
+		/* what the kernel's events would have said: the cut tail, then the move */
+		uintptr_t o = FL_PAGE_DOWN((uintptr_t)old), kept = FL_PAGE_UP(new_len < old_len ? new_len : old_len);
+		if (FL_PAGE_UP(old_len) > kept)
+			map_event(FL_TRAP_UNMAP, o + kept, o + FL_PAGE_UP(old_len), 0);
+		if ((uintptr_t)p != o)
+			map_event(FL_TRAP_REMAP, o, (uintptr_t)p, kept);
+	}
 	int saved = errno;
 	int said = fl_hint_take(h);
 	if (p != MAP_FAILED)
@@ -172,10 +195,38 @@ FL_EXPORT int madvise(void *addr, size_t len, int advice)
 	/* UFFD_EVENT_REMOVE (handler.c) does not say which advice zapped the range */
 	int h = fl_hint_post(1, (uintptr_t)addr, len, (uint64_t)advice);
 	int r = real_madvise(addr, len, advice);
+	if (r == 0 && (advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE) && says_map_events())
+		map_event(FL_TRAP_REMOVE, FL_PAGE_DOWN((uintptr_t)addr), FL_PAGE_UP((uintptr_t)addr + len), 0);
 	int saved = errno;
 	fl_hint_take(h);
 	errno = saved;
 	return r;
+}
+
+/* the engines without map events hear of munmap here, before the pages go */
+FL_EXPORT int munmap(void *addr, size_t len)
+{
+	RESOLVE(real_munmap, "munmap");
+	if (says_map_events() && len && !((uintptr_t)addr & (FL_PAGE - 1)))
+		map_event(FL_TRAP_UNMAP, (uintptr_t)addr, FL_PAGE_UP((uintptr_t)addr + len), 0);
+	return real_munmap(addr, len);
+}
+
+/* the mprotect engine keeps the program's protection and applies it when it enables a page */
+FL_EXPORT int mprotect(void *addr, size_t len, int prot)
+{
+	RESOLVE(real_mprotect, "mprotect");
+	if (!says_map_events() || !fl_ranges_cover(FL_PAGE_DOWN((uintptr_t)addr), FL_PAGE_DOWN((uintptr_t)addr) + 1) ||
+	    ((uintptr_t)addr & (FL_PAGE - 1)))
+		return real_mprotect(addr, len, prot);
+	int r = fl_req_call(FL_REQ_MPROTECT, (uintptr_t)addr, len, (uint64_t)prot, 0);
+	if (r == -ENOSYS) /* the handler is gone: tracing stopped */
+		return real_mprotect(addr, len, prot);
+	if (r < 0) {
+		errno = -r;
+		return -1;
+	}
+	return 0;
 }
 
 FL_EXPORT int brk(void *addr)
@@ -305,9 +356,20 @@ struct tramp {
 	void *arg;
 	pid_t creator;
 	uint32_t used;
+	uint32_t counted; /* in fl_threads_starting until its THREAD_START is served */
 };
+
+uint32_t fl_threads_starting;
 #define TRAMPS 1024
 static struct tramp *tramps;
+
+/* an address in this thread's stack when the engine needs the stack out of tracing as the
+ * thread exits (handler.c, FL_REQ_THREAD_EXIT); 0 otherwise */
+static uintptr_t stack_to_release(void)
+{
+	volatile char here = 0;
+	return (fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS) ? 0 : (uintptr_t)&here;
+}
 
 static void *trampoline(void *p)
 {
@@ -315,14 +377,16 @@ static void *trampoline(void *p)
 	void *(*fn)(void *) = t->fn;
 	void *arg = t->arg;
 	pid_t creator = t->creator;
+	uint32_t counted = t->counted;
 	__atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
+	fl_sigsegv_thread(); /* the mprotect engine's signal stack, before this stack is registered */
 	char name[17] = { 0 };
 	RESOLVE(real_prctl, "prctl");
 	real_prctl(PR_GET_NAME, (unsigned long)name, 0, 0, 0);
-	fl_req_call_text(FL_REQ_THREAD_START, (uint64_t)creator, (uintptr_t)pthread_self(), 0, 0, name,
+	fl_req_call_text(FL_REQ_THREAD_START, (uint64_t)creator, (uintptr_t)pthread_self(), counted, 0, name,
 			 (uint32_t)strlen(name));
 	void *ret = fn(arg);
-	fl_req_call(FL_REQ_THREAD_EXIT, 0, 0, 0, 0);
+	fl_req_call(FL_REQ_THREAD_EXIT, stack_to_release(), 0, 0, 0);
 	return ret;
 }
 
@@ -342,16 +406,22 @@ FL_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	t->fn = fn;
 	t->arg = arg;
 	t->creator = fl_gettid();
+	t->counted = !(fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS);
+	if (t->counted)
+		__atomic_add_fetch(&fl_threads_starting, 1, __ATOMIC_SEQ_CST); /* before glibc maps the stack */
 	int r = real_pthread_create(th, attr, trampoline, t);
-	if (r)
+	if (r) {
+		if (t->counted)
+			__atomic_sub_fetch(&fl_threads_starting, 1, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
+	}
 	return r;
 }
 
 FL_EXPORT void pthread_exit(void *ret)
 {
 	RESOLVE(real_pthread_exit, "pthread_exit");
-	fl_req_call(FL_REQ_THREAD_EXIT, 0, 0, 0, 0);
+	fl_req_call(FL_REQ_THREAD_EXIT, stack_to_release(), 0, 0, 0);
 	real_pthread_exit(ret);
 }
 
@@ -457,9 +527,7 @@ static void child_side(void)
 		return;
 	fl_agent.in_child = 1;
 	fl_agent.active = 2;
-	if (fl_agent.uffd >= 0)
-		close(fl_agent.uffd);
-	fl_agent.uffd = -1;
+	fl_engine->close();
 }
 
 static pid_t traced_fork(pid_t (*f)(void))
@@ -508,9 +576,7 @@ static void untraced_child(const char *how)
 {
 	fl_agent.in_child = 1;
 	fl_agent.active = 2;
-	if (fl_agent.uffd >= 0)
-		close(fl_agent.uffd);
-	fl_agent.uffd = -1;
+	fl_engine->close();
 	fl_log(how, ": this child process runs untraced", NULL);
 }
 
@@ -628,6 +694,7 @@ FL_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	RESOLVE(real_execve, "execve");
 	exec_event(path);
+	fl_touch_exec(path, argv, envp);
 	int r = real_execve(path, argv, envp);
 	exec_failed();
 	return r;
@@ -637,6 +704,7 @@ FL_EXPORT int execv(const char *path, char *const argv[])
 {
 	RESOLVE(real_execv, "execv");
 	exec_event(path);
+	fl_touch_exec(path, argv, environ);
 	int r = real_execv(path, argv);
 	exec_failed();
 	return r;
@@ -646,6 +714,7 @@ FL_EXPORT int execvp(const char *file, char *const argv[])
 {
 	RESOLVE(real_execvp, "execvp");
 	exec_event(file);
+	fl_touch_exec(file, argv, environ);
 	int r = real_execvp(file, argv);
 	exec_failed();
 	return r;
@@ -655,6 +724,7 @@ FL_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	RESOLVE(real_execvpe, "execvpe");
 	exec_event(file);
+	fl_touch_exec(file, argv, envp);
 	int r = real_execvpe(file, argv, envp);
 	exec_failed();
 	return r;
@@ -666,6 +736,7 @@ FL_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	exec_event(path);
+	fl_touch_exec(NULL, argv, envp);
 	int r = real_fexecve(fd, argv, envp);
 	exec_failed();
 	return r;
@@ -675,6 +746,7 @@ FL_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *co
 {
 	RESOLVE(real_execveat, "execveat");
 	exec_event(path);
+	fl_touch_exec(path, argv, envp);
 	int r = real_execveat(dirfd, path, argv, envp, flags);
 	exec_failed();
 	return r;

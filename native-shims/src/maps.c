@@ -396,3 +396,81 @@ void fl_ranges_forget_all(void)
 	range_seq = 0;
 	range_n = 0;
 }
+
+/* ---- pieces of ranges (handler only), for the engines ---- */
+
+struct fl_range fl_range_sub(const struct fl_range *r, uintptr_t a, uintptr_t b)
+{
+	struct fl_range s = *r;
+	s.start = a;
+	s.end = b;
+	s.park = r->park + (a - r->start);
+	s.bit0 = r->bit0 + (a - r->start) / FL_PAGE;
+	return s;
+}
+
+void fl_range_free_state(const struct fl_range *piece)
+{
+	for (uint32_t i = 0; i < fl_range_count(); i++)
+		if (fl_range_at(i)->bits == piece->bits)
+			return;
+	fl_mem_unmap(piece->bits, 2 * (size_t)piece->bits_pages * FL_PAGE);
+}
+
+/* the first range overlapping [s, e): its index, with the overlap in [*a, *b); -1 if none */
+int64_t fl_range_first_overlap(uintptr_t s, uintptr_t e, uintptr_t *a, uintptr_t *b)
+{
+	int64_t i = fl_range_index_from(s);
+	if (i < 0)
+		return -1;
+	const struct fl_range *r = fl_range_at((uint32_t)i);
+	if (r->start >= e)
+		return -1;
+	*a = r->start > s ? r->start : s;
+	*b = r->end < e ? r->end : e;
+	return i;
+}
+
+/* take [a, b) out of range i: what lies outside it stays in the table; returns the piece */
+struct fl_range fl_range_carve(uint32_t i, uintptr_t a, uintptr_t b)
+{
+	struct fl_range r = *fl_range_at(i);
+	fl_range_remove_at(i);
+	if (r.start < a) {
+		struct fl_range left = fl_range_sub(&r, r.start, a);
+		fl_range_insert(&left);
+	}
+	if (b < r.end) {
+		struct fl_range right = fl_range_sub(&r, b, r.end);
+		fl_range_insert(&right);
+	}
+	return fl_range_sub(&r, a, b);
+}
+
+
+/* a piece carved out for good: counted, its state freed if unused, an untrace-range event */
+void fl_range_dropped(const struct fl_range *piece)
+{
+	fl_cnt.registered_pages -= (piece->end - piece->start) / FL_PAGE;
+	fl_range_free_state(piece);
+	fl_emit_event(FL_EV_UNTRACE_RANGE, 0, piece->start, piece->end - piece->start, 0, 0, NULL, 0);
+}
+
+/*
+ * mremap moved [from, from + len) to [to, to + len): the ranges follow with their engine state
+ * (the new place never overlaps the old one). For the EVMS the old pages are deleted (kVMTrace)
+ * and the new ones are new pages, which the engine then disables at their new place.
+ */
+void fl_ranges_relocate(uintptr_t from, uintptr_t to, size_t len)
+{
+	uintptr_t s = from, e = from + len;
+	fl_evms_delete(from, e);
+	fl_pins_forget(from, e);
+	uintptr_t a, b;
+	for (int64_t i; (i = fl_range_first_overlap(s, e, &a, &b)) >= 0; s = b) {
+		struct fl_range moved = fl_range_carve((uint32_t)i, a, b);
+		moved.start = a - from + to;
+		moved.end = b - from + to;
+		fl_range_insert(&moved);
+	}
+}

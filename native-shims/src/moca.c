@@ -202,7 +202,7 @@ void fl_moca_disable(uint32_t n)
 			if (enabled[i] == end)
 				end += FL_PAGE; /* equal to the last: enabled twice (zapped and faulted again) */
 		if (!fl_fork_depth)
-			fl_park_disable_enabled(start, end);
+			fl_uffd_disable_enabled(start, end);
 		pages += (uint32_t)((end - start) / FL_PAGE);
 	}
 	/* pages enabled after the interval ended (faults read before the disabling) are the next one's */

@@ -16,7 +16,8 @@
  * program has unmapped: arming a page there is refused by UFFDIO_REGISTER (no mapping, or not
  * private anonymous) or, if the program mapped anonymous memory there again, checks that
  * memory, which is right; a page the agent itself has mapped since is never armed.
- * Agent lock held throughout.
+ * Monitor mode runs on the userfaultfd engine only (fl_uffd_watch, engine_uffd.c): a check
+ * by mprotect would make kernel-mode accesses to a checked page fail. Agent lock held throughout.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -132,10 +133,7 @@ static uint32_t stuck_n;
 /* page home (if parked) and unregistered; 0, or -EAGAIN if it is still parked */
 static int release(uintptr_t page)
 {
-	if (fl_park_restore(page, page + FL_PAGE))
-		return -EAGAIN;
-	fl_uffd_unregister(fl_agent.uffd, page, FL_PAGE);
-	return 0;
+	return fl_uffd_unwatch(page);
 }
 
 static void retry_stuck(void)
@@ -177,12 +175,9 @@ static void arm(uint32_t count)
 			state = FL_SAMPLE_ARMED; /* two entries on one page: the first one's check answers */
 		else if (fl_pins_has(page) || fl_mem_is_agent(page, page + FL_PAGE))
 			state = FL_SAMPLE_BUSY;
-		else if (fl_uffd_register(fl_agent.uffd, page, FL_PAGE) != 0)
-			state = FL_SAMPLE_BUSY; /* unmapped since, or no longer private anonymous */
-		else if (fl_park_evict(page) == -EAGAIN) {
-			fl_uffd_unregister(fl_agent.uffd, page, FL_PAGE);
-			state = FL_SAMPLE_BUSY;
-		} else
+		else if (fl_uffd_watch(page) != 0)
+			state = FL_SAMPLE_BUSY; /* unmapped since, no longer private anonymous, or an event pending */
+		else
 			state = FL_SAMPLE_ARMED;
 		if (state == FL_SAMPLE_ARMED && !table_get(page)) {
 			table_put(page, i);

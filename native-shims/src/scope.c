@@ -55,7 +55,9 @@ static void register_untraced(uintptr_t s, uintptr_t e, void *ctx)
 				gap_end = r->start;
 			next = gap_end;
 		}
-		fl_park_trace_new(s, gap_end, st->source, 1);
+		/* a thread being created may own this memory: not before it is pinned (fl_threads_starting) */
+		if (!__atomic_load_n(&fl_threads_starting, __ATOMIC_SEQ_CST))
+			fl_engine->trace_new(s, gap_end, st->source, 1);
 		s = next;
 	}
 }
@@ -109,7 +111,9 @@ static int api_line(const struct fl_map_line *m, void *ctx)
 {
 	struct api_check *c = ctx;
 	if (m->end > c->covered_to && m->start < c->e) {
-		if (m->start > c->covered_to || !eligible(m))
+		/* a traced part may show another protection: the mprotect engine's disabled pages */
+		uintptr_t a = m->start > c->s ? m->start : c->s, b = m->end < c->e ? m->end : c->e;
+		if (m->start > c->covered_to || (!eligible(m) && !fl_ranges_cover(a, b)))
 			c->bad = 1;
 		else
 			c->covered_to = m->end;

@@ -135,3 +135,15 @@ void fl_debug_op(const char *what, uintptr_t a, uintptr_t b, long r)
 	ssize_t w = write(2, line, n);
 	(void)w;
 }
+
+/*
+ * A system call that returns -errno and never writes errno: errno lives in the thread's TLS,
+ * which may lie in a disabled page, and the mprotect engine's SIGSEGV path must not fault
+ * (a fault while SIGSEGV is blocked kills the process).
+ */
+long fl_raw_syscall3(long n, long a, long b, long c)
+{
+	long r;
+	__asm__ volatile("syscall" : "=a"(r) : "0"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
+	return r;
+}

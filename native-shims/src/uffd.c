@@ -9,7 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fl_internal.h"
+#include "engine_uffd.h"
 
 /*
  * Never UFFD_USER_MODE_ONLY: a kernel-mode access (read(2) into a disabled page, a signal frame

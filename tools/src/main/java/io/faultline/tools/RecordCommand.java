@@ -46,6 +46,14 @@ final class RecordCommand implements Callable<Integer>
     /** Moca's own default wakeup interval (dbeniamine/MOCA, README: -w, 50 ms). */
     static final long DEFAULT_MOCA_INTERVAL_US = 50_000;
 
+    static final class Engines extends ArrayList<String>
+    {
+        Engines()
+        {
+            super(List.of("uffd", "mprotect"));
+        }
+    }
+
     static final class Scopes extends ArrayList<String>
     {
         Scopes()
@@ -92,6 +100,20 @@ final class RecordCommand implements Callable<Integer>
         + "write-protected, so a write while resident is not seen and eviction tags w/W say only that a fault "
         + "of the page was a write; saves a write-protect per read reference and a fault per first write"})
     boolean noDirty;
+
+    @Option(names = "--engine", paramLabel = "uffd|mprotect", completionCandidates = Engines.class,
+        description = {"how references are trapped: uffd, userfaultfd (default; a read(2) into a disabled page "
+            + "waits and succeeds); mprotect, PROT_NONE and SIGSEGV, for kernels or users without userfaultfd "
+            + "(record falls back to it, with a note, when userfaultfd is unavailable and --engine is not given).",
+            "Under mprotect a kernel-mode access to a disabled page fails with EFAULT: the agent touches the "
+            + "buffers of read, pread, readv, recv, recvfrom, write, pwrite, writev, send, sendto, fread, fwrite, "
+            + "getdents64, stat, fstat, lstat, fstatat and exec's arguments first, and gives stdio streams "
+            + "opened with fopen/fdopen and stdin/stdout buffers outside traced memory; not covered: other "
+            + "system calls given a traced buffer (ioctl, io_uring, preadv2, sendmsg/recvmsg, raw syscall()), "
+            + "and libc's internal reads into traced memory (getpwnam and other nss lookups, opendir's buffer). "
+            + "munmap, madvise and mremap are seen only through their libc calls, not glibc's internal ones. "
+            + "monitor mode runs on userfaultfd only."})
+    String engine;
 
     @Option(names = "--ring-size", paramLabel = "BYTES",
         description = "ring per process, a power of two from 64K to 1G; default 4M")
@@ -187,6 +209,10 @@ final class RecordCommand implements Callable<Integer>
             }
             return;
         }
+        if (engine != null && !engine.equals("uffd"))
+        {
+            throw new CliException("--mode moca runs on the userfaultfd engine only; drop --engine " + engine);
+        }
         if (noDirty)
         {
             throw new CliException("--no-dirty applies to --mode trace: Moca mode counts a page's write faults "
@@ -234,6 +260,16 @@ final class RecordCommand implements Callable<Integer>
         };
         options.policy = evmsPolicy(options.evmsPages);
         options.dirtyTracking = !noDirty;
+        if (engine != null)
+        {
+            options.engineChosen = true;
+            options.engine = switch (engine)
+            {
+                case "uffd" -> ShmLayout.ENGINE_UFFD;
+                case "mprotect" -> ShmLayout.ENGINE_MPROTECT;
+                default -> throw new CliException("unknown engine '" + engine + "'; use --engine uffd or --engine mprotect");
+            };
+        }
         if (lead != null)
         {
             options.leadPages = lead;

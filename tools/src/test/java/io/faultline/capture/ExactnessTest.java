@@ -10,7 +10,6 @@ import java.util.regex.Pattern;
 import io.faultline.format.EventType;
 import io.faultline.format.TraceEvent;
 import io.faultline.sim.policy.evms.EvmsModel;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -20,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The recorded sequence of a workload with a known reference sequence (reference records with
  * page and kind, eviction records with page and tag) equals what the EVMS model predicts under
  * fifo, segq with a FIFO trail and segq with a CLOCK trail, record for record, with exact
- * faulting addresses.
+ * faulting addresses, under both engines.
  */
 class ExactnessTest
 {
@@ -29,6 +28,9 @@ class ExactnessTest
 
     @TempDir
     Path tmp;
+
+    /** The engine of the running test ({@link BothEngines}). */
+    private String engine = "uffd";
 
     private void assertTraceMatchesModel(final int evms, final int pages, final int populate, final String script)
         throws Exception
@@ -67,7 +69,7 @@ class ExactnessTest
         Files.write(data, new byte[4096]);
         final Path trace = tmp.resolve("trace-" + trail + evms + "-" + lead + "-" + dirtyTracking + "-" + script.hashCode());
         final List<String> args = new ArrayList<>(List.of("record", "-q", "-o", trace.toString(), "--scope", "api",
-            "--evms", String.valueOf(evms)));
+            "--engine", engine, "--evms", String.valueOf(evms)));
         if (trail != EvmsModel.Trail.NONE)
         {
             args.addAll(List.of("--policy", "segq", "--lead", String.valueOf(lead), "--trail", trail.name().toLowerCase()));
@@ -126,27 +128,31 @@ class ExactnessTest
         return s.toString();
     }
 
-    @Test
-    void firstReferencesAfterRegisteringPopulatedPagesAreAllRecorded() throws Exception
+    @BothEngines
+    void firstReferencesAfterRegisteringPopulatedPagesAreAllRecorded(final String engine) throws Exception
     {
+        this.engine = engine;
         assertTraceMatchesModel(16, 8, 8, "r0,r1,w2,r3,w4,r5,r6,w7,r0,w1");
     }
 
-    @Test
-    void loopOverOneMorePageThanTheEvmsFaultsEveryTime() throws Exception
+    @BothEngines
+    void loopOverOneMorePageThanTheEvmsFaultsEveryTime(final String engine) throws Exception
     {
+        this.engine = engine;
         assertTraceMatchesModel(16, 17, 17, loop("r", 17, 3));
     }
 
-    @Test
-    void loopOverOneFewerPageThanTheEvmsFaultsOnlyOnce() throws Exception
+    @BothEngines
+    void loopOverOneFewerPageThanTheEvmsFaultsOnlyOnce(final String engine) throws Exception
     {
+        this.engine = engine;
         assertTraceMatchesModel(16, 15, 15, loop("w", 15, 4));
     }
 
-    @Test
-    void readsAndWritesKeepTheirKind() throws Exception
+    @BothEngines
+    void readsAndWritesKeepTheirKind(final String engine) throws Exception
     {
+        this.engine = engine;
         // 80 references over 24 pages, some populated before registering, reads and writes mixed
         final java.util.Random random = new java.util.Random(7);
         final StringBuilder script = new StringBuilder();
@@ -157,9 +163,10 @@ class ExactnessTest
         assertTraceMatchesModel(16, 24, 10, script.toString());
     }
 
-    @Test
-    void readSyscallIntoAnEvictedPageIsRecordedAsAWrite() throws Exception
+    @BothEngines
+    void readSyscallIntoAnEvictedPageIsRecordedAsAWrite(final String engine) throws Exception
     {
+        this.engine = engine;
         // w0 then 16 other pages evict page 0; s0 is the kernel writing it in read(2)
         assertTraceMatchesModel(16, 18, 18, "w0," + loop("r", 17, 1).replace("r0,", "") + ",s0,r0,r17,s1,r1");
     }
@@ -170,22 +177,25 @@ class ExactnessTest
      * its libraries for that library's .bss (a JVM's direct buffer merged into libfaultline's
      * .bss line was refused one run in twenty).
      */
-    @Test
-    void memoryRightAfterTheLoadersImageIsTraced() throws Exception
+    @BothEngines
+    void memoryRightAfterTheLoadersImageIsTraced(final String engine) throws Exception
     {
+        this.engine = engine;
         assertTraceMatchesModel(16, 20, "@ld-linux", 20, loop("r", 20, 2));
     }
 
-    @Test
-    void writesToPagesFirstReadDirtyThemWithoutARecord() throws Exception
+    @BothEngines
+    void writesToPagesFirstReadDirtyThemWithoutARecord(final String engine) throws Exception
     {
+        this.engine = engine;
         // r then w while resident: one record, tag w; read-only pages stay r
         assertTraceMatchesModel(16, 20, 20, "r0,w0,r1,r2,w2,r3," + loop("r", 20, 1) + ",w1");
     }
 
-    @Test
-    void withoutDirtyTrackingWritesToEnabledPagesAreNotSeen() throws Exception
+    @BothEngines
+    void withoutDirtyTrackingWritesToEnabledPagesAreNotSeen(final String engine) throws Exception
     {
+        this.engine = engine;
         // the same script as above under --no-dirty: w0 and w2 hit their enabled pages, the tags stay r
         final String script = "r0,w0,r1,r2,w2,r3," + loop("r", 20, 1) + ",w1";
         assertTraceMatchesModel(EvmsModel.Trail.NONE, 16, 0, 20, "", 20, script, false);
@@ -193,34 +203,39 @@ class ExactnessTest
             "the model under --no-dirty must differ from the exact one where the test says it does");
     }
 
-    @Test
-    void withoutDirtyTrackingSegqStillSeesWritesThatFault() throws Exception
+    @BothEngines
+    void withoutDirtyTrackingSegqStillSeesWritesThatFault(final String engine) throws Exception
     {
+        this.engine = engine;
         // re-references of disabled trailing pages fault, so their writes still count (tag W)
         assertTraceMatchesModel(EvmsModel.Trail.CLOCK, 16, 4, 28, "", 28, REREFERENCES, false);
     }
 
-    @Test
-    void munmapOfResidentPagesDeletesThemUntilTheirTurn() throws Exception
+    @BothEngines
+    void munmapOfResidentPagesDeletesThemUntilTheirTurn(final String engine) throws Exception
     {
+        this.engine = engine;
         assertTraceMatchesModel(16, 24, 24, "w0,r1,r2,w3,u1,u3," + loop("r", 20, 1).replace("r1,", "").replace("r3,", ""));
     }
 
-    @Test
-    void registeringAgainFlushesTheResidentPages() throws Exception
+    @BothEngines
+    void registeringAgainFlushesTheResidentPages(final String engine) throws Exception
     {
+        this.engine = engine;
         assertTraceMatchesModel(16, 8, 8, "r0,w1,r2,t0,r0,r1");
     }
 
-    @Test
-    void segqWithFifoTrailLoopsOverOneFewerAndOneMorePage() throws Exception
+    @BothEngines
+    void segqWithFifoTrailLoopsOverOneFewerAndOneMorePage(final String engine) throws Exception
     {
+        this.engine = engine;
         assertTraceMatchesModel(EvmsModel.Trail.FIFO, 16, 4, 17, 17, loop("r", 15, 3) + "," + loop("w", 17, 2));
     }
 
-    @Test
-    void segqWithClockTrailLoopsOverOneFewerAndOneMorePage() throws Exception
+    @BothEngines
+    void segqWithClockTrailLoopsOverOneFewerAndOneMorePage(final String engine) throws Exception
     {
+        this.engine = engine;
         assertTraceMatchesModel(EvmsModel.Trail.CLOCK, 16, 4, 17, 17, loop("r", 15, 3) + "," + loop("w", 17, 2));
     }
 
@@ -228,31 +243,35 @@ class ExactnessTest
     private static final String REREFERENCES = "r0,r1,w2,r3,r4,r5,r6,r7,r8,r9,r10,r11,r0,w1,r2,r12,r13,r14,r15,r16,"
         + "r17,r18,r0,r19,r20,w3,r21,r22,r1,r23,r24,r25,r26,r27,r0,r1,r2,r3";
 
-    @Test
-    void segqWithClockTrailRereferencesAreSoftFaultsTaggedCapital() throws Exception
+    @BothEngines
+    void segqWithClockTrailRereferencesAreSoftFaultsTaggedCapital(final String engine) throws Exception
     {
+        this.engine = engine;
         assertTraceMatchesModel(EvmsModel.Trail.CLOCK, 16, 4, 28, 28, REREFERENCES);
     }
 
-    @Test
-    void segqWithFifoTrailRereferencesAreSoftFaultsTaggedCapital() throws Exception
+    @BothEngines
+    void segqWithFifoTrailRereferencesAreSoftFaultsTaggedCapital(final String engine) throws Exception
     {
+        this.engine = engine;
         assertTraceMatchesModel(EvmsModel.Trail.FIFO, 16, 4, 28, 28, REREFERENCES);
     }
 
-    @Test
-    void segqDeletedAndWrittenPagesUnderClock() throws Exception
+    @BothEngines
+    void segqDeletedAndWrittenPagesUnderClock(final String engine) throws Exception
     {
+        this.engine = engine;
         assertTraceMatchesModel(EvmsModel.Trail.CLOCK, 16, 4, 24, 12,
             "r0,r1,r2,r3,r4,r5,w6,r7,r0,w1,u2,r8,r9,w0,u1,s5,r10,r11,r12,r13,r14,r15,r16,r17,r18,r19,r20,r0,r3");
     }
 
-    @Test
-    void exactFaultingAddressesAreRecorded() throws Exception
+    @BothEngines
+    void exactFaultingAddressesAreRecorded(final String engine) throws Exception
     {
+        this.engine = engine;
         final Path trace = tmp.resolve("exact");
         final Faultline.Result result = Faultline.run("record", "-q", "-o", trace.toString(), "--scope", "api",
-            "--evms", "16", "--", Workloads.build("api_script").toString(), "4", "0", "r1,w2,r3,r0");
+            "--engine", engine, "--evms", "16", "--", Workloads.build("api_script").toString(), "4", "0", "r1,w2,r3,r0");
         assertEquals(0, result.status(), result.describe());
         final Matcher m = BASE.matcher(result.out());
         assertTrue(m.find());

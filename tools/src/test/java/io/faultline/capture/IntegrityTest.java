@@ -4,7 +4,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -16,16 +15,20 @@ class IntegrityTest
     @TempDir
     Path tmp;
 
-    @Test
-    void heapMmapAndStackChurnGivesTheNativeChecksumUnderScopeAll() throws Exception
+    /** The engine of the running test ({@link BothEngines}). */
+    private String engine = "uffd";
+
+    @BothEngines
+    void heapMmapAndStackChurnGivesTheNativeChecksumUnderScopeAll(final String engine) throws Exception
     {
+        this.engine = engine;
         final String churn = Workloads.build("churn").toString();
         final Faultline.Result nativeRun = Faultline.exec(List.of(churn, "6"), 120);
         assertEquals(0, nativeRun.status(), nativeRun.describe());
         for (final String evms : List.of("16", "64", "512"))
         {
             final Path trace = tmp.resolve("churn-" + evms);
-            final Faultline.Result traced = Faultline.run(List.of("record", "-q", "-o", trace.toString(), "--evms", evms,
+            final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--engine", engine, "-o", trace.toString(), "--evms", evms,
                 "--", churn, "6"), 300);
             assertEquals(0, traced.status(), traced.describe());
             assertEquals(nativeRun.out(), traced.out(), "evms " + evms);
@@ -34,9 +37,10 @@ class IntegrityTest
         }
     }
 
-    @Test
-    void memoryChecksumOfTheRegisteredRangeIsUnchangedUnderScopeApi() throws Exception
+    @BothEngines
+    void memoryChecksumOfTheRegisteredRangeIsUnchangedUnderScopeApi(final String engine) throws Exception
     {
+        this.engine = engine;
         final Path data = tmp.resolve("data.bin");
         final byte[] bytes = new byte[4096];
         for (int i = 0; i < bytes.length; i++)
@@ -55,9 +59,10 @@ class IntegrityTest
      * the move out meets EEXIST there. An agent that took every occupied slot for a stale copy
      * dropped those pages' contents (it did, until 2026-11-21).
      */
-    @Test
-    void tracingATracedRangeAgainKeepsItsParkedPages() throws Exception
+    @BothEngines
+    void tracingATracedRangeAgainKeepsItsParkedPages(final String engine) throws Exception
     {
+        this.engine = engine;
         recordLikeNative(tmp.resolve("again"), List.of("--scope", "api", "--evms", "16"),
             Workloads.build("api_script").toString(), "64", "64", "r1,w2,r3,t0,r4,w5,t0,r63", "/dev/null", "checksum");
     }
@@ -67,9 +72,10 @@ class IntegrityTest
      * the children see the parent's memory complete (the old agent left its parked pages as
      * holes in the first child) and run untraced, saying so on stderr.
      */
-    @Test
-    void rawForksGiveTheirChildrenCompleteMemoryAndSaySo() throws Exception
+    @BothEngines
+    void rawForksGiveTheirChildrenCompleteMemoryAndSaySo(final String engine) throws Exception
     {
+        this.engine = engine;
         final Faultline.Result traced = recordLikeNative(tmp.resolve("rawfork"), List.of("--evms", "16"),
             Workloads.build("rawfork").toString(), "64");
         assertTrue(traced.err().contains("syscall(SYS_fork): this child process runs untraced"), traced.describe());
@@ -78,12 +84,12 @@ class IntegrityTest
     }
 
     /** Runs the program natively and under record with the options: same exit status 0, same stdout. */
-    private static Faultline.Result recordLikeNative(final Path trace, final List<String> options, final String... program)
+    private Faultline.Result recordLikeNative(final Path trace, final List<String> options, final String... program)
         throws Exception
     {
         final Faultline.Result nativeRun = Faultline.exec(List.of(program), 60);
         assertEquals(0, nativeRun.status(), nativeRun.describe());
-        final List<String> record = new java.util.ArrayList<>(List.of("record", "-q", "-o", trace.toString()));
+        final List<String> record = new java.util.ArrayList<>(List.of("record", "-q", "--engine", engine, "-o", trace.toString()));
         record.addAll(options);
         record.add("--");
         record.addAll(List.of(program));

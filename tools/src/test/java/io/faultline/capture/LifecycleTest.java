@@ -8,7 +8,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceLayout;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -21,11 +20,15 @@ class LifecycleTest
     @TempDir
     Path tmp;
 
-    @Test
-    void exitStatusOfTheProgramIsTheRecordersAndTheTraceCompletes() throws Exception
+    /** The engine of the running test ({@link BothEngines}). */
+    private String engine = "uffd";
+
+    @BothEngines
+    void exitStatusOfTheProgramIsTheRecordersAndTheTraceCompletes(final String engine) throws Exception
     {
+        this.engine = engine;
         final Path trace = tmp.resolve("exit");
-        final Faultline.Result result = Faultline.run("record", "-q", "-o", trace.toString(), "--",
+        final Faultline.Result result = Faultline.run("record", "-q", "--engine", engine, "-o", trace.toString(), "--",
             Workloads.build("churn").toString(), "1", "exit", "7");
         assertEquals(7, result.status(), result.describe());
         final TraceHeader header = TraceHeader.read(trace.resolve(TraceLayout.HEADER_FILE));
@@ -36,23 +39,25 @@ class LifecycleTest
         assertTrue(info.out().contains("exit status 7"), info.out());
     }
 
-    @Test
-    void programKilledBySignalGives128PlusNAndACompleteTrace() throws Exception
+    @BothEngines
+    void programKilledBySignalGives128PlusNAndACompleteTrace(final String engine) throws Exception
     {
+        this.engine = engine;
         final Path trace = tmp.resolve("killed");
-        final Faultline.Result result = Faultline.run("record", "-q", "-o", trace.toString(), "--",
+        final Faultline.Result result = Faultline.run("record", "-q", "--engine", engine, "-o", trace.toString(), "--",
             Workloads.build("churn").toString(), "1", "signal", "11");
         assertEquals(128 + 11, result.status(), result.describe());
         assertTrue(result.out().contains("churn rounds=1"), "output written before the crash is kept");
         assertTrue(Traces.read(trace).refs.size() > 0);
     }
 
-    @Test
-    void sigtermIsForwardedToTheProgram() throws Exception
+    @BothEngines
+    void sigtermIsForwardedToTheProgram(final String engine) throws Exception
     {
+        this.engine = engine;
         final Path trace = tmp.resolve("term");
         final Path out = tmp.resolve("out.txt");
-        final Process recorder = Faultline.builder(List.of("record", "-q", "-o", trace.toString(), "--",
+        final Process recorder = Faultline.builder(List.of("record", "-q", "--engine", engine, "-o", trace.toString(), "--",
             Workloads.build("churn").toString(), "1", "sleep", "60"))
             .redirectOutput(out.toFile()).redirectErrorStream(true).start();
         waitForFile(out, "churn rounds=1");
@@ -68,14 +73,15 @@ class LifecycleTest
         assertEquals(List.of(), shmFilesOf(recorder.pid()), "the recorder deletes its shared memory");
     }
 
-    @Test
-    void programCompletesCorrectlyWhenTheRecorderIsKilled() throws Exception
+    @BothEngines
+    void programCompletesCorrectlyWhenTheRecorderIsKilled(final String engine) throws Exception
     {
+        this.engine = engine;
         final String churn = Workloads.build("churn").toString();
         final Faultline.Result nativeRun = Faultline.exec(List.of(churn, "1", "sleep", "3"), 120);
         final Path trace = tmp.resolve("orphan");
         final Path out = tmp.resolve("out.txt");
-        final Process recorder = Faultline.builder(List.of("record", "-q", "--evms", "16", "-o", trace.toString(), "--",
+        final Process recorder = Faultline.builder(List.of("record", "-q", "--engine", engine, "--evms", "16", "-o", trace.toString(), "--",
             churn, "1", "sleep", "3"))
             .redirectOutput(out.toFile()).redirectError(tmp.resolve("err.txt").toFile()).start();
         waitForFile(out, "churn rounds=1");
@@ -95,13 +101,14 @@ class LifecycleTest
         assertTrue(info.out().contains("incomplete: the recorder stopped before finishing"), info.describe());
     }
 
-    @Test
-    void slotsOfProcessesThatAreGoneAreReused() throws Exception
+    @BothEngines
+    void slotsOfProcessesThatAreGoneAreReused(final String engine) throws Exception
     {
+        this.engine = engine;
         // 30 processes one after the other (each fork child and its exec'd image take a slot
         // while they run), with 4 slots: every one of them is traced.
         final Path trace = tmp.resolve("script");
-        final Faultline.Result result = Faultline.run("record", "-q", "--max-processes", "4", "-o", trace.toString(),
+        final Faultline.Result result = Faultline.run("record", "-q", "--engine", engine, "--max-processes", "4", "-o", trace.toString(),
             "--", "sh", "-c", "i=1; while [ $i -le 30 ]; do /bin/echo $i; i=$((i+1)); done");
         assertEquals(0, result.status(), result.describe());
         assertFalse(result.err().contains("process slots are taken"), result.describe());

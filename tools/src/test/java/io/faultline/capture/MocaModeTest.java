@@ -284,6 +284,8 @@ class MocaModeTest
             "--mode moca keeps no EVMS: drop --policy");
         assertOneLineError(Faultline.run("record", "--mode", "moca", "--interval", "500us", "-o", out, "--", "true"),
             "--interval must be at least 1 ms");
+        assertOneLineError(Faultline.run("record", "--mode", "moca", "--engine", "mprotect", "-o", out, "--", "true"),
+            "--mode moca runs on the userfaultfd engine only; drop --engine mprotect");
         assertOneLineError(Faultline.run("record", "--mode", "moca", "--no-dirty", "-o", out, "--", "true"),
             "--no-dirty applies to --mode trace");
         assertOneLineError(Faultline.run("record", "--mode", "mocca", "-o", out, "--", "true"),

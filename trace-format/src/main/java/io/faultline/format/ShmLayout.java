@@ -33,6 +33,7 @@ public final class ShmLayout
     public static final int CTL_CHUNK_RECORDS = 60;
     public static final int CTL_CLOCK = 64;
     public static final int CTL_STOP = 72;
+    public static final int CTL_ENGINE = 76;
     public static final int CTL_START_MONO_NS = 80;
     public static final int CTL_LEAD_PAGES = 88;
     public static final int CTL_CLAIMS = 104;
@@ -51,6 +52,9 @@ public final class ShmLayout
     public static final int FLAG_FOLLOW_FORKS = 1;
     public static final int FLAG_FOLLOW_EXEC = 2;
     public static final int FLAG_NO_DIRTY = 4;
+    /** How the agent disables pages and traps their references: userfaultfd, or mprotect and SIGSEGV. */
+    public static final int ENGINE_UFFD = 0;
+    public static final int ENGINE_MPROTECT = 1;
     public static final int MODE_TRACE = 0;
     public static final int MODE_MONITOR = 1;
     /** Moca's intervals: no EVMS, every page referenced in an interval disabled at its end, Moca chunks. */

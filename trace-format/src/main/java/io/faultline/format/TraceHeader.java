@@ -43,6 +43,8 @@ public final class TraceHeader
     /** {@code false} under record --no-dirty: eviction tags' w/W then mean a write fault, not dirtiness. Absent: true. */
     public static final String DIRTY_TRACKING = "dirty_tracking";
     public static final String SCOPE = "scope";
+    /** How the agent trapped references: {@code uffd} (userfaultfd) or {@code mprotect}. */
+    public static final String ENGINE = "engine";
     public static final String FOLLOW_FORKS = "follow_forks";
     public static final String RING_CAPACITY = "ring_capacity";
     public static final String CHUNK_RECORDS = "chunk_records";

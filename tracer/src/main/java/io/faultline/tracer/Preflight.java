@@ -125,12 +125,20 @@ public final class Preflight
         }
     }
 
+    /** Set (any value), the recorder acts as if userfaultfd were unavailable: for tests of the fallback. */
+    public static final String NO_UFFD_FOR_TESTS = "FAULTLINE_TEST_NO_UFFD";
+
     /**
      * Creates and closes a userfaultfd without UFFD_USER_MODE_ONLY, as the agent will: that needs
      * read-write access to /dev/userfaultfd, CAP_SYS_PTRACE, or vm.unprivileged_userfaultfd=1.
      */
     public static void checkUserfaultfd()
     {
+        if (System.getenv(NO_UFFD_FOR_TESTS) != null)
+        {
+            throw new RecordException("userfaultfd taken away by " + NO_UFFD_FOR_TESTS + " (a switch for faultline's "
+                + "own tests); unset it");
+        }
         final int devFd = Libc.INSTANCE.open("/dev/userfaultfd", Libc.O_RDWR | Libc.O_CLOEXEC);
         if (devFd >= 0)
         {

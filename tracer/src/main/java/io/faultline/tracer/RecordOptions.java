@@ -29,6 +29,10 @@ public final class RecordOptions
     public int policy = io.faultline.format.ShmLayout.POLICY_FIFO;
     /** Pages in the leading FIFO segment under the segq policies (kVMTrace's default: 8). */
     public int leadPages = DEFAULT_LEAD_PAGES;
+    /** How the agent traps references: userfaultfd (default) or mprotect and SIGSEGV. */
+    public int engine = io.faultline.format.ShmLayout.ENGINE_UFFD;
+    /** The user chose {@link #engine}: no falling back to mprotect when userfaultfd is unavailable. */
+    public boolean engineChosen;
     public int ringCapacity = 4 << 20;
     public int chunkRecords = 256;
     public int slots = 64;
@@ -69,6 +73,12 @@ public final class RecordOptions
     public String modeName()
     {
         return mocaIntervalNs > 0 ? "moca" : "trace";
+    }
+
+    /** The header's {@code engine}: {@code uffd} or {@code mprotect}. */
+    public String engineName()
+    {
+        return engine == io.faultline.format.ShmLayout.ENGINE_MPROTECT ? "mprotect" : "uffd";
     }
 
     /** The header's {@code policy}: {@code fifo} or {@code segq}. */

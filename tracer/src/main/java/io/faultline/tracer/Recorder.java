@@ -66,11 +66,41 @@ public final class Recorder
         System.exit(status);
     }
 
+    /**
+     * userfaultfd when it can be had; else, unless the user chose it, the mprotect engine with a
+     * one-line note (its kernel-mode accesses to disabled pages fail with EFAULT where the agent
+     * cannot touch the buffer first: record --help).
+     */
+    private void chooseEngine()
+    {
+        if (options.engine != io.faultline.format.ShmLayout.ENGINE_UFFD)
+        {
+            return;
+        }
+        try
+        {
+            Preflight.checkUserfaultfd();
+        }
+        catch (final RecordException ex)
+        {
+            if (options.engineChosen)
+            {
+                throw ex;
+            }
+            if (options.mocaIntervalNs > 0)
+            {
+                throw new RecordException(ex.getMessage() + "; --mode moca needs it (the mprotect engine has no Moca mode)");
+            }
+            options.engine = io.faultline.format.ShmLayout.ENGINE_MPROTECT;
+            err.println("faultline record: note: " + ex.getMessage() + "; recording with --engine mprotect instead");
+        }
+    }
+
     public int record() throws Exception
     {
         final Path program = Preflight.resolveProgram(options.command.get(0));
         Preflight.checkLoadsAgent(program);
-        Preflight.checkUserfaultfd();
+        chooseEngine();
         try
         {
             TraceWriter.checkUsable(options.output);
@@ -156,6 +186,7 @@ public final class Recorder
             .put(TraceHeader.TRAIL, options.trailName())
             .put(TraceHeader.DIRTY_TRACKING, options.dirtyTracking)
             .put(TraceHeader.SCOPE, options.scopeName())
+            .put(TraceHeader.ENGINE, options.engineName())
             .put(TraceHeader.FOLLOW_FORKS, options.follow)
             .put(TraceHeader.RING_CAPACITY, options.ringCapacity)
             .put(TraceHeader.CHUNK_RECORDS, options.chunkRecords)

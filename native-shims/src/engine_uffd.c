@@ -1,5 +1,9 @@
 /*
- * park.c: disabling and enabling traced pages. Handler thread only.
+ * engine_uffd.c: the userfaultfd engine (struct fl_engine), the default. A disabled page is
+ * moved out to a parking slot with UFFDIO_MOVE; its next reference, from user or kernel mode,
+ * makes the faulting thread wait on the userfaultfd until a handler thread has read the fault
+ * and moved the page back. Mapping changes (munmap, madvise, mremap) arrive on the same fd.
+ * Handler threads only (agent lock held).
  *
  * Every traced range [start, end) has a parking range of the same size, registered with the
  * same userfaultfd (UFFDIO_MOVE needs its destination registered with the ctx it is issued on,
@@ -39,7 +43,7 @@
 #include <unistd.h>
 #include <time.h>
 
-#include "fl_internal.h"
+#include "engine_uffd.h"
 
 #define PM_ENTRIES 8192
 /*
@@ -51,15 +55,16 @@
 #define PM_PRESENT (1ULL << 63)
 #define PM_SWAPPED (1ULL << 62)
 
-struct fl_counters fl_cnt;
-int fl_fork_depth;
+int fl_uffd = -1;
 
 static int pagemap_fd = -1;
 static uint64_t *pm_buf;
 static uintptr_t zero_src; /* a zeroed agent page: UFFDIO_COPY source for first-touch writes */
 
-int fl_park_init(void)
+static int uffd_init(void)
 {
+	if (pm_buf)
+		return 0; /* a later attached session: the fd was reopened by uffd_reset_after_fork */
 	pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (pagemap_fd < 0)
 		return -errno;
@@ -75,16 +80,6 @@ int fl_park_init(void)
 static inline uintptr_t park_of(const struct fl_range *r, uintptr_t page)
 {
 	return r->park + (page - r->start);
-}
-
-static struct fl_range sub_range(const struct fl_range *r, uintptr_t a, uintptr_t b)
-{
-	struct fl_range s = *r;
-	s.start = a;
-	s.end = b;
-	s.park = r->park + (a - r->start);
-	s.bit0 = r->bit0 + (a - r->start) / FL_PAGE;
-	return s;
 }
 
 /* 1 if the page at addr is present (or swapped) according to /proc/self/pagemap */
@@ -131,7 +126,7 @@ static void populate_bits(struct fl_range *r, uintptr_t s, uintptr_t e)
  */
 static void discard_parking(const struct fl_range *r, uintptr_t a, uintptr_t b)
 {
-	int fd = fl_agent.uffd;
+	int fd = fl_uffd;
 	uintptr_t p = park_of(r, a);
 	size_t len = b - a;
 	FL_CHECK_LOG(FL_OP_DISCARD, a, b, 0);
@@ -145,7 +140,7 @@ static void discard_parking(const struct fl_range *r, uintptr_t a, uintptr_t b)
 
 typedef int (*move_fail_fn)(const struct fl_range *r, uintptr_t page, int err);
 
-/* pages of the current fl_park_restore that are still parked because of a transient error */
+/* pages of the current uffd_restore that are still parked because of a transient error */
 static uint32_t restore_stuck;
 
 /*
@@ -165,7 +160,7 @@ static void bulk_move(const struct fl_range *r, uintptr_t a, uintptr_t b, int to
 
 static void bulk_move_pages(const struct fl_range *r, uintptr_t a, uintptr_t b, int to_park, move_fail_fn fail)
 {
-	int fd = fl_agent.uffd;
+	int fd = fl_uffd;
 	uintptr_t cur = a;
 	int retries = 0;
 	while (cur < b) {
@@ -252,7 +247,7 @@ static int restore_fail(const struct fl_range *r, uintptr_t page, int err)
 	 */
 	uintptr_t p = park_of(r, page);
 	if (fl_page_present(p)) {
-		int cerr = fl_uffd_copy(fl_agent.uffd, page, p, FL_PAGE, 0);
+		int cerr = fl_uffd_copy(fl_uffd, page, p, FL_PAGE, 0);
 		if (cerr && cerr != -EEXIST) /* EEXIST: the traced page is present, the slot is stale */
 			restore_stuck++;
 	}
@@ -265,12 +260,12 @@ static void reenable_pins(uintptr_t s, uintptr_t e)
 	uint32_t n = fl_pins_collect(s, e, pins, 64);
 	for (uint32_t i = 0; i < n; i++) {
 		struct fl_range *r = fl_range_find(pins[i]);
-		if (r && fl_uffd_move(fl_agent.uffd, pins[i], park_of(r, pins[i]), FL_PAGE, 0, NULL) == 0 && fl_check)
+		if (r && fl_uffd_move(fl_uffd, pins[i], park_of(r, pins[i]), FL_PAGE, 0, NULL) == 0 && fl_check)
 			fl_check_moved(r, pins[i], 0);
 	}
 }
 
-void fl_park_disable(uintptr_t s, uintptr_t e)
+static void uffd_disable(uintptr_t s, uintptr_t e)
 {
 	fl_evms_forget(s, e);
 	if (fl_fork_depth) /* a fork child is about to copy this memory: it must be complete */
@@ -290,10 +285,10 @@ void fl_park_disable(uintptr_t s, uintptr_t e)
 
 /*
  * Moca's interval end (moca.c): every page of [s, e) was enabled by a fault in the interval and
- * none is pinned, so neither fl_park_disable's pagemap read (their populated bits are set) nor
- * its pass over the pins is needed: one bulk move per range.
+ * none is pinned, so neither uffd_disable's pagemap read (their populated bits are set) nor
+ * its pass over the pins is needed: one bulk move per range. Moca mode runs on this engine only.
  */
-void fl_park_disable_enabled(uintptr_t s, uintptr_t e)
+void fl_uffd_disable_enabled(uintptr_t s, uintptr_t e)
 {
 	for (int64_t i = fl_range_index_from(s); i >= 0 && (uint32_t)i < fl_range_count(); i++) {
 		struct fl_range *r = fl_range_at((uint32_t)i);
@@ -303,7 +298,7 @@ void fl_park_disable_enabled(uintptr_t s, uintptr_t e)
 	}
 }
 
-uint32_t fl_park_restore(uintptr_t s, uintptr_t e)
+static uint32_t uffd_restore(uintptr_t s, uintptr_t e)
 {
 	restore_stuck = 0;
 	for (int64_t i = fl_range_index_from(s); i >= 0 && (uint32_t)i < fl_range_count(); i++) {
@@ -316,7 +311,7 @@ uint32_t fl_park_restore(uintptr_t s, uintptr_t e)
 	return restore_stuck;
 }
 
-void fl_park_discard(uintptr_t s, uintptr_t e)
+static void uffd_discard(uintptr_t s, uintptr_t e)
 {
 	for (int64_t i = fl_range_index_from(s); i >= 0 && (uint32_t)i < fl_range_count(); i++) {
 		struct fl_range *r = fl_range_at((uint32_t)i);
@@ -329,9 +324,9 @@ void fl_park_discard(uintptr_t s, uintptr_t e)
 	}
 }
 
-int fl_park_trace_new(uintptr_t s, uintptr_t e, uint32_t source, int emit)
+static int uffd_trace_new(uintptr_t s, uintptr_t e, uint32_t source, int emit)
 {
-	int fd = fl_agent.uffd;
+	int fd = fl_uffd;
 	size_t len = e - s, npages = len / FL_PAGE;
 	size_t bits_len = FL_PAGE_UP((npages + 63) / 64 * 8);
 	uintptr_t park = (uintptr_t)fl_mem_map(len);
@@ -358,7 +353,7 @@ int fl_park_trace_new(uintptr_t s, uintptr_t e, uint32_t source, int emit)
 	}
 	fl_cnt.registered_pages += npages;
 	FL_CHECK_LOG(FL_OP_REGISTER, s, e, 0);
-	fl_park_disable(s, e);
+	uffd_disable(s, e);
 	if (emit)
 		fl_emit_event(FL_EV_TRACE_RANGE, (uint32_t)fl_gettid(), s, len, source, 0, NULL, 0);
 	return 0;
@@ -370,74 +365,34 @@ fail:
 	return err;
 }
 
-static void free_bits_if_unused(const struct fl_range *piece)
-{
-	for (uint32_t i = 0; i < fl_range_count(); i++)
-		if (fl_range_at(i)->bits == piece->bits)
-			return;
-	fl_mem_unmap(piece->bits, 2 * (size_t)piece->bits_pages * FL_PAGE);
-}
-
-/* the first range overlapping [s, e): its index, with the overlap in [*a, *b); -1 if none */
-static int64_t first_overlap(uintptr_t s, uintptr_t e, uintptr_t *a, uintptr_t *b)
-{
-	int64_t i = fl_range_index_from(s);
-	if (i < 0)
-		return -1;
-	const struct fl_range *r = fl_range_at((uint32_t)i);
-	if (r->start >= e)
-		return -1;
-	*a = r->start > s ? r->start : s;
-	*b = r->end < e ? r->end : e;
-	return i;
-}
-
-/* take [a, b) out of range i: what lies outside it stays in the table; returns the piece */
-static struct fl_range carve(uint32_t i, uintptr_t a, uintptr_t b)
-{
-	struct fl_range r = *fl_range_at(i);
-	fl_range_remove_at(i);
-	if (r.start < a) {
-		struct fl_range left = sub_range(&r, r.start, a);
-		fl_range_insert(&left);
-	}
-	if (b < r.end) {
-		struct fl_range right = sub_range(&r, b, r.end);
-		fl_range_insert(&right);
-	}
-	return sub_range(&r, a, b);
-}
-
 /*
  * Stop tracing [s, e). unmapped: the program's mapping is already gone (UFFD_EVENT_UNMAP), so
  * there is nothing to restore or unregister on the traced side; otherwise parked pages come
  * home first and the traced part is unregistered.
  */
-int fl_park_untrace(uintptr_t s, uintptr_t e, int unmapped)
+static int uffd_untrace(uintptr_t s, uintptr_t e, int unmapped)
 {
-	int fd = fl_agent.uffd;
+	int fd = fl_uffd;
 	if (unmapped)
 		fl_evms_delete(s, e); /* kVMTrace: evicted in their turn, never enabled on a new mapping */
 	else
 		fl_evms_forget(s, e);
 	fl_pins_forget(s, e);
 	uintptr_t a, b;
-	for (int64_t i; (i = first_overlap(s, e, &a, &b)) >= 0; s = b) {
+	for (int64_t i; (i = fl_range_first_overlap(s, e, &a, &b)) >= 0; s = b) {
 		if (!unmapped) {
-			if (fl_park_restore(a, b)) {
+			if (uffd_restore(a, b)) {
 				/* pages still parked (an event is pending): keep the piece, caller retries */
 				FL_DEBUG("untrace-stuck", a, b, -EAGAIN);
 				return -EAGAIN;
 			}
 			fl_uffd_unregister(fd, a, b - a);
 		}
-		struct fl_range piece = carve((uint32_t)i, a, b);
+		struct fl_range piece = fl_range_carve((uint32_t)i, a, b);
 		fl_uffd_unregister(fd, piece.park, b - a);
 		fl_sys_munmap((void *)piece.park, b - a);
 		fl_mem_release(piece.park, piece.park + (b - a));
-		fl_cnt.registered_pages -= (b - a) / FL_PAGE;
-		free_bits_if_unused(&piece);
-		fl_emit_event(FL_EV_UNTRACE_RANGE, 0, a, b - a, 0, 0, NULL, 0);
+		fl_range_dropped(&piece);
 	}
 	return 0;
 }
@@ -449,27 +404,18 @@ int fl_park_untrace(uintptr_t s, uintptr_t e, int unmapped)
  * pages are deleted (kVMTrace) and the new ones are new pages: the moved pages that were
  * enabled are disabled at their new place, so that their next reference is recorded.
  */
-void fl_park_relocate(uintptr_t from, uintptr_t to, size_t len)
+static void uffd_relocate(uintptr_t from, uintptr_t to, size_t len)
 {
-	uintptr_t s = from, e = from + len;
-	FL_CHECK_LOG(FL_OP_RELOCATE, from, e, 0);
-	fl_evms_delete(from, e);
-	fl_pins_forget(from, e);
-	uintptr_t a, b;
-	for (int64_t i; (i = first_overlap(s, e, &a, &b)) >= 0; s = b) {
-		struct fl_range moved = carve((uint32_t)i, a, b);
-		moved.start = a - from + to;
-		moved.end = b - from + to;
-		fl_range_insert(&moved);
-	}
-	fl_park_disable(to, to + len);
+	FL_CHECK_LOG(FL_OP_RELOCATE, from, from + len, 0);
+	fl_ranges_relocate(from, to, len);
+	uffd_disable(to, to + len);
 }
 
 static int fill_zero(uintptr_t page, int write)
 {
 	/* a write would only fault again on the read-only zero page: give it a private page now */
-	int err = write ? fl_uffd_copy(fl_agent.uffd, page, zero_src, FL_PAGE, 1)
-			: fl_uffd_zeropage(fl_agent.uffd, page, FL_PAGE, 1);
+	int err = write ? fl_uffd_copy(fl_uffd, page, zero_src, FL_PAGE, 1)
+			: fl_uffd_zeropage(fl_uffd, page, FL_PAGE, 1);
 	FL_CHECK_LOG(FL_OP_FILL_ZERO, page, write, err);
 	return err;
 }
@@ -482,9 +428,9 @@ static int enable_page(int fd, uintptr_t page, int write);
  * thread woken while its handler holds the lock would preempt it there). The moves and fills
  * themselves never wake.
  */
-int fl_park_enable(uintptr_t page, int write)
+static int uffd_enable(uintptr_t page, int write)
 {
-	int fd = fl_agent.uffd;
+	int fd = fl_uffd;
 	int r = enable_page(fd, page, write);
 	if (r != -EAGAIN)
 		fl_wake_later(page);
@@ -565,9 +511,9 @@ static int enable_page(int fd, uintptr_t page, int write)
  * pending (mmap_changing); the page is still enabled and the caller must retry once the event
  * is read (handler.c holds the faulting thread back until then). 0 otherwise.
  */
-int fl_park_evict(uintptr_t page)
+static int uffd_evict(uintptr_t page)
 {
-	int fd = fl_agent.uffd;
+	int fd = fl_uffd;
 	if (fl_pins_has(page))
 		return 0;
 	for (int attempt = 0; attempt < EAGAIN_RETRIES; attempt++) {
@@ -597,14 +543,14 @@ int fl_park_evict(uintptr_t page)
 	return -EAGAIN;
 }
 
-void fl_park_pin(uintptr_t addr)
+static void uffd_pin(uintptr_t addr)
 {
 	uintptr_t page = FL_PAGE_DOWN(addr);
 	FL_CHECK_LOG(FL_OP_PIN, page, 0, 0);
 	fl_pins_add(page);
 	fl_evms_forget(page, page + FL_PAGE);
 	struct fl_range *r = fl_range_find(page);
-	if (r && fl_uffd_move(fl_agent.uffd, page, park_of(r, page), FL_PAGE, 0, NULL) == 0 && fl_check)
+	if (r && fl_uffd_move(fl_uffd, page, park_of(r, page), FL_PAGE, 0, NULL) == 0 && fl_check)
 		fl_check_moved(r, page, 0);
 }
 
@@ -613,12 +559,12 @@ void fl_park_pin(uintptr_t addr)
  * pages could not come home yet (an event is pending); the caller reads the userfaultfd and
  * calls again.
  */
-int fl_park_untrace_all(void)
+static int uffd_untrace_all(void)
 {
 	fl_evms_clear(); /* the eviction records in kVMTrace's order, before the ranges go */
 	while (fl_range_count()) {
 		struct fl_range *r = fl_range_at(fl_range_count() - 1);
-		if (fl_park_untrace(r->start, r->end, 0) == -EAGAIN)
+		if (uffd_untrace(r->start, r->end, 0) == -EAGAIN)
 			return -EAGAIN;
 	}
 	return 0;
@@ -664,11 +610,13 @@ void fl_break_cow(int pm_fd, uintptr_t s, uintptr_t e)
 	}
 }
 
-/* fork child (only the forking thread exists): fresh counters, our own pagemap */
-void fl_park_reset_after_fork(void)
+/* fork child (only the forking thread exists), or a new attached session: our own pagemap;
+ * the fd, if any, is the parent's (or the last session's) and must not be used */
+static void uffd_reset_after_fork(void)
 {
-	memset(&fl_cnt, 0, sizeof(fl_cnt));
-	fl_fork_depth = 0;
+	if (fl_uffd >= 0)
+		close(fl_uffd);
+	fl_uffd = -1;
 	if (pagemap_fd >= 0)
 		close(pagemap_fd); /* it is the parent's: /proc/self was resolved at open time */
 	pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
@@ -681,9 +629,9 @@ void fl_park_reset_after_fork(void)
  * it is not registered (no userfault possible), register it and its parking area with our
  * userfaultfd; a range that is gone or changed is forgotten. Then disable everything.
  */
-int fl_park_fork_child(void)
+static int uffd_fork_child(void)
 {
-	int fd = fl_agent.uffd;
+	int fd = fl_uffd;
 	fl_cnt.registered_pages = 0;
 	for (uint32_t i = 0; i < fl_range_count();) {
 		struct fl_range *r = fl_range_at(i);
@@ -698,7 +646,7 @@ int fl_park_fork_child(void)
 			fl_range_remove_at(i);
 			fl_sys_munmap((void *)gone.park, len);
 			fl_mem_release(gone.park, gone.park + len);
-			free_bits_if_unused(&gone);
+			fl_range_free_state(&gone);
 			continue;
 		}
 		/* a parked copy cannot exist (restored before fork) except stale COPY leftovers */
@@ -708,3 +656,149 @@ int fl_park_fork_child(void)
 	}
 	return 0;
 }
+
+/*
+ * Never UFFD_USER_MODE_ONLY (uffd.c): kernel-mode accesses wait for the handler. THREAD_ID
+ * attributes each fault to its thread, EXACT_ADDRESS gives the byte, the events tell us of
+ * munmap, madvise and mremap, WP traps the first write to a page enabled by a read.
+ */
+static int uffd_open(void)
+{
+	int fd = fl_uffd_open();
+	if (fd < 0) {
+		fl_log("cannot create userfaultfd: ", strerror(-fd),
+		       "; grant access to /dev/userfaultfd or set sysctl vm.unprivileged_userfaultfd=1, or record with --engine mprotect");
+		return fd;
+	}
+	uint64_t want = UFFD_FEATURE_THREAD_ID | UFFD_FEATURE_EXACT_ADDRESS | UFFD_FEATURE_MOVE |
+			UFFD_FEATURE_EVENT_UNMAP | UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_REMAP |
+			UFFD_FEATURE_PAGEFAULT_FLAG_WP;
+	int err = fl_uffd_api(fd, want, NULL);
+	if (err) {
+		close(fd);
+		fl_log("userfaultfd lacks a needed feature (UFFDIO_MOVE needs Linux 6.8): ", strerror(-err),
+		       "; record with --engine mprotect");
+		return err;
+	}
+	fl_uffd = fd;
+	return 0;
+}
+
+/* closing unregisters every range: threads still waiting in a fault retry and fault normally */
+static void uffd_close(void)
+{
+	if (fl_uffd >= 0)
+		close(fl_uffd);
+	fl_uffd = -1;
+}
+
+static int uffd_fd(void)
+{
+	return fl_uffd;
+}
+
+static struct uffd_msg *msgs; /* read buffer of uffd_read (handler threads, lock held) */
+
+static int uffd_read(struct fl_trap *out, uint32_t max)
+{
+	if (!msgs && !(msgs = fl_mem_map(FL_TRAP_BATCH * sizeof(*msgs))))
+		return -ENOMEM;
+	if (max > FL_TRAP_BATCH)
+		max = FL_TRAP_BATCH;
+	ssize_t r = read(fl_uffd, msgs, max * sizeof(*msgs));
+	if (r < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	uint32_t n = (uint32_t)((size_t)r / sizeof(*msgs));
+	for (uint32_t i = 0; i < n; i++) {
+		const struct uffd_msg *m = &msgs[i];
+		struct fl_trap *t = &out[i];
+		*t = (struct fl_trap){ .kind = FL_TRAP_OTHER };
+		switch (m->event) {
+		case UFFD_EVENT_PAGEFAULT:
+			t->kind = FL_TRAP_FAULT;
+			t->a = m->arg.pagefault.address;
+			t->tid = m->arg.pagefault.feat.ptid;
+			t->flags = ((m->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WRITE) ? FL_TRAP_WRITE : 0) |
+				   ((m->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WP) ? FL_TRAP_WP : 0);
+			break;
+		case UFFD_EVENT_UNMAP:
+		case UFFD_EVENT_REMOVE:
+			t->kind = m->event == UFFD_EVENT_UNMAP ? FL_TRAP_UNMAP : FL_TRAP_REMOVE;
+			t->a = m->arg.remove.start;
+			t->b = m->arg.remove.end;
+			break;
+		case UFFD_EVENT_REMAP:
+			t->kind = FL_TRAP_REMAP;
+			t->a = m->arg.remap.from;
+			t->b = m->arg.remap.to;
+			t->c = m->arg.remap.len;
+			break;
+		default:
+			break;
+		}
+	}
+	return (int)n;
+}
+
+static void uffd_wake(uintptr_t page)
+{
+	fl_uffd_wake(fl_uffd, page, FL_PAGE);
+}
+
+static int uffd_first_touch(struct fl_range *r, uintptr_t page)
+{
+	if (fl_range_bit(r, page))
+		return 0;
+	fl_range_set_bit(r, page, 1);
+	return 1;
+}
+
+/* UFFDIO_MOVE drops a page's write-protection: the handler sets it after the move home */
+static int uffd_protect_writes(uintptr_t page, int protect)
+{
+	return fl_uffd_writeprotect(fl_uffd, page, FL_PAGE, protect);
+}
+
+/* monitor mode (sample.c): a page is registered only while it is checked */
+int fl_uffd_watch(uintptr_t page)
+{
+	int err = fl_uffd_register(fl_uffd, page, FL_PAGE);
+	if (err)
+		return err; /* unmapped since, or no longer private anonymous */
+	if ((err = uffd_evict(page)) == -EAGAIN)
+		fl_uffd_unregister(fl_uffd, page, FL_PAGE);
+	return err;
+}
+
+int fl_uffd_unwatch(uintptr_t page)
+{
+	if (uffd_restore(page, page + FL_PAGE))
+		return -EAGAIN;
+	fl_uffd_unregister(fl_uffd, page, FL_PAGE);
+	return 0;
+}
+
+const struct fl_engine fl_engine_uffd = {
+	.name = "uffd",
+	.observes = FL_OBSERVES_KERNEL_ACCESS | FL_OBSERVES_MAP_EVENTS,
+	.init = uffd_init,
+	.open = uffd_open,
+	.close = uffd_close,
+	.reset_after_fork = uffd_reset_after_fork,
+	.fd = uffd_fd,
+	.read = uffd_read,
+	.wake = uffd_wake,
+	.trace_new = uffd_trace_new,
+	.disable = uffd_disable,
+	.restore = uffd_restore,
+	.discard = uffd_discard,
+	.untrace = uffd_untrace,
+	.relocate = uffd_relocate,
+	.first_touch = uffd_first_touch,
+	.enable = uffd_enable,
+	.protect_writes = uffd_protect_writes,
+	.evict = uffd_evict,
+	.pin = uffd_pin,
+	.untrace_all = uffd_untrace_all,
+	.fork_child = uffd_fork_child,
+};

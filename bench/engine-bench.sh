@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# engine-bench.sh: what one trapped reference costs under each engine (record --engine uffd and
+# --engine mprotect), against the floors of both mechanisms measured in the same run. No timing
+# is asserted anywhere; these numbers are for BENCHMARKS.md, measured on a quiet machine.
+#
+# Rows (median of RUNS runs):
+#   bare handoff, pinned   bench/native/bare_handoff, handler and faulting thread on one CPU:
+#                          the userfaultfd floor (fault, move the oldest out, move back, wake)
+#   bare handoff, free     the same, the scheduler placing both threads
+#   mprotect loop          bench/native/mprotect_loop: the thread's own SIGSEGV handler enables
+#                          the page and disables the oldest (FIFO): the mprotect floor
+#   agent_loop, ENGINE     the same access loop traced by the real agent and recorder (scope api,
+#                          EVMS = window), for each engine
+#   demo, ENGINE           the bundled demo traced with the default EVMS: (traced wall time -
+#                          native wall time) / trapped references
+#
+#   bench/engine-bench.sh [runs=3] [refs=200000]
+# Needs: mvn -q package -DskipTests first (the launcher's jar), gcc.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+runs=${1:-3}
+refs=${2:-200000}
+window=16
+[[ -f "$root/tools/target/faultline.jar" ]] || { echo "engine-bench: build first: mvn -q package -DskipTests" >&2; exit 2; }
+out=$(mktemp -d /tmp/engine-bench.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+
+gcc -O2 -Wall -Wextra -Werror -pthread -o "$out/bare_handoff" "$here/native/bare_handoff.c"
+gcc -O2 -Wall -Wextra -Werror -o "$out/mprotect_loop" "$here/native/mprotect_loop.c"
+gcc -O2 -Wall -Wextra -Werror -pthread -I"$root/native-shims/include" -o "$out/agent_loop" "$here/native/agent_loop.c"
+demo="$root/native-shims/target/classes/native/linux-x86_64/faultline-demo"
+
+ns() { sed -n 's/.*ns_per_ref=\([0-9]*\).*/\1/p'; }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+engines=(uffd mprotect)
+
+declare -A row native traced trefs
+echo "engine-bench: runs=$runs refs=$refs, $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+for ((i = 1; i <= runs; i++)); do
+  row[pinned]+=" $(timeout 300 "$out/bare_handoff" "$refs" "$window" same | ns)"
+  row[free]+=" $(timeout 300 "$out/bare_handoff" "$refs" "$window" free | ns)"
+  row[loop]+=" $(timeout 300 "$out/mprotect_loop" "$refs" "$window" | ns)"
+  for e in "${engines[@]}"; do
+    rm -rf "$out/trace"
+    row[agent.$e]+=" $(timeout 600 "$root/faultline" record -q --engine "$e" --scope api --evms "$window" \
+      -o "$out/trace" -- "$out/agent_loop" "$refs" "$window" free | ns)"
+  done
+  /usr/bin/time -f %e -o "$out/time" "$demo" > /dev/null 2>&1
+  native[demo]+=" $(cat "$out/time")"
+  for e in "${engines[@]}"; do
+    rm -rf "$out/trace"
+    timeout 1800 "$root/faultline" record -q --engine "$e" -o "$out/trace" -- \
+      /usr/bin/time -f %e -o "$out/time" "$demo" > /dev/null 2>&1
+    traced[$e]+=" $(cat "$out/time")"
+    trefs[$e]+=" $("$root/faultline" info "$out/trace" | sed -n 's/^references *\([0-9,]*\).*/\1/p' | tr -d ,)"
+  done
+done
+
+mp=$(printf '%s\n' ${row[pinned]} | median)
+ratio() { awk -v a="$1" -v b="$mp" 'BEGIN{printf "%.2f", a/b}'; }
+printf '\n%-28s %12s %10s   %s\n' "row" "ns/ref" "/ pinned" "runs"
+for k in pinned free loop agent.uffd agent.mprotect; do
+  case $k in
+    pinned) name="bare handoff, pinned" ;; free) name="bare handoff, free" ;; loop) name="mprotect loop" ;;
+    *) name="agent_loop, ${k#agent.}" ;;
+  esac
+  m=$(printf '%s\n' ${row[$k]} | median)
+  printf '%-28s %12s %10s   %s\n' "$name" "$m" "$(ratio "$m")" "${row[$k]}"
+done
+mn=$(printf '%s\n' ${native[demo]} | median)
+for e in "${engines[@]}"; do
+  mt=$(printf '%s\n' ${traced[$e]} | median)
+  mr=$(printf '%s\n' ${trefs[$e]} | median)
+  per=$(awk -v t="$mt" -v n="$mn" -v r="$mr" 'BEGIN{printf "%.0f", (t - n) * 1e9 / r}')
+  printf '%-28s %12s %10s   native %ss, traced %ss, %s refs\n' "demo, $e" "$per" "$(ratio "$per")" "$mn" "$mt" "$mr"
+done

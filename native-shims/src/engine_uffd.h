@@ -1,0 +1,68 @@
+/*
+ * engine_uffd.h: the userfaultfd engine's private declarations: the primitives of uffd.c and
+ * the state that engine_uffd.c, its checker (check.c) and monitor mode's access checks
+ * (sample.c) share. Nothing else in the agent includes it: the fault loop, the EVMS and the
+ * rings reach userfaultfd only through struct fl_engine (fl_internal.h).
+ */
+#ifndef ENGINE_UFFD_H
+#define ENGINE_UFFD_H
+
+#include <linux/userfaultfd.h>
+
+#include "fl_internal.h"
+
+/*
+ * The machine's /usr/include/linux/userfaultfd.h may predate UFFDIO_MOVE (Linux 6.8). These are
+ * the kernel uapi values (include/uapi/linux/userfaultfd.h); the kernel's UFFDIO_API answer says
+ * whether the feature really exists.
+ */
+#ifndef UFFD_FEATURE_MOVE
+#define UFFD_FEATURE_MOVE (1 << 16)
+#endif
+#ifndef _UFFDIO_MOVE
+#define _UFFDIO_MOVE (0x05)
+struct uffdio_move {
+	__u64 dst;
+	__u64 src;
+	__u64 len;
+#define UFFDIO_MOVE_MODE_DONTWAKE ((__u64)1 << 0)
+#define UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES ((__u64)1 << 1)
+	__u64 mode;
+	__s64 move;
+};
+#define UFFDIO_MOVE _IOWR(UFFDIO, _UFFDIO_MOVE, struct uffdio_move)
+#endif
+#ifndef USERFAULTFD_IOC_NEW
+#define USERFAULTFD_IOC 0xAA
+#define USERFAULTFD_IOC_NEW _IO(USERFAULTFD_IOC, 0x00)
+#endif
+
+extern int fl_uffd; /* the userfaultfd, -1 while none is open */
+
+/* ---- uffd.c: the address-space primitives (all return 0 or -errno) ---- */
+int fl_uffd_open(void);                         /* fd or -errno */
+int fl_uffd_api(int fd, uint64_t want, uint64_t *got);
+int fl_uffd_register(int fd, uintptr_t start, size_t len);
+int fl_uffd_unregister(int fd, uintptr_t start, size_t len);
+int fl_uffd_move(int fd, uintptr_t dst, uintptr_t src, size_t len, uint64_t mode, int64_t *moved);
+int fl_uffd_zeropage(int fd, uintptr_t dst, size_t len, int dontwake);
+int fl_uffd_copy(int fd, uintptr_t dst, uintptr_t src, size_t len, int dontwake);
+int fl_uffd_wake(int fd, uintptr_t start, size_t len);
+int fl_uffd_writeprotect(int fd, uintptr_t start, size_t len, int protect); /* never wakes */
+
+/* the "populated" bitmap of a range (fl_range.bits) */
+static inline int fl_range_bit(const struct fl_range *r, uintptr_t page)
+{
+	uint64_t b = r->bit0 + (page - r->start) / FL_PAGE;
+	return (int)((r->bits[b >> 6] >> (b & 63)) & 1);
+}
+static inline void fl_range_set_bit(struct fl_range *r, uintptr_t page, int v)
+{
+	uint64_t b = r->bit0 + (page - r->start) / FL_PAGE;
+	if (v)
+		r->bits[b >> 6] |= 1ULL << (b & 63);
+	else
+		r->bits[b >> 6] &= ~(1ULL << (b & 63));
+}
+
+#endif

@@ -1,0 +1,301 @@
+/*
+ * sigsegv.c: the mprotect engine's fault path on the faulting thread (engine_mprotect.c), and
+ * the program's own SIGSEGV handling kept intact around it.
+ *
+ * Protocol. The agent's SIGSEGV handler is installed with SA_SIGINFO | SA_ONSTACK and every
+ * signal blocked while it runs (an asynchronous handler of the program that faulted on a
+ * disabled page while this thread holds the agent lock would wait for itself). A fault with
+ * SEGV_ACCERR that the engine caused (mp_trapped: a disabled page, or a write to a page it
+ * keeps read-only) goes through the fault loop's path for one fault (handler.c,
+ * fl_fault_on_thread: lock, label, publish, enable, admit and evict, unlock); returning retries
+ * the access. Read, write or fetch comes from the x86 page-fault error code in the signal
+ * context (REG_ERR: bit 1 W/R, bit 4 I/D; Intel SDM vol. 3A, 4.7). Every other fault is the
+ * program's:
+ *   - sigaction, signal, bsd_signal and sysv_signal for SIGSEGV are interposed: the agent keeps
+ *     the program's action, reports it back, and calls it for faults that are not its own,
+ *     with the mask the program asked for;
+ *   - SIG_DFL (and SIG_IGN, which the kernel turns into SIG_DFL for a fault) puts the default
+ *     action back and returns: the access faults again and the process dies of it as it would
+ *     untraced; a SIGSEGV sent by kill is raised again after the default is back;
+ *   - a race: another thread enabled the page (or tracing stopped and enabled every page)
+ *     between the fault and the lock, so the fault no longer looks like ours. The thread
+ *     retries once before the fault is passed on; a real fault then happens twice, the first
+ *     time without effect.
+ * Async-signal-safety: no malloc, no stdio, no errno (it lives in TLS, which may lie in a
+ * disabled page), no TLS: the retry memo is keyed by tid. The signal frame goes to an
+ * alternate stack in agent memory, since the thread's own stack page may be disabled and the
+ * kernel could not write the frame there: set for the constructor's thread and for every thread
+ * started through the pthread_create wrapper (fl_sigsegv_thread). The program's other handlers
+ * get SA_ONSTACK for the same reason, and its own sigaltstack is reported back but not used.
+ * SIGSEGV is never blocked: a fault while it is blocked kills the process (the kernel forces
+ * the default action), and programs block every signal in worker threads, so sigprocmask and
+ * pthread_sigmask leave it out of any set they block.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "fl_internal.h"
+
+#define ALTSTACK (64UL << 10)
+#define ALTSTACK_CHUNK (16UL << 20)
+#define MEMO 256
+#define ERR_WRITE 2  /* page-fault error code: W/R */
+#define ERR_FETCH 16 /* I/D */
+
+static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
+static int (*real_sigaltstack)(const stack_t *, stack_t *);
+static int (*real_pthread_sigmask)(int, const sigset_t *, sigset_t *);
+static int (*real_sigprocmask)(int, const sigset_t *, sigset_t *);
+static int installed;
+static struct sigaction prog_action; /* the program's action for SIGSEGV (under prog_lock) */
+static int prog_lock;
+static struct {
+	int32_t tid;
+	uintptr_t addr;
+} memo[MEMO];
+static uint8_t *alt_chunk;
+static size_t alt_used = ALTSTACK_CHUNK;
+static int alt_lock;
+
+#define RESOLVE(var, name)                                          \
+	do {                                                        \
+		if (!(var))                                         \
+			*(void **)&(var) = dlsym(RTLD_NEXT, name); \
+	} while (0)
+
+static void spin(int *l)
+{
+	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
+}
+
+static void unspin(int *l)
+{
+	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
+static int sigsegv_active(void)
+{
+	return __atomic_load_n(&installed, __ATOMIC_ACQUIRE);
+}
+
+/* 1: let the thread retry first (the race above); 0: pass the fault on now */
+static int retry_first(uintptr_t addr)
+{
+	int32_t tid = (int32_t)fl_raw_syscall3(SYS_gettid, 0, 0, 0);
+	uint32_t i = (uint32_t)tid % MEMO;
+	if (memo[i].tid == tid && memo[i].addr == addr) {
+		memo[i].tid = 0;
+		return 0;
+	}
+	memo[i].tid = tid;
+	memo[i].addr = addr;
+	return 1;
+}
+
+static void pass_on(int sig, siginfo_t *si, ucontext_t *uc)
+{
+	spin(&prog_lock);
+	struct sigaction a = prog_action;
+	if ((a.sa_flags & SA_RESETHAND) && a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN) {
+		prog_action.sa_handler = SIG_DFL;
+		prog_action.sa_flags &= ~SA_SIGINFO;
+	}
+	unspin(&prog_lock);
+	int sent = si->si_code <= 0; /* kill, tgkill, sigqueue: not a fault */
+	if (a.sa_handler == SIG_IGN && sent)
+		return;
+	if (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN) {
+		struct sigaction dfl;
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		real_sigaction(SIGSEGV, &dfl, NULL);
+		__atomic_store_n(&installed, 0, __ATOMIC_RELEASE);
+		if (sent) /* pending until this handler returns, then the default action */
+			fl_raw_syscall3(SYS_tgkill, fl_raw_syscall3(SYS_getpid, 0, 0, 0), fl_raw_syscall3(SYS_gettid, 0, 0, 0),
+					SIGSEGV);
+		return;
+	}
+	/* the program's handler runs with the mask it asked for; SIGSEGV stays open (it may fault
+	 * on a disabled page itself, which is ours again) */
+	sigset_t mask = uc->uc_sigmask;
+	for (int s = 1; s < NSIG; s++)
+		if (sigismember(&a.sa_mask, s) == 1)
+			sigaddset(&mask, s);
+	sigdelset(&mask, SIGSEGV);
+	RESOLVE(real_pthread_sigmask, "pthread_sigmask");
+	real_pthread_sigmask(SIG_SETMASK, &mask, NULL); /* returns its error, never sets errno */
+	if (a.sa_flags & SA_SIGINFO)
+		a.sa_sigaction(sig, si, uc);
+	else
+		a.sa_handler(sig);
+}
+
+static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	if (si->si_code == SEGV_ACCERR && fl_tracing()) {
+		uintptr_t addr = (uintptr_t)si->si_addr;
+		long err = uc->uc_mcontext.gregs[REG_ERR];
+		uint32_t access = ((err & ERR_WRITE) ? FL_ACCESS_WRITE : 0) | ((err & ERR_FETCH) ? FL_ACCESS_EXEC : 0);
+		if (fl_fault_on_thread(addr, (uint32_t)fl_raw_syscall3(SYS_gettid, 0, 0, 0), access))
+			return;
+		if (retry_first(addr))
+			return;
+	}
+	FL_DEBUG("sigsegv-pass-on", si->si_addr, si->si_code, uc->uc_mcontext.gregs[REG_ERR]);
+	pass_on(sig, si, uc);
+}
+
+/* an alternate signal stack for this thread, in agent memory, never freed (a thread may fault
+ * during its exit, after the last moment the agent hears of it); SIGSEGV unblocked */
+void fl_sigsegv_thread(void)
+{
+	if (!sigsegv_active())
+		return;
+	spin(&alt_lock);
+	if (alt_used + ALTSTACK > ALTSTACK_CHUNK) {
+		uint8_t *c = fl_mem_map(ALTSTACK_CHUNK);
+		if (c) {
+			alt_chunk = c;
+			alt_used = 0;
+		}
+	}
+	uint8_t *stack = NULL;
+	if (alt_used + ALTSTACK <= ALTSTACK_CHUNK) {
+		stack = alt_chunk + alt_used;
+		alt_used += ALTSTACK;
+	}
+	unspin(&alt_lock);
+	if (!stack)
+		return;
+	stack_t ss = { .ss_sp = stack, .ss_size = ALTSTACK, .ss_flags = 0 };
+	RESOLVE(real_sigaltstack, "sigaltstack");
+	real_sigaltstack(&ss, NULL);
+	sigset_t segv;
+	sigemptyset(&segv);
+	sigaddset(&segv, SIGSEGV);
+	RESOLVE(real_pthread_sigmask, "pthread_sigmask");
+	real_pthread_sigmask(SIG_UNBLOCK, &segv, NULL);
+}
+
+int fl_sigsegv_install(void)
+{
+	RESOLVE(real_sigaction, "sigaction");
+	if (sigsegv_active())
+		return 0; /* a followed fork child inherits the handler and its thread's stack */
+	struct sigaction ours;
+	memset(&ours, 0, sizeof(ours));
+	ours.sa_sigaction = on_sigsegv;
+	ours.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+	sigfillset(&ours.sa_mask);
+	if (real_sigaction(SIGSEGV, NULL, &prog_action) != 0 || real_sigaction(SIGSEGV, &ours, NULL) != 0) {
+		int err = errno;
+		fl_log("mprotect engine: cannot install the SIGSEGV handler: ", strerror(err), NULL);
+		return -err;
+	}
+	__atomic_store_n(&installed, 1, __ATOMIC_RELEASE);
+	fl_sigsegv_thread();
+	return 0;
+}
+
+/* ---- the program's signal calls ---- */
+
+FL_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	RESOLVE(real_sigaction, "sigaction");
+	if (!sigsegv_active())
+		return real_sigaction(sig, act, old);
+	if (sig == SIGSEGV) {
+		spin(&prog_lock);
+		if (old)
+			*old = prog_action;
+		if (act)
+			prog_action = *act;
+		unspin(&prog_lock);
+		return 0;
+	}
+	if (act && act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN && !(act->sa_flags & SA_ONSTACK)) {
+		/* else the kernel writes the frame on the thread's stack, which may be disabled */
+		struct sigaction onstack = *act;
+		onstack.sa_flags |= SA_ONSTACK;
+		return real_sigaction(sig, &onstack, old);
+	}
+	return real_sigaction(sig, act, old);
+}
+
+/* glibc's signal() calls its internal sigaction, which the wrapper above never sees */
+static sighandler_t signal_with(int sig, sighandler_t handler, int flags)
+{
+	struct sigaction act, old;
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = handler;
+	act.sa_flags = flags;
+	sigemptyset(&act.sa_mask);
+	if (handler != SIG_DFL && handler != SIG_IGN && !(flags & SA_NODEFER))
+		sigaddset(&act.sa_mask, sig);
+	if (sig <= 0 || sig >= NSIG || sigaction(sig, &act, &old) < 0) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	return old.sa_handler;
+}
+
+FL_EXPORT sighandler_t signal(int sig, sighandler_t handler)
+{
+	return signal_with(sig, handler, SA_RESTART); /* glibc's BSD semantics */
+}
+
+FL_EXPORT sighandler_t bsd_signal(int sig, sighandler_t handler)
+{
+	return signal_with(sig, handler, SA_RESTART);
+}
+
+FL_EXPORT sighandler_t sysv_signal(int sig, sighandler_t handler)
+{
+	return signal_with(sig, handler, SA_RESETHAND | SA_NODEFER);
+}
+
+FL_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
+{
+	RESOLVE(real_sigaltstack, "sigaltstack");
+	if (!sigsegv_active())
+		return real_sigaltstack(ss, old);
+	/* the agent's stack stays: the program's would be traced memory */
+	int r = real_sigaltstack(NULL, old);
+	if (r == 0 && ss && !(ss->ss_flags & SS_DISABLE) && ss->ss_size < (size_t)MINSIGSTKSZ) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return r;
+}
+
+/* the set to block, less SIGSEGV (see the top of the file) */
+static const sigset_t *without_segv(int how, const sigset_t *set, sigset_t *copy)
+{
+	if (!set || how == SIG_UNBLOCK || !sigsegv_active() || sigismember(set, SIGSEGV) != 1)
+		return set;
+	*copy = *set;
+	sigdelset(copy, SIGSEGV);
+	return copy;
+}
+
+FL_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	RESOLVE(real_pthread_sigmask, "pthread_sigmask");
+	sigset_t copy;
+	return real_pthread_sigmask(how, without_segv(how, set, &copy), old);
+}
+
+FL_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	RESOLVE(real_sigprocmask, "sigprocmask");
+	sigset_t copy;
+	return real_sigprocmask(how, without_segv(how, set, &copy), old);
+}

@@ -1,0 +1,401 @@
+/*
+ * touch.c: kernel-mode accesses under the mprotect engine. The kernel cannot take a fault on a
+ * PROT_NONE page for a program the way userfaultfd lets it wait: read(2) into a disabled page
+ * fails with EFAULT (or returns short). So the libc calls that hand a buffer to the kernel are
+ * interposed and touch the buffer first, from user mode, where the touch faults like any access
+ * and is recorded as the program's reference, which it is (the kernel acts for the program): a
+ * write touch for a buffer the kernel writes, a read touch for one it reads. A write touch is
+ * `lock orb $0`: a write access that changes no byte, atomic against the program's own writers.
+ * If the call still meets EFAULT (the EVMS is smaller than the buffer, or another thread's fault
+ * evicted a touched page in between), the buffer is touched again and the call repeated, a few
+ * times. Under userfaultfd every wrapper passes straight through.
+ *
+ * glibc's stdio reads and writes its FILE buffer with internal system calls that no wrapper
+ * sees; a FILE buffer from malloc is traced memory. So streams opened through fopen, fopen64,
+ * fdopen and freopen, and stdin and stdout at start, get a buffer in agent memory (setvbuf
+ * before their first I/O), handed back at fclose. fread and fwrite of more than a buffer go to
+ * the caller's memory directly, so they touch it. What is not covered is listed in the README
+ * ("Engines").
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "fl_internal.h"
+
+#define RETRIES 8
+#define STREAM_BUF 8192
+#define STREAMS 1024
+
+#define RESOLVE(var, name)                                          \
+	do {                                                        \
+		if (!(var))                                         \
+			*(void **)&(var) = dlsym(RTLD_NEXT, name); \
+	} while (0)
+
+static inline int touching(void)
+{
+	return !(fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS) && fl_tracing();
+}
+
+/* every page of [p, p + n): a write access (the kernel will write it) or a read */
+static void touch(const void *p, size_t n, int write)
+{
+	if (!p || !n)
+		return;
+	uintptr_t a = (uintptr_t)p, end = a + n;
+	for (uintptr_t cur = a; cur < end; cur = FL_PAGE_DOWN(cur) + FL_PAGE) {
+		if (write)
+			__asm__ volatile("lock orb $0, %0" : "+m"(*(volatile uint8_t *)cur) : : "memory");
+		else
+			(void)*(volatile const uint8_t *)cur;
+	}
+}
+
+static void touch_iov(const struct iovec *iov, int n, int write)
+{
+	for (int i = 0; iov && i < n; i++)
+		touch(iov[i].iov_base, iov[i].iov_len, write);
+}
+
+/* run CALL with the buffer touched first, again while it meets EFAULT */
+#define TOUCHED(TYPE, TOUCH, CALL)                                   \
+	do {                                                         \
+		if (!touching())                                     \
+			return CALL;                                 \
+		TYPE r_;                                             \
+		for (int try_ = 0;; try_++) {                        \
+			TOUCH;                                       \
+			r_ = CALL;                                   \
+			if (!(r_ == (TYPE)-1 && errno == EFAULT) || try_ == RETRIES) \
+				return r_;                           \
+		}                                                    \
+	} while (0)
+
+static ssize_t (*real_read)(int, void *, size_t);
+static ssize_t (*real_pread)(int, void *, size_t, off_t);
+static ssize_t (*real_readv)(int, const struct iovec *, int);
+static ssize_t (*real_write)(int, const void *, size_t);
+static ssize_t (*real_pwrite)(int, const void *, size_t, off_t);
+static ssize_t (*real_writev)(int, const struct iovec *, int);
+static ssize_t (*real_recv)(int, void *, size_t, int);
+static ssize_t (*real_recvfrom)(int, void *, size_t, int, struct sockaddr *, socklen_t *);
+static ssize_t (*real_send)(int, const void *, size_t, int);
+static ssize_t (*real_sendto)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
+static ssize_t (*real_getdents64)(int, void *, size_t);
+static int (*real_stat)(const char *, struct stat *);
+static int (*real_lstat)(const char *, struct stat *);
+static int (*real_fstat)(int, struct stat *);
+static int (*real_fstatat)(int, const char *, struct stat *, int);
+static size_t (*real_fread)(void *, size_t, size_t, FILE *);
+static size_t (*real_fwrite)(const void *, size_t, size_t, FILE *);
+static size_t (*real_fread_unlocked)(void *, size_t, size_t, FILE *);
+static size_t (*real_fwrite_unlocked)(const void *, size_t, size_t, FILE *);
+static int (*real_stat64)(const char *, struct stat *);
+static int (*real_lstat64)(const char *, struct stat *);
+static int (*real_fstat64)(int, struct stat *);
+static int (*real_fstatat64)(int, const char *, struct stat *, int);
+static int (*real_statx)(int, const char *, int, unsigned, struct statx *);
+static FILE *(*real_fopen)(const char *, const char *);
+static FILE *(*real_fopen64)(const char *, const char *);
+static FILE *(*real_fdopen)(int, const char *);
+static FILE *(*real_freopen)(const char *, const char *, FILE *);
+static int (*real_fclose)(FILE *);
+
+FL_EXPORT ssize_t read(int fd, void *buf, size_t n)
+{
+	RESOLVE(real_read, "read");
+	TOUCHED(ssize_t, touch(buf, n, 1), real_read(fd, buf, n));
+}
+
+FL_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	RESOLVE(real_pread, "pread");
+	TOUCHED(ssize_t, touch(buf, n, 1), real_pread(fd, buf, n, off));
+}
+
+FL_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off) __attribute__((alias("pread")));
+
+FL_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
+{
+	RESOLVE(real_readv, "readv");
+	TOUCHED(ssize_t, (touch(iov, (size_t)cnt * sizeof(*iov), 0), touch_iov(iov, cnt, 1)), real_readv(fd, iov, cnt));
+}
+
+FL_EXPORT ssize_t write(int fd, const void *buf, size_t n)
+{
+	RESOLVE(real_write, "write");
+	TOUCHED(ssize_t, touch(buf, n, 0), real_write(fd, buf, n));
+}
+
+FL_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	RESOLVE(real_pwrite, "pwrite");
+	TOUCHED(ssize_t, touch(buf, n, 0), real_pwrite(fd, buf, n, off));
+}
+
+FL_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off) __attribute__((alias("pwrite")));
+
+FL_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+	RESOLVE(real_writev, "writev");
+	TOUCHED(ssize_t, (touch(iov, (size_t)cnt * sizeof(*iov), 0), touch_iov(iov, cnt, 0)), real_writev(fd, iov, cnt));
+}
+
+FL_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
+{
+	RESOLVE(real_recv, "recv");
+	TOUCHED(ssize_t, touch(buf, n, 1), real_recv(fd, buf, n, flags));
+}
+
+FL_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *from, socklen_t *len)
+{
+	RESOLVE(real_recvfrom, "recvfrom");
+	TOUCHED(ssize_t, (touch(buf, n, 1), touch(len, sizeof(*len), 1), touch(from, len ? *len : 0, 1)),
+		real_recvfrom(fd, buf, n, flags, from, len));
+}
+
+FL_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
+{
+	RESOLVE(real_send, "send");
+	TOUCHED(ssize_t, touch(buf, n, 0), real_send(fd, buf, n, flags));
+}
+
+FL_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *to, socklen_t len)
+{
+	RESOLVE(real_sendto, "sendto");
+	TOUCHED(ssize_t, (touch(buf, n, 0), touch(to, len, 0)), real_sendto(fd, buf, n, flags, to, len));
+}
+
+FL_EXPORT ssize_t getdents64(int fd, void *buf, size_t n)
+{
+	RESOLVE(real_getdents64, "getdents64");
+	TOUCHED(ssize_t, touch(buf, n, 1), real_getdents64(fd, buf, n));
+}
+
+/* a string the kernel will read: reading it is the touch */
+static void touch_string(const char *s)
+{
+	for (const volatile char *p = s; p && *p; p++)
+		;
+}
+
+FL_EXPORT int stat(const char *path, struct stat *st)
+{
+	RESOLVE(real_stat, "stat");
+	TOUCHED(int, (touch_string(path), touch(st, sizeof(*st), 1)), real_stat(path, st));
+}
+
+FL_EXPORT int lstat(const char *path, struct stat *st)
+{
+	RESOLVE(real_lstat, "lstat");
+	TOUCHED(int, (touch_string(path), touch(st, sizeof(*st), 1)), real_lstat(path, st));
+}
+
+FL_EXPORT int fstat(int fd, struct stat *st)
+{
+	RESOLVE(real_fstat, "fstat");
+	TOUCHED(int, touch(st, sizeof(*st), 1), real_fstat(fd, st));
+}
+
+FL_EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	RESOLVE(real_fstatat, "fstatat");
+	TOUCHED(int, (touch_string(path), touch(st, sizeof(*st), 1)), real_fstatat(dirfd, path, st, flags));
+}
+
+static size_t touched_fread(size_t (*real_fread)(void *, size_t, size_t, FILE *), void *buf, size_t size, size_t n,
+			    FILE *f)
+{
+	if (!touching() || size == 0 || n > SIZE_MAX / size)
+		return real_fread(buf, size, n, f);
+	touch(buf, size * n, 1);
+	size_t got = real_fread(buf, size, n, f);
+	/* a short count with the error flag may be an EFAULT of a direct read: touch, go on */
+	for (int t = 0; t < RETRIES && got < n && ferror(f) && errno == EFAULT; t++) {
+		clearerr(f);
+		touch((char *)buf + got * size, (n - got) * size, 1);
+		got += real_fread((char *)buf + got * size, size, n - got, f);
+	}
+	return got;
+}
+
+static size_t touched_fwrite(size_t (*real_fwrite)(const void *, size_t, size_t, FILE *), const void *buf, size_t size,
+			     size_t n, FILE *f)
+{
+	if (touching() && size && n <= SIZE_MAX / size)
+		touch(buf, size * n, 0);
+	return real_fwrite(buf, size, n, f);
+}
+
+/*
+ * The 64-bit names of the stat family, which programs built with _FILE_OFFSET_BITS=64 call (on
+ * x86-64 struct stat64 is struct stat): defined under other C names, since the headers declare
+ * them with struct stat64.
+ */
+FL_EXPORT int fl_stat64(const char *path, struct stat *st) __asm__("stat64");
+FL_EXPORT int fl_stat64(const char *path, struct stat *st)
+{
+	RESOLVE(real_stat64, "stat64");
+	TOUCHED(int, (touch_string(path), touch(st, sizeof(*st), 1)), real_stat64(path, st));
+}
+
+FL_EXPORT int fl_lstat64(const char *path, struct stat *st) __asm__("lstat64");
+FL_EXPORT int fl_lstat64(const char *path, struct stat *st)
+{
+	RESOLVE(real_lstat64, "lstat64");
+	TOUCHED(int, (touch_string(path), touch(st, sizeof(*st), 1)), real_lstat64(path, st));
+}
+
+FL_EXPORT int fl_fstat64(int fd, struct stat *st) __asm__("fstat64");
+FL_EXPORT int fl_fstat64(int fd, struct stat *st)
+{
+	RESOLVE(real_fstat64, "fstat64");
+	TOUCHED(int, touch(st, sizeof(*st), 1), real_fstat64(fd, st));
+}
+
+FL_EXPORT int fl_fstatat64(int dirfd, const char *path, struct stat *st, int flags) __asm__("fstatat64");
+FL_EXPORT int fl_fstatat64(int dirfd, const char *path, struct stat *st, int flags)
+{
+	RESOLVE(real_fstatat64, "fstatat64");
+	TOUCHED(int, (touch_string(path), touch(st, sizeof(*st), 1)), real_fstatat64(dirfd, path, st, flags));
+}
+
+FL_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *st)
+{
+	RESOLVE(real_statx, "statx");
+	TOUCHED(int, (touch_string(path), touch(st, sizeof(*st), 1)), real_statx(dirfd, path, flags, mask, st));
+}
+
+FL_EXPORT size_t fread(void *buf, size_t size, size_t n, FILE *f)
+{
+	RESOLVE(real_fread, "fread");
+	return touched_fread(real_fread, buf, size, n, f);
+}
+
+FL_EXPORT size_t (fread_unlocked)(void *buf, size_t size, size_t n, FILE *f)
+{
+	RESOLVE(real_fread_unlocked, "fread_unlocked");
+	return touched_fread(real_fread_unlocked, buf, size, n, f);
+}
+
+FL_EXPORT size_t fwrite(const void *buf, size_t size, size_t n, FILE *f)
+{
+	RESOLVE(real_fwrite, "fwrite");
+	return touched_fwrite(real_fwrite, buf, size, n, f);
+}
+
+FL_EXPORT size_t (fwrite_unlocked)(const void *buf, size_t size, size_t n, FILE *f)
+{
+	RESOLVE(real_fwrite_unlocked, "fwrite_unlocked");
+	return touched_fwrite(real_fwrite_unlocked, buf, size, n, f);
+}
+
+/* ---- stdio buffers outside traced memory ---- */
+
+static struct stream_buf {
+	FILE *f;
+	char *buf;
+} streams[STREAMS];
+static int streams_lock;
+
+static void give_buffer(FILE *f, int mode)
+{
+	if (!f || fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS)
+		return;
+	char *buf = NULL;
+	while (__atomic_exchange_n(&streams_lock, 1, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
+	for (int i = 0; i < STREAMS; i++)
+		if (!streams[i].f) {
+			if (!streams[i].buf)
+				streams[i].buf = fl_mem_map(STREAM_BUF);
+			if (streams[i].buf) {
+				streams[i].f = f;
+				buf = streams[i].buf;
+			}
+			break;
+		}
+	__atomic_store_n(&streams_lock, 0, __ATOMIC_RELEASE);
+	if (buf) /* past STREAMS open streams, glibc's own (traced) buffer: reads into it may fail */
+		setvbuf(f, buf, mode, STREAM_BUF);
+}
+
+static void take_buffer(FILE *f)
+{
+	while (__atomic_exchange_n(&streams_lock, 1, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
+	for (int i = 0; i < STREAMS; i++)
+		if (streams[i].f == f)
+			streams[i].f = NULL; /* the buffer stays mapped for the next stream */
+	__atomic_store_n(&streams_lock, 0, __ATOMIC_RELEASE);
+}
+
+static FILE *opened(FILE *f)
+{
+	if (f && touching())
+		give_buffer(f, isatty(fileno(f)) ? _IOLBF : _IOFBF);
+	return f;
+}
+
+FL_EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	RESOLVE(real_fopen, "fopen");
+	return opened(real_fopen(path, mode));
+}
+
+FL_EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+	RESOLVE(real_fopen64, "fopen64");
+	return opened(real_fopen64(path, mode));
+}
+
+FL_EXPORT FILE *fdopen(int fd, const char *mode)
+{
+	RESOLVE(real_fdopen, "fdopen");
+	return opened(real_fdopen(fd, mode));
+}
+
+FL_EXPORT FILE *freopen(const char *path, const char *mode, FILE *f)
+{
+	RESOLVE(real_freopen, "freopen");
+	take_buffer(f);
+	return opened(real_freopen(path, mode, f));
+}
+
+FL_EXPORT int fclose(FILE *f)
+{
+	RESOLVE(real_fclose, "fclose");
+	int r = real_fclose(f);
+	take_buffer(f);
+	return r;
+}
+
+/* the mprotect engine at start, before main's first I/O: stdin and stdout (stderr is unbuffered) */
+void fl_touch_start(void)
+{
+	if (fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS)
+		return;
+	give_buffer(stdin, _IOFBF);
+	give_buffer(stdout, isatty(1) ? _IOLBF : _IOFBF);
+}
+
+/* exec reads its path, argv and envp from the caller's memory */
+void fl_touch_exec(const char *path, char *const argv[], char *const envp[])
+{
+	if (!touching())
+		return;
+	touch_string(path);
+	for (size_t i = 0; argv && (touch(&argv[i], sizeof(argv[i]), 0), argv[i]); i++)
+		touch_string(argv[i]);
+	for (size_t i = 0; envp && (touch(&envp[i], sizeof(envp[i]), 0), envp[i]); i++)
+		touch_string(envp[i]);
+}

@@ -1,0 +1,104 @@
+package io.faultline.capture;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Properties;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The engine seam seen from outside (issue 9): the mprotect engine keeps a program's own SIGSEGV
+ * handling and protections; record picks userfaultfd, and falls back to mprotect with a one-line
+ * note only when the user did not choose the engine.
+ */
+class EngineTest
+{
+    /** own_segv's five faults of its own: a guard page, two writes to a page it made read-only, two reads of one it made PROT_NONE. */
+    private static final String OWN_SEGV_OUT = "kept=1 faults=5 handled=5 sum=";
+
+    @TempDir
+    Path tmp;
+
+    @BothEngines
+    void theProgramsOwnSigsegvHandlerAndProtectionsAreKept(final String engine) throws Exception
+    {
+        final String program = Workloads.build("own_segv").toString();
+        final Faultline.Result nativeRun = Faultline.exec(List.of(program, "64"), 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        assertTrue(nativeRun.out().startsWith(OWN_SEGV_OUT), nativeRun.describe());
+        final Path trace = tmp.resolve("own-" + engine);
+        final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--engine", engine, "--evms", "16", "-o",
+            trace.toString(), "--", program, "64"), 120);
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals(nativeRun.out(), traced.out(), traced.describe());
+        assertTrue(Traces.read(trace).refs.size() >= 3 * 64, "every pass over the 64 pages faults under --evms 16");
+    }
+
+    @Test
+    void withoutUserfaultfdRecordFallsBackToMprotectWithANote() throws Exception
+    {
+        final Path trace = tmp.resolve("fallback");
+        final Faultline.Result result = runWithoutUffd(List.of("record", "-q", "-o", trace.toString(), "--",
+            Workloads.build("own_segv").toString(), "64"));
+        assertEquals(0, result.status(), result.describe());
+        assertTrue(result.out().startsWith(OWN_SEGV_OUT), result.describe());
+        final List<String> lines = result.err().lines().toList();
+        assertEquals(1, lines.size(), result.describe());
+        assertTrue(lines.get(0).startsWith("faultline record: note: ") && lines.get(0).endsWith(
+            "; recording with --engine mprotect instead"), result.describe());
+        assertEquals("mprotect", header(trace).getProperty("engine"));
+    }
+
+    @Test
+    void anEngineTheUserChoseIsNotReplaced() throws Exception
+    {
+        final Faultline.Result result = runWithoutUffd(List.of("record", "-q", "--engine", "uffd", "-o",
+            tmp.resolve("chosen").toString(), "--", Workloads.build("own_segv").toString(), "64"));
+        assertEquals(2, result.status(), result.describe());
+        assertEquals(List.of("faultline record: userfaultfd taken away by FAULTLINE_TEST_NO_UFFD (a switch for "
+            + "faultline's own tests); unset it"), result.err().lines().toList());
+    }
+
+    @Test
+    void theDefaultEngineIsUserfaultfdAndTheHeaderSaysSo() throws Exception
+    {
+        final Path trace = tmp.resolve("default");
+        final Faultline.Result result = Faultline.run("record", "-q", "-o", trace.toString(), "--",
+            Workloads.build("own_segv").toString(), "64");
+        assertEquals(0, result.status(), result.describe());
+        assertEquals("", result.err(), result.describe());
+        assertEquals("uffd", header(trace).getProperty("engine"));
+    }
+
+    @Test
+    void anUnknownEngineIsOneLineAndStatus2() throws Exception
+    {
+        final Faultline.Result result = Faultline.run("record", "--engine", "ptrace", "-o", tmp.resolve("x").toString(),
+            "--", "true");
+        assertEquals(2, result.status(), result.describe());
+        assertEquals(List.of("faultline record: unknown engine 'ptrace'; use --engine uffd or --engine mprotect"),
+            result.err().lines().toList());
+    }
+
+    private static Faultline.Result runWithoutUffd(final List<String> args) throws Exception
+    {
+        final ProcessBuilder builder = Faultline.builder(args);
+        builder.environment().put("FAULTLINE_TEST_NO_UFFD", "1");
+        return Faultline.finish(builder, 120);
+    }
+
+    private static Properties header(final Path trace) throws Exception
+    {
+        final Properties p = new Properties();
+        try (var in = Files.newInputStream(trace.resolve("header.properties")))
+        {
+            p.load(in);
+        }
+        return p;
+    }
+}
