@@ -291,7 +291,8 @@ static int mp_first_touch(struct fl_range *r, uintptr_t page)
 
 /*
  * Enable a disabled page: writable if the access was a write or the page is dirty already (a
- * re-reference in the trailing segment), else read-only so that its first write is seen.
+ * re-reference in the trailing segment) or there is no dirty tracking (record --no-dirty), else
+ * read-only so that its first write is seen.
  * 1 if it was disabled by us, 0 if another thread enabled it first.
  */
 static int mp_enable(uintptr_t page, int write)
@@ -303,7 +304,7 @@ static int mp_enable(uintptr_t page, int write)
 	if (!(*st & ST_DISABLED))
 		return 0;
 	*st &= (uint8_t)~(ST_DISABLED | ST_RDONLY);
-	if (!write && !fl_evms_dirty(page))
+	if (!write && !fl_evms_dirty(page) && !(fl_agent.flags & FL_FLAG_NO_DIRTY))
 		*st |= ST_RDONLY;
 	apply(r, page, page + FL_PAGE);
 	return 1;
