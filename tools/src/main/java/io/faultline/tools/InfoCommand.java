@@ -97,7 +97,8 @@ final class InfoCommand implements Callable<Integer>
         final String policy = "segq".equals(h.get(TraceHeader.POLICY)) ? "segq (lead " + h.get(TraceHeader.LEAD_PAGES)
             + ", trail " + h.get(TraceHeader.TRAIL) + ")" : h.get(TraceHeader.POLICY);
         row(out, "configuration", "evms " + evms + " pages (" + bytes(evms * pageSize) + "), policy "
-            + policy + ", scope " + h.get(TraceHeader.SCOPE) + ", page size " + pageSize
+            + policy + ", scope " + h.get(TraceHeader.SCOPE)
+            + (h.get(TraceHeader.ENGINE) == null ? "" : ", engine " + h.get(TraceHeader.ENGINE)) + ", page size " + pageSize
             + ", " + ("true".equals(h.get(TraceHeader.FOLLOW_FORKS)) ? "follows forks" : "first process only")
             + ", ring " + bytes(h.longValue(TraceHeader.RING_CAPACITY)) + ", chunks of up to "
             + h.get(TraceHeader.CHUNK_RECORDS) + " records");
