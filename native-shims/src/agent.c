@@ -63,6 +63,7 @@ static int start_handler(void);
 static int init_tables(void)
 {
 	if (tables_ready) {
+		fl_threads_starting = 0; /* starts the last session never served */
 		fl_req_reset_after_fork();
 		reset_counters();
 		fl_engine->reset_after_fork();

@@ -76,15 +76,21 @@ static long raw_mprotect(uintptr_t a, size_t len, int prot)
  * internal munmap, which no wrapper sees: nothing to disable) or that the kernel could not
  * split the VMA (vm.max_map_count). mincore(2) tells them apart without changing a VMA.
  */
-static int unmapped(uintptr_t a)
+static int unmapped(uintptr_t a, size_t len)
 {
-	unsigned char v;
-	return fl_raw_syscall3(SYS_mincore, (long)FL_PAGE_DOWN(a), FL_PAGE, (long)&v) == -ENOMEM;
+	unsigned char v[64];
+	for (uintptr_t cur = a; cur < a + len; cur += sizeof(v) * FL_PAGE) {
+		size_t n = (a + len - cur) / FL_PAGE < sizeof(v) ? (a + len - cur) : sizeof(v) * FL_PAGE;
+		if (fl_raw_syscall3(SYS_mincore, (long)cur, (long)n, (long)v) == -ENOMEM)
+			return 1;
+	}
+	return 0;
 }
 
-static void limit_reached(uintptr_t a)
+/* an mprotect of [a, a + len) failed with ENOMEM */
+static void limit_reached(uintptr_t a, size_t len)
 {
-	if (unmapped(a))
+	if (unmapped(a, len))
 		return;
 	fl_cnt.lost++;
 	if (!warned_limit) {
@@ -103,8 +109,12 @@ static void apply(const struct fl_range *r, uintptr_t a, uintptr_t b)
 		uintptr_t e = a + FL_PAGE;
 		while (e < b && prot_of(*state_of(r, e)) == p)
 			e += FL_PAGE;
-		if (raw_mprotect(a, e - a, p) == -ENOMEM)
-			limit_reached(a);
+		if (raw_mprotect(a, e - a, p) == -ENOMEM) {
+			/* the kernel may have changed part of the run before it failed: page by page */
+			for (uintptr_t q = a; q < e; q += FL_PAGE)
+				if (raw_mprotect(q, FL_PAGE, p) == -ENOMEM)
+					limit_reached(q, FL_PAGE);
+		}
 		a = e;
 	}
 }
@@ -197,9 +207,13 @@ static void mp_disable(uintptr_t s, uintptr_t e)
 		for (uintptr_t p = a; p < b; p += FL_PAGE)
 			*state_of(r, p) = (uint8_t)((*state_of(r, p) & ~ST_RDONLY) | ST_DISABLED);
 		if (raw_mprotect(a, b - a, PROT_NONE) == -ENOMEM) {
+			/* a hole (glibc unmapped part of the range) or the VMA limit; the kernel may have
+			 * changed part of the range before it failed: page by page, the state follows */
 			for (uintptr_t p = a; p < b; p += FL_PAGE)
-				*state_of(r, p) &= (uint8_t)~ST_DISABLED;
-			limit_reached(a);
+				if (raw_mprotect(p, FL_PAGE, PROT_NONE) == -ENOMEM) {
+					*state_of(r, p) &= (uint8_t)~ST_DISABLED;
+					limit_reached(p, FL_PAGE);
+				}
 		}
 	}
 	reenable_pins(s, e);
@@ -339,7 +353,7 @@ static int mp_evict(uintptr_t page)
 	*st = (uint8_t)((*st & ~ST_RDONLY) | ST_DISABLED);
 	if (raw_mprotect(page, FL_PAGE, PROT_NONE) == -ENOMEM) {
 		*st &= (uint8_t)~ST_DISABLED;
-		limit_reached(page);
+		limit_reached(page, FL_PAGE);
 		return 0;
 	}
 	fl_cnt.evictions++;

@@ -179,6 +179,7 @@ enum fl_req_type {
 	/* engines that observe no mapping events (FL_OBSERVES_MAP_EVENTS clear), from interpose.c */
 	FL_REQ_MAP_EVENT,     /* a = FL_TRAP_UNMAP/REMOVE/REMAP, b, c, d = the trap's a, b, c */
 	FL_REQ_MPROTECT,      /* a = start, b = len, c = prot: the program's mprotect */
+	FL_REQ_UNTRACE,       /* [a, b) leaves tracing, its pages enabled (a block glibc is about to mremap) */
 };
 #define FL_REQ_TEXT_MAX 256
 /* slot word (reserved u32 at 76 in the contract): 1 = this image announced FL_EV_EXEC */

@@ -33,7 +33,12 @@
  * faulted again. Resolutions and finished requests are queued (fl_wake_later, fl_req_serve)
  * and woken when the lock is released (agent_unlock).
  *
- * Per batch of userfaultfd messages (read several per read(2)):
+ * The trapping mechanism is the engine's (struct fl_engine, engine_*.c): this loop reads its
+ * traps (faults and mapping events, several per read) and calls it to enable, evict and restore
+ * pages, never knowing which engine runs. An engine without fd (mprotect) has no queue to read:
+ * each fault runs the same steps on the faulting thread (fl_fault_on_thread).
+ *
+ * Per batch of traps (read several at once):
  *   1. label each fault (write? first touch?) and take its seq from the global clock;
  *   2. publish the records to the ring, grouped into chunks of consecutive same-thread faults;
  *   3. only then resolve the faults: evict the oldest EVMS page first, then move the faulting
@@ -973,6 +978,8 @@ static int serve(struct fl_req *q)
 	}
 	case FL_REQ_MPROTECT:
 		return fl_engine->protect(q->a, q->b, (int)q->c);
+	case FL_REQ_UNTRACE:
+		return fl_engine->untrace(q->a, q->b, 0);
 	default:
 		return -EINVAL;
 	}

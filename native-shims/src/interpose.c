@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <string.h>
@@ -216,8 +217,8 @@ FL_EXPORT int munmap(void *addr, size_t len)
 FL_EXPORT int mprotect(void *addr, size_t len, int prot)
 {
 	RESOLVE(real_mprotect, "mprotect");
-	if (!says_map_events() || !fl_ranges_cover(FL_PAGE_DOWN((uintptr_t)addr), FL_PAGE_DOWN((uintptr_t)addr) + 1) ||
-	    ((uintptr_t)addr & (FL_PAGE - 1)))
+	/* any part may be traced: the handler does it, and keeps the traced pages' own state */
+	if (!says_map_events() || ((uintptr_t)addr & (FL_PAGE - 1)))
 		return real_mprotect(addr, len, prot);
 	int r = fl_req_call(FL_REQ_MPROTECT, (uintptr_t)addr, len, (uint64_t)prot, 0);
 	if (r == -ENOSYS) /* the handler is gone: tracing stopped */
@@ -294,8 +295,25 @@ FL_EXPORT void *calloc(size_t n, size_t m)
 	return p;
 }
 
+/*
+ * glibc's realloc of a block it mmapped moves its pages with its internal mremap, which the
+ * mprotect engine never hears of (no REMAP event): pages it disabled would arrive at an address
+ * it does not know, PROT_NONE, and their next reference would look like the program's own
+ * fault. So such a block (glibc's mmap threshold is 128 KiB at least) leaves tracing first, its
+ * pages enabled; the new block is registered again by note_block's rescan.
+ */
+static void untrace_before_move(void *old)
+{
+	size_t have = malloc_usable_size(old);
+	uintptr_t s = FL_PAGE_UP((uintptr_t)old), e = FL_PAGE_DOWN((uintptr_t)old + have);
+	if (have >= (128UL << 10) && e > s)
+		fl_req_call(FL_REQ_UNTRACE, FL_PAGE_DOWN((uintptr_t)old), FL_PAGE_UP((uintptr_t)old + have), 0, 0);
+}
+
 FL_EXPORT void *realloc(void *old, size_t n)
 {
+	if (old && says_map_events())
+		untrace_before_move(old);
 	void *p = __libc_realloc(old, n);
 	note_block(p, n);
 	return p;

@@ -14,14 +14,15 @@
  * sees; a FILE buffer from malloc is traced memory. So streams opened through fopen, fopen64,
  * fdopen and freopen, and stdin and stdout at start, get a buffer in agent memory (setvbuf
  * before their first I/O), handed back at fclose. fread and fwrite of more than a buffer go to
- * the caller's memory directly, so they touch it. What is not covered is listed in the README
- * ("Engines").
+ * the caller's memory directly, so they touch it. exec and posix_spawn touch the path, argv and
+ * envp the kernel reads. What is not covered is listed in the README ("Engines").
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -31,7 +32,7 @@
 
 #include "fl_internal.h"
 
-#define RETRIES 8
+#define RETRIES 64 /* a touched page evicted before the call by 512 faults of other threads */
 #define STREAM_BUF 8192
 #define STREAMS 1024
 
@@ -46,17 +47,25 @@ static inline int touching(void)
 	return !(fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS) && fl_tracing();
 }
 
-/* every page of [p, p + n): a write access (the kernel will write it) or a read */
+/*
+ * Every page of [p, p + n): a write access (the kernel will write it) or a read. Last page
+ * first: the first page is then the newest in the EVMS, the last to be evicted by other
+ * threads' faults before the call, and a kernel copy that reaches a page evicted meanwhile
+ * returns short (the bytes before it) instead of EFAULT.
+ */
 static void touch(const void *p, size_t n, int write)
 {
 	if (!p || !n)
 		return;
-	uintptr_t a = (uintptr_t)p, end = a + n;
-	for (uintptr_t cur = a; cur < end; cur = FL_PAGE_DOWN(cur) + FL_PAGE) {
+	uintptr_t a = (uintptr_t)p;
+	for (uintptr_t cur = FL_PAGE_DOWN(a + n - 1);; cur -= FL_PAGE) {
+		uintptr_t at = cur < a ? a : cur;
 		if (write)
-			__asm__ volatile("lock orb $0, %0" : "+m"(*(volatile uint8_t *)cur) : : "memory");
+			__asm__ volatile("lock orb $0, %0" : "+m"(*(volatile uint8_t *)at) : : "memory");
 		else
-			(void)*(volatile const uint8_t *)cur;
+			(void)*(volatile const uint8_t *)at;
+		if (cur <= a)
+			break;
 	}
 }
 
@@ -398,4 +407,26 @@ void fl_touch_exec(const char *path, char *const argv[], char *const envp[])
 		touch_string(argv[i]);
 	for (size_t i = 0; envp && (touch(&envp[i], sizeof(envp[i]), 0), envp[i]); i++)
 		touch_string(envp[i]);
+}
+
+static int (*real_posix_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
+			       char *const[], char *const[]);
+static int (*real_posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
+				char *const[], char *const[]);
+
+/* the child shares our memory until it execs: the kernel reads path, argv and envp from it */
+FL_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+			  const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	RESOLVE(real_posix_spawn, "posix_spawn");
+	fl_touch_exec(path, argv, envp);
+	return real_posix_spawn(pid, path, fa, attr, argv, envp);
+}
+
+FL_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	RESOLVE(real_posix_spawnp, "posix_spawnp");
+	fl_touch_exec(file, argv, envp);
+	return real_posix_spawnp(pid, file, fa, attr, argv, envp);
 }

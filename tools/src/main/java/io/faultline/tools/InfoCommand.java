@@ -107,7 +107,8 @@ final class InfoCommand implements Callable<Integer>
             + ", trail " + h.get(TraceHeader.TRAIL) + ")" : h.get(TraceHeader.POLICY);
         row(out, "configuration", "evms " + evms + " pages (" + bytes(evms * pageSize) + "), policy "
             + policy + ("false".equals(h.get(TraceHeader.DIRTY_TRACKING)) ? " without dirty tracking" : "")
-            + ", scope " + h.get(TraceHeader.SCOPE) + ", page size " + pageSize
+            + ", scope " + h.get(TraceHeader.SCOPE)
+            + (h.get(TraceHeader.ENGINE) == null ? "" : ", engine " + h.get(TraceHeader.ENGINE)) + ", page size " + pageSize
             + ", " + ("true".equals(h.get(TraceHeader.FOLLOW_FORKS)) ? "follows forks" : "first process only")
             + ", ring " + bytes(h.longValue(TraceHeader.RING_CAPACITY)) + ", chunks of up to "
             + h.get(TraceHeader.CHUNK_RECORDS) + " records");

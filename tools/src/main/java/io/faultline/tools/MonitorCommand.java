@@ -37,6 +37,8 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "monitor", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, description = "DAMON data access monitoring of a recorded trace into a monitoring record",
     sortOptions = false, usageHelpWidth = 100,
     footer = {"", "Defaults are the kernel's (damon_new_ctx), the update interval damo's. Reports: faultline report.",
+        "Monitoring a live program (-- PROGRAM) needs userfaultfd: it has no mprotect engine (record --engine), since "
+            + "an access check by mprotect would make the program's read(2) into a checked page fail.",
         "",
         "Schemes (DAMOS), applied at the end of every aggregation (or apply_interval), as KEY=VALUE fields:",
         "  action=ACTION          willneed, cold, pageout, hugepage, nohugepage, lru_prio, lru_deprio,",

@@ -107,7 +107,7 @@ final class RecordCommand implements Callable<Integer>
             + "(record falls back to it, with a note, when userfaultfd is unavailable and --engine is not given).",
             "Under mprotect a kernel-mode access to a disabled page fails with EFAULT: the agent touches the "
             + "buffers of read, pread, readv, recv, recvfrom, write, pwrite, writev, send, sendto, fread, fwrite, "
-            + "getdents64, stat, fstat, lstat, fstatat and exec's arguments first, and gives stdio streams "
+            + "getdents64, stat, fstat, lstat, fstatat and the arguments of exec and posix_spawn first, and gives stdio streams "
             + "opened with fopen/fdopen and stdin/stdout buffers outside traced memory; not covered: other "
             + "system calls given a traced buffer (ioctl, io_uring, preadv2, sendmsg/recvmsg, raw syscall()), "
             + "and libc's internal reads into traced memory (getpwnam and other nss lookups, opendir's buffer). "

@@ -52,6 +52,8 @@ class EngineTest
         assertTrue(lines.get(0).startsWith("faultline record: note: ") && lines.get(0).endsWith(
             "; recording with --engine mprotect instead"), result.describe());
         assertEquals("mprotect", header(trace).getProperty("engine"));
+        final Faultline.Result info = Faultline.run("info", trace.toString());
+        assertTrue(info.out().contains(", scope all, engine mprotect, page size "), info.describe());
     }
 
     @Test
