@@ -73,29 +73,32 @@ void fl_log(const char *a, const char *b, const char *c)
 	(void)w;
 }
 
-int fl_futex_wait(uint32_t *word, uint32_t expected, long timeout_ns)
+/* op: FUTEX_WAIT or FUTEX_WAKE, private to this process or not (a word in the shared memory file) */
+static long futex(uint32_t *word, int op, uint32_t val, long timeout_ns)
 {
 	struct timespec ts = { timeout_ns / 1000000000L, timeout_ns % 1000000000L };
-	long r = syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, timeout_ns > 0 ? &ts : NULL, NULL, 0);
-	return r < 0 ? -errno : 0;
+	return syscall(SYS_futex, word, op, val, timeout_ns > 0 ? &ts : NULL, NULL, 0);
+}
+
+int fl_futex_wait(uint32_t *word, uint32_t expected, long timeout_ns)
+{
+	return futex(word, FUTEX_WAIT_PRIVATE, expected, timeout_ns) < 0 ? -errno : 0;
 }
 
 void fl_futex_wake(uint32_t *word)
 {
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
+	futex(word, FUTEX_WAKE_PRIVATE, 0x7fffffff, 0);
 }
 
 /* futex words in the shared memory file, which other processes wait on or wake */
 int fl_futex_wait_shared(uint32_t *word, uint32_t expected, long timeout_ns)
 {
-	struct timespec ts = { timeout_ns / 1000000000L, timeout_ns % 1000000000L };
-	long r = syscall(SYS_futex, word, FUTEX_WAIT, expected, timeout_ns > 0 ? &ts : NULL, NULL, 0);
-	return r < 0 ? -errno : 0;
+	return futex(word, FUTEX_WAIT, expected, timeout_ns) < 0 ? -errno : 0;
 }
 
 void fl_futex_wake_shared(uint32_t *word)
 {
-	syscall(SYS_futex, word, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0);
+	futex(word, FUTEX_WAKE, 0x7fffffff, 0);
 }
 
 int fl_debug;
