@@ -10,6 +10,7 @@ import java.util.regex.Pattern;
 import io.faultline.format.EventType;
 import io.faultline.format.TraceEvent;
 import io.faultline.sim.policy.evms.EvmsModel;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -31,6 +32,9 @@ class ExactnessTest
 
     /** The engine of the running test ({@link BothEngines}). */
     private String engine = "uffd";
+
+    /** FAULTLINE_HANDLERS for the recording, or null for the default (per-CPU fault threads). */
+    private String handlers;
 
     private void assertTraceMatchesModel(final int evms, final int pages, final int populate, final String script)
         throws Exception
@@ -80,7 +84,12 @@ class ExactnessTest
         }
         args.addAll(List.of("--", Workloads.build("api_script").toString(),
             pages + placement, String.valueOf(populate), script, data.toString()));
-        final Faultline.Result result = Faultline.run(args.toArray(new String[0]));
+        final ProcessBuilder builder = Faultline.builder(args);
+        if (handlers != null)
+        {
+            builder.environment().put("FAULTLINE_HANDLERS", handlers);
+        }
+        final Faultline.Result result = Faultline.finish(builder, 120);
         assertEquals(0, result.status(), result.describe());
         final Matcher m = BASE.matcher(result.out());
         assertTrue(m.find(), result.describe());
@@ -147,6 +156,19 @@ class ExactnessTest
     {
         this.engine = engine;
         assertTraceMatchesModel(16, 15, 15, loop("w", 15, 4));
+    }
+
+    /**
+     * The placement before per-CPU fault threads, one handler thread taking every fault
+     * (FAULTLINE_HANDLERS=single, kept for comparison; docs/ARCHITECTURE.md, "Fault handling"),
+     * records the same trace.
+     */
+    @Test
+    void theSingleHandlerPlacementRecordsTheSameTrace() throws Exception
+    {
+        handlers = "single";
+        assertTraceMatchesModel(16, 17, 17, loop("r", 17, 3));
+        assertTraceMatchesModel(EvmsModel.Trail.CLOCK, 16, 4, 24, 10, loop("w", 20, 2) + "," + loop("r", 24, 2));
     }
 
     @BothEngines
