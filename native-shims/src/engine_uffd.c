@@ -272,13 +272,9 @@ static void uffd_disable(uintptr_t s, uintptr_t e)
 		return;
 	if (fl_monitoring()) /* monitoring disables only the pages it checks (sample.c) */
 		return;
-	for (int64_t i = fl_range_index_from(s); i >= 0 && (uint32_t)i < fl_range_count(); i++) {
-		struct fl_range *r = fl_range_at((uint32_t)i);
-		if (r->start >= e)
-			break;
-		uintptr_t a = r->start > s ? r->start : s, b = r->end < e ? r->end : e;
-		populate_bits(r, a, b);
-		bulk_move(r, a, b, 1, disable_fail);
+	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);) {
+		populate_bits(o.r, o.a, o.b);
+		bulk_move(o.r, o.a, o.b, 1, disable_fail);
 	}
 	reenable_pins(s, e);
 }
@@ -290,37 +286,24 @@ static void uffd_disable(uintptr_t s, uintptr_t e)
  */
 void fl_uffd_disable_enabled(uintptr_t s, uintptr_t e)
 {
-	for (int64_t i = fl_range_index_from(s); i >= 0 && (uint32_t)i < fl_range_count(); i++) {
-		struct fl_range *r = fl_range_at((uint32_t)i);
-		if (r->start >= e)
-			break;
-		bulk_move(r, r->start > s ? r->start : s, r->end < e ? r->end : e, 1, disable_fail);
-	}
+	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);)
+		bulk_move(o.r, o.a, o.b, 1, disable_fail);
 }
 
 static uint32_t uffd_restore(uintptr_t s, uintptr_t e)
 {
 	restore_stuck = 0;
-	for (int64_t i = fl_range_index_from(s); i >= 0 && (uint32_t)i < fl_range_count(); i++) {
-		struct fl_range *r = fl_range_at((uint32_t)i);
-		if (r->start >= e)
-			break;
-		uintptr_t a = r->start > s ? r->start : s, b = r->end < e ? r->end : e;
-		bulk_move(r, a, b, 0, restore_fail);
-	}
+	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);)
+		bulk_move(o.r, o.a, o.b, 0, restore_fail);
 	return restore_stuck;
 }
 
 static void uffd_discard(uintptr_t s, uintptr_t e)
 {
-	for (int64_t i = fl_range_index_from(s); i >= 0 && (uint32_t)i < fl_range_count(); i++) {
-		struct fl_range *r = fl_range_at((uint32_t)i);
-		if (r->start >= e)
-			break;
-		uintptr_t a = r->start > s ? r->start : s, b = r->end < e ? r->end : e;
-		discard_parking(r, a, b);
-		for (uintptr_t p = a; p < b; p += FL_PAGE)
-			fl_range_set_bit(r, p, 0);
+	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);) {
+		discard_parking(o.r, o.a, o.b);
+		for (uintptr_t p = o.a; p < o.b; p += FL_PAGE)
+			fl_range_set_bit(o.r, p, 0);
 	}
 }
 

@@ -95,6 +95,20 @@ int fl_ranges_torn(void);
 void fl_ranges_forget_all(void);
 /* handler only: pieces of ranges (split pieces and moved ranges keep their engine state) */
 struct fl_range fl_range_sub(const struct fl_range *r, uintptr_t a, uintptr_t b);
+/*
+ * The traced ranges overlapping [s, e), in address order, each clipped to it:
+ *   for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);) ... o.r, [o.a, o.b) ...
+ * The loop may change the pages and state of o.r but not the table: a loop that carves or
+ * moves ranges restarts after each piece with fl_range_first_overlap.
+ */
+struct fl_overlap {
+	uintptr_t s, e;     /* what was asked */
+	int64_t i;          /* the next range to look at, or -1 */
+	struct fl_range *r; /* the current range, */
+	uintptr_t a, b;     /* and its part in [s, e) */
+};
+struct fl_overlap fl_overlaps(uintptr_t s, uintptr_t e);
+int fl_overlap_next(struct fl_overlap *o); /* 0 when no range is left */
 int64_t fl_range_first_overlap(uintptr_t s, uintptr_t e, uintptr_t *a, uintptr_t *b); /* index, overlap in [*a,*b); -1 */
 struct fl_range fl_range_carve(uint32_t i, uintptr_t a, uintptr_t b); /* [a,b) out of range i; returns the piece */
 void fl_range_free_state(const struct fl_range *piece); /* its engine state, once no piece uses it (2 * bits_pages pages) */

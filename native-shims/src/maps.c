@@ -417,18 +417,31 @@ void fl_range_free_state(const struct fl_range *piece)
 	fl_mem_unmap(piece->bits, 2 * (size_t)piece->bits_pages * FL_PAGE);
 }
 
+struct fl_overlap fl_overlaps(uintptr_t s, uintptr_t e)
+{
+	struct fl_overlap o = { .s = s, .e = e, .i = fl_range_index_from(s) };
+	return o;
+}
+
+int fl_overlap_next(struct fl_overlap *o)
+{
+	if (o->i < 0 || (uint32_t)o->i >= range_n || ranges[o->i].start >= o->e)
+		return 0;
+	o->r = &ranges[o->i++];
+	o->a = o->r->start > o->s ? o->r->start : o->s;
+	o->b = o->r->end < o->e ? o->r->end : o->e;
+	return 1;
+}
+
 /* the first range overlapping [s, e): its index, with the overlap in [*a, *b); -1 if none */
 int64_t fl_range_first_overlap(uintptr_t s, uintptr_t e, uintptr_t *a, uintptr_t *b)
 {
-	int64_t i = fl_range_index_from(s);
-	if (i < 0)
+	struct fl_overlap o = fl_overlaps(s, e);
+	if (!fl_overlap_next(&o))
 		return -1;
-	const struct fl_range *r = fl_range_at((uint32_t)i);
-	if (r->start >= e)
-		return -1;
-	*a = r->start > s ? r->start : s;
-	*b = r->end < e ? r->end : e;
-	return i;
+	*a = o.a;
+	*b = o.b;
+	return o.i - 1;
 }
 
 /* take [a, b) out of range i: what lies outside it stays in the table; returns the piece */
