@@ -289,13 +289,13 @@ static int mp_first_touch(struct fl_range *r, uintptr_t page)
 }
 
 /*
- * Enable a disabled page: writable if the access was a write or the page is dirty already (a
- * re-reference in the trailing segment) or there is no dirty tracking (record --no-dirty), else
- * read-only so that its first write is seen.
- * 1 if it was disabled by us, 0 if another thread enabled it first.
+ * Enable a disabled page with the program's protection, less PROT_WRITE if read_only (its
+ * first write is then a fault of ours: the dirty flag). 1 if it was disabled by us, 0 if
+ * another thread enabled it first.
  */
-static int mp_enable(uintptr_t page, int write)
+static int mp_enable(uintptr_t page, int write, int read_only)
 {
+	(void)write; /* the page's contents stay in place: nothing to fill */
 	struct fl_range *r = fl_range_find(page);
 	if (!r)
 		return 0;
@@ -303,7 +303,7 @@ static int mp_enable(uintptr_t page, int write)
 	if (!(*st & ST_DISABLED))
 		return 0;
 	*st &= (uint8_t)~(ST_DISABLED | ST_RDONLY);
-	if (!write && !fl_evms_dirty(page) && !(fl_agent.flags & FL_FLAG_NO_DIRTY))
+	if (read_only)
 		*st |= ST_RDONLY;
 	apply(r, page, page + FL_PAGE);
 	return 1;

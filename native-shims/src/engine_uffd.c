@@ -411,10 +411,12 @@ static int enable_page(int fd, uintptr_t page, int write);
  * thread woken while its handler holds the lock would preempt it there). The moves and fills
  * themselves never wake.
  */
-static int uffd_enable(uintptr_t page, int write)
+static int uffd_enable(uintptr_t page, int write, int read_only)
 {
 	int fd = fl_uffd;
 	int r = enable_page(fd, page, write);
+	if (r == 1 && read_only) /* UFFDIO_MOVE drops a page's write-protection: set it after the move home */
+		fl_uffd_writeprotect(fd, page, FL_PAGE, 1);
 	if (r != -EAGAIN)
 		fl_wake_later(page);
 	return r;
@@ -736,7 +738,6 @@ static int uffd_first_touch(struct fl_range *r, uintptr_t page)
 	return 1;
 }
 
-/* UFFDIO_MOVE drops a page's write-protection: the handler sets it after the move home */
 static int uffd_protect_writes(uintptr_t page, int protect)
 {
 	return fl_uffd_writeprotect(fl_uffd, page, FL_PAGE, protect);

@@ -278,10 +278,11 @@ struct fl_engine {
 	int (*untrace)(uintptr_t s, uintptr_t e, int unmapped); /* forget [s,e): restore first unless unmapped; -EAGAIN: retry after reading traps */
 	void (*relocate)(uintptr_t from, uintptr_t to, size_t len); /* mremap moved the pages */
 	int (*first_touch)(struct fl_range *r, uintptr_t page); /* never populated? (it is from now on) */
-	/* resolve a fault at page; 1 if the page was enabled by us, 0 if resolved otherwise,
-	 * -EAGAIN: retry after the next read; the faulting threads are woken at unlock */
-	int (*enable)(uintptr_t page, int write);
-	/* an enabled page's writes trap (1) or not (0): the EVMS's dirty flag; -EAGAIN: retry later */
+	/* resolve a fault at page; 1 if the page was enabled by us (read_only: its writes trap, the
+	 * EVMS's dirty flag; the handler decides), 0 if resolved otherwise, -EAGAIN: retry after
+	 * the next read; the faulting threads are woken at unlock */
+	int (*enable)(uintptr_t page, int write, int read_only);
+	/* an enabled page's writes trap (1) or not (0) from now on; -EAGAIN: retry later */
 	int (*protect_writes)(uintptr_t page, int protect);
 	int (*evict)(uintptr_t page);  /* disable an enabled page the EVMS let go; -EAGAIN: retry after the next read */
 	void (*pin)(uintptr_t addr);   /* enabled for good (thread descriptors, pins.c) */
