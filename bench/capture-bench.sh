@@ -18,40 +18,24 @@
 #   bench/capture-bench.sh [runs=3] [scale=1]     (scale multiplies the programs' input sizes)
 # Needs: mvn -q package -DskipTests first (the launcher's jar), gcc, xz, sort, java.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 runs=${1:-3}
 scale=${2:-1}
 refs=200000
 window=16
-[[ -f "$root/tools/target/faultline.jar" ]] || { echo "capture-bench: build first: mvn -q package -DskipTests" >&2; exit 2; }
-out=$(mktemp -d /tmp/capture-bench.XXXXXX)
-trap 'rm -rf "$out"' EXIT
+bench_need_jar
+bench_tmp
 
-gcc -O2 -Wall -Wextra -Werror -pthread -o "$out/bare_handoff" "$here/native/bare_handoff.c"
-gcc -O2 -Wall -Wextra -Werror -pthread -I"$root/native-shims/include" -o "$out/agent_loop" "$here/native/agent_loop.c"
-demo="$root/native-shims/target/classes/native/linux-x86_64/faultline-demo"
-javac -d "$out" "$here/workloads/Workers.java"
-head -c $((600000 * scale)) /dev/urandom | base64 > "$out/xz.txt"
-head -c $((3000000 * scale)) /dev/urandom | base64 | awk '{print NR % 7919, $0}' > "$out/sort.txt"
-
-ns() { sed -n 's/.*ns_per_ref=\([0-9]*\).*/\1/p'; }
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-wall() { awk '{print $1}' "$1"; }   # /usr/bin/time -f %e output
-
+bench_cc bare_handoff "$here/native/bare_handoff.c"
+bench_cc agent_loop "$here/native/agent_loop.c"
 programs=(demo sort xz jvm)
-command_of() {
-  case $1 in
-    demo) echo "$demo" ;;
-    sort) echo "sort --parallel=2 -S 8M -k2,2 -k1,1n $out/sort.txt" ;;
-    xz) echo "xz -T2 -1 --block-size=256KiB -c $out/xz.txt" ;;
-    jvm) echo "java -Xmx256m -XX:+UseG1GC -cp $out Workers 200000" ;;
-  esac
-}
+workloads "${programs[@]}"
+
+wall() { awk '{print $1}' "$1"; }   # /usr/bin/time -f %e output
 
 declare -A bare agent native traced trefs
 for placement in percpu single; do agent[$placement]=""; done
-echo "capture-bench: runs=$runs scale=$scale, $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "capture-bench: runs=$runs scale=$scale, $(machine)"
 for ((i = 1; i <= runs; i++)); do
   bare[pinned]+=" $(timeout 300 "$out/bare_handoff" "$refs" "$window" same | ns)"
   bare[free]+=" $(timeout 300 "$out/bare_handoff" "$refs" "$window" free | ns)"
@@ -69,7 +53,7 @@ for ((i = 1; i <= runs; i++)); do
       FAULTLINE_HANDLERS=$placement timeout 1800 "$root/faultline" record -q -o "$out/trace" -- \
         /usr/bin/time -f %e -o "$out/time" $cmd > /dev/null 2> "$out/summary"
       traced[$p.$placement]+=" $(wall "$out/time")"
-      trefs[$p.$placement]+=" $("$root/faultline" info "$out/trace" | sed -n 's/^references *\([0-9,]*\).*/\1/p' | tr -d ,)"
+      trefs[$p.$placement]+=" $(references "$out/trace")"
     done
   done
 done

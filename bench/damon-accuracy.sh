@@ -13,16 +13,14 @@
 #   bench/damon-accuracy.sh [OUT_DIR]      (keeps the traces and records in OUT_DIR)
 # Needs: mvn -q package -DskipTests first (the launcher's jar), gcc, sort, shuf.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 fl="$root/faultline"
-[[ -n "${FAULTLINE_CLASSPATH:-}" || -f "$root/tools/target/faultline.jar" ]] \
-    || { echo "damon-accuracy: build first: mvn -q package -DskipTests" >&2; exit 2; }
+bench_need_jar
 out=${1:-$(mktemp -d /tmp/damon-accuracy.XXXXXX)}
 mkdir -p "$out"
 
-gcc -O2 -Wall -Wextra -Werror -o "$out/damon_phases" "$here/workloads/damon_phases.c"
-gcc -O2 -Wall -Wextra -Werror -o "$out/damon_hotcold" "$here/workloads/damon_hotcold.c"
+bench_cc damon_phases "$here/workloads/damon_phases.c"
+bench_cc damon_hotcold "$here/workloads/damon_hotcold.c"
 seq 1 200000 | shuf --random-source=<(yes) > "$out/sort-in.txt"
 
 measure() {

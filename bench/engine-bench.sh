@@ -17,26 +17,20 @@
 #   bench/engine-bench.sh [runs=3] [refs=200000]
 # Needs: mvn -q package -DskipTests first (the launcher's jar), gcc.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 runs=${1:-3}
 refs=${2:-200000}
 window=16
-[[ -f "$root/tools/target/faultline.jar" ]] || { echo "engine-bench: build first: mvn -q package -DskipTests" >&2; exit 2; }
-out=$(mktemp -d /tmp/engine-bench.XXXXXX)
-trap 'rm -rf "$out"' EXIT
+bench_need_jar
+bench_tmp
 
-gcc -O2 -Wall -Wextra -Werror -pthread -o "$out/bare_handoff" "$here/native/bare_handoff.c"
-gcc -O2 -Wall -Wextra -Werror -o "$out/mprotect_loop" "$here/native/mprotect_loop.c"
-gcc -O2 -Wall -Wextra -Werror -pthread -I"$root/native-shims/include" -o "$out/agent_loop" "$here/native/agent_loop.c"
-demo="$root/native-shims/target/classes/native/linux-x86_64/faultline-demo"
-
-ns() { sed -n 's/.*ns_per_ref=\([0-9]*\).*/\1/p'; }
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+bench_cc bare_handoff "$here/native/bare_handoff.c"
+bench_cc mprotect_loop "$here/native/mprotect_loop.c"
+bench_cc agent_loop "$here/native/agent_loop.c"
 engines=(uffd mprotect)
 
 declare -A row native traced trefs
-echo "engine-bench: runs=$runs refs=$refs, $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "engine-bench: runs=$runs refs=$refs, $(machine)"
 for ((i = 1; i <= runs; i++)); do
   row[pinned]+=" $(timeout 300 "$out/bare_handoff" "$refs" "$window" same | ns)"
   row[free]+=" $(timeout 300 "$out/bare_handoff" "$refs" "$window" free | ns)"
@@ -53,7 +47,7 @@ for ((i = 1; i <= runs; i++)); do
     timeout 1800 "$root/faultline" record -q --engine "$e" -o "$out/trace" -- \
       /usr/bin/time -f %e -o "$out/time" "$demo" > /dev/null 2>&1
     traced[$e]+=" $(cat "$out/time")"
-    trefs[$e]+=" $("$root/faultline" info "$out/trace" | sed -n 's/^references *\([0-9,]*\).*/\1/p' | tr -d ,)"
+    trefs[$e]+=" $(references "$out/trace")"
   done
 done
 

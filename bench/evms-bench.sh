@@ -7,14 +7,11 @@
 #                    and under --policy fifo, segq --trail fifo, clock (EVMS 512)
 # Prints every run and the median. One core at a time; the machine's other load shows in the spread.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 runs=${1:-3}
-[[ -f "$root/tools/target/faultline.jar" ]] || { echo "evms-bench: build first: mvn -q package -DskipTests" >&2; exit 2; }
-out=$(mktemp -d /tmp/evms-bench.XXXXXX)
-trap 'rm -rf "$out"' EXIT
-gcc -O2 -Wall -Wextra -Werror -I"$root/native-shims/include" -o "$out/sfl" "$here/native/soft_fault_loop.c"
-. "$here/sort-lib.sh"
+bench_need_jar
+bench_tmp
+bench_cc sfl "$here/native/soft_fault_loop.c"
 sort_input
 
 loop() { # label, mode, policy args...

@@ -9,14 +9,11 @@
 #               and of record -- true, the recorder's own start and finish, which every traced run pays
 # Prints every run and the median. One core at a time; the machine's other load shows in the spread.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 runs=${1:-3}
-[[ -f "$root/tools/target/faultline.jar" ]] || { echo "moca-bench: build first: mvn -q package -DskipTests" >&2; exit 2; }
-out=$(mktemp -d /tmp/moca-bench.XXXXXX)
-trap 'rm -rf "$out"' EXIT
-gcc -O2 -Wall -Wextra -Werror -I"$root/native-shims/include" -o "$out/touch" "$here/native/moca_touch.c"
-. "$here/sort-lib.sh"
+bench_need_jar
+bench_tmp
+bench_cc touch "$here/native/moca_touch.c"
 sort_input
 key() { sed -n "s/^$1=//p" "$2/header.properties"; }
 

@@ -14,29 +14,16 @@
 #   bench/monitor-bench.sh [runs=3] [scale=1]
 # Needs: mvn -q package -DskipTests first (the launcher's jar), sort, java.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 runs=${1:-3}
 scale=${2:-1}
-[[ -f "$root/tools/target/faultline.jar" ]] || { echo "monitor-bench: build first: mvn -q package -DskipTests" >&2; exit 2; }
-out=$(mktemp -d /tmp/monitor-bench.XXXXXX)
-trap 'rm -rf "$out"' EXIT
+bench_need_jar
+bench_tmp
+workloads demo sort jvm
 
-demo="$root/native-shims/target/classes/native/linux-x86_64/faultline-demo"
-javac -d "$out" "$here/workloads/Workers.java"
-head -c $((3000000 * scale)) /dev/urandom | base64 | awk '{print NR % 7919, $0}' > "$out/sort.txt"
-
-command_of() {
-  case $1 in
-    demo) echo "$demo" ;;
-    sort) echo "sort --parallel=2 -S 8M -k2,2 -k1,1n $out/sort.txt" ;;
-    jvm) echo "java -Xmx256m -XX:+UseG1GC -cp $out Workers 200000" ;;
-  esac
-}
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 field() { sed -n "s/.*$1 \([0-9,]*\).*/\1/p" | tr -d ,; }
 
-echo "monitor-bench: runs=$runs scale=$scale, $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "monitor-bench: runs=$runs scale=$scale, $(machine)"
 printf '%-6s %10s %10s %8s %12s %12s %10s\n' program native_s monitor_s ratio faults checks checks/s
 for p in demo sort jvm; do
   cmd=$(command_of "$p")

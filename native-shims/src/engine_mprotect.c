@@ -196,22 +196,16 @@ static void mp_disable(uintptr_t s, uintptr_t e)
 	fl_evms_forget(s, e);
 	if (fl_fork_depth)
 		return;
-	uintptr_t a, b;
-	for (int64_t i = fl_range_index_from(s); i >= 0 && (uint32_t)i < fl_range_count(); i++) {
-		struct fl_range *r = fl_range_at((uint32_t)i);
-		if (r->start >= e)
-			break;
-		a = r->start > s ? r->start : s;
-		b = r->end < e ? r->end : e;
-		populate(r, a, b);
-		for (uintptr_t p = a; p < b; p += FL_PAGE)
-			*state_of(r, p) = (uint8_t)((*state_of(r, p) & ~ST_RDONLY) | ST_DISABLED);
-		if (raw_mprotect(a, b - a, PROT_NONE) == -ENOMEM) {
+	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);) {
+		populate(o.r, o.a, o.b);
+		for (uintptr_t p = o.a; p < o.b; p += FL_PAGE)
+			*state_of(o.r, p) = (uint8_t)((*state_of(o.r, p) & ~ST_RDONLY) | ST_DISABLED);
+		if (raw_mprotect(o.a, o.b - o.a, PROT_NONE) == -ENOMEM) {
 			/* a hole (glibc unmapped part of the range) or the VMA limit; the kernel may have
 			 * changed part of the range before it failed: page by page, the state follows */
-			for (uintptr_t p = a; p < b; p += FL_PAGE)
+			for (uintptr_t p = o.a; p < o.b; p += FL_PAGE)
 				if (raw_mprotect(p, FL_PAGE, PROT_NONE) == -ENOMEM) {
-					*state_of(r, p) &= (uint8_t)~ST_DISABLED;
+					*state_of(o.r, p) &= (uint8_t)~ST_DISABLED;
 					limit_reached(p, FL_PAGE);
 				}
 		}
@@ -221,14 +215,10 @@ static void mp_disable(uintptr_t s, uintptr_t e)
 
 static uint32_t mp_restore(uintptr_t s, uintptr_t e)
 {
-	for (int64_t i = fl_range_index_from(s); i >= 0 && (uint32_t)i < fl_range_count(); i++) {
-		struct fl_range *r = fl_range_at((uint32_t)i);
-		if (r->start >= e)
-			break;
-		uintptr_t a = r->start > s ? r->start : s, b = r->end < e ? r->end : e;
-		for (uintptr_t p = a; p < b; p += FL_PAGE)
-			*state_of(r, p) &= (uint8_t)~(ST_DISABLED | ST_RDONLY);
-		apply(r, a, b);
+	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);) {
+		for (uintptr_t p = o.a; p < o.b; p += FL_PAGE)
+			*state_of(o.r, p) &= (uint8_t)~(ST_DISABLED | ST_RDONLY);
+		apply(o.r, o.a, o.b);
 	}
 	return 0;
 }
@@ -236,14 +226,9 @@ static uint32_t mp_restore(uintptr_t s, uintptr_t e)
 /* madvise zapped [s, e): the pages are empty now (their protection is unchanged) */
 static void mp_discard(uintptr_t s, uintptr_t e)
 {
-	for (int64_t i = fl_range_index_from(s); i >= 0 && (uint32_t)i < fl_range_count(); i++) {
-		struct fl_range *r = fl_range_at((uint32_t)i);
-		if (r->start >= e)
-			break;
-		uintptr_t a = r->start > s ? r->start : s, b = r->end < e ? r->end : e;
-		for (uintptr_t p = a; p < b; p += FL_PAGE)
-			*state_of(r, p) &= (uint8_t)~ST_POPULATED;
-	}
+	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);)
+		for (uintptr_t p = o.a; p < o.b; p += FL_PAGE)
+			*state_of(o.r, p) &= (uint8_t)~ST_POPULATED;
 }
 
 static int mp_trace_new(uintptr_t s, uintptr_t e, uint32_t source, int emit)
@@ -304,13 +289,13 @@ static int mp_first_touch(struct fl_range *r, uintptr_t page)
 }
 
 /*
- * Enable a disabled page: writable if the access was a write or the page is dirty already (a
- * re-reference in the trailing segment) or there is no dirty tracking (record --no-dirty), else
- * read-only so that its first write is seen.
- * 1 if it was disabled by us, 0 if another thread enabled it first.
+ * Enable a disabled page with the program's protection, less PROT_WRITE if read_only (its
+ * first write is then a fault of ours: the dirty flag). 1 if it was disabled by us, 0 if
+ * another thread enabled it first.
  */
-static int mp_enable(uintptr_t page, int write)
+static int mp_enable(uintptr_t page, int write, int read_only)
 {
+	(void)write; /* the page's contents stay in place: nothing to fill */
 	struct fl_range *r = fl_range_find(page);
 	if (!r)
 		return 0;
@@ -318,7 +303,7 @@ static int mp_enable(uintptr_t page, int write)
 	if (!(*st & ST_DISABLED))
 		return 0;
 	*st &= (uint8_t)~(ST_DISABLED | ST_RDONLY);
-	if (!write && !fl_evms_dirty(page) && !(fl_agent.flags & FL_FLAG_NO_DIRTY))
+	if (read_only)
 		*st |= ST_RDONLY;
 	apply(r, page, page + FL_PAGE);
 	return 1;
@@ -426,16 +411,12 @@ static int mp_protect(uintptr_t s, size_t len, int prot)
 	if (err)
 		return (int)err;
 	uintptr_t e = FL_PAGE_UP(s + len);
-	for (int64_t i = fl_range_index_from(s); i >= 0 && (uint32_t)i < fl_range_count(); i++) {
-		struct fl_range *r = fl_range_at((uint32_t)i);
-		if (r->start >= e)
-			break;
-		uintptr_t a = r->start > s ? r->start : s, b = r->end < e ? r->end : e;
-		for (uintptr_t p = a; p < b; p += FL_PAGE) {
-			uint8_t *st = state_of(r, p);
+	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);) {
+		for (uintptr_t p = o.a; p < o.b; p += FL_PAGE) {
+			uint8_t *st = state_of(o.r, p);
 			*st = (uint8_t)((*st & ~ST_PROG_MASK) | ((prot & 7) << ST_PROG_SHIFT));
 		}
-		apply(r, a, b);
+		apply(o.r, o.a, o.b);
 	}
 	return 0;
 }

@@ -272,13 +272,9 @@ static void uffd_disable(uintptr_t s, uintptr_t e)
 		return;
 	if (fl_monitoring()) /* monitoring disables only the pages it checks (sample.c) */
 		return;
-	for (int64_t i = fl_range_index_from(s); i >= 0 && (uint32_t)i < fl_range_count(); i++) {
-		struct fl_range *r = fl_range_at((uint32_t)i);
-		if (r->start >= e)
-			break;
-		uintptr_t a = r->start > s ? r->start : s, b = r->end < e ? r->end : e;
-		populate_bits(r, a, b);
-		bulk_move(r, a, b, 1, disable_fail);
+	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);) {
+		populate_bits(o.r, o.a, o.b);
+		bulk_move(o.r, o.a, o.b, 1, disable_fail);
 	}
 	reenable_pins(s, e);
 }
@@ -290,37 +286,24 @@ static void uffd_disable(uintptr_t s, uintptr_t e)
  */
 void fl_uffd_disable_enabled(uintptr_t s, uintptr_t e)
 {
-	for (int64_t i = fl_range_index_from(s); i >= 0 && (uint32_t)i < fl_range_count(); i++) {
-		struct fl_range *r = fl_range_at((uint32_t)i);
-		if (r->start >= e)
-			break;
-		bulk_move(r, r->start > s ? r->start : s, r->end < e ? r->end : e, 1, disable_fail);
-	}
+	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);)
+		bulk_move(o.r, o.a, o.b, 1, disable_fail);
 }
 
 static uint32_t uffd_restore(uintptr_t s, uintptr_t e)
 {
 	restore_stuck = 0;
-	for (int64_t i = fl_range_index_from(s); i >= 0 && (uint32_t)i < fl_range_count(); i++) {
-		struct fl_range *r = fl_range_at((uint32_t)i);
-		if (r->start >= e)
-			break;
-		uintptr_t a = r->start > s ? r->start : s, b = r->end < e ? r->end : e;
-		bulk_move(r, a, b, 0, restore_fail);
-	}
+	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);)
+		bulk_move(o.r, o.a, o.b, 0, restore_fail);
 	return restore_stuck;
 }
 
 static void uffd_discard(uintptr_t s, uintptr_t e)
 {
-	for (int64_t i = fl_range_index_from(s); i >= 0 && (uint32_t)i < fl_range_count(); i++) {
-		struct fl_range *r = fl_range_at((uint32_t)i);
-		if (r->start >= e)
-			break;
-		uintptr_t a = r->start > s ? r->start : s, b = r->end < e ? r->end : e;
-		discard_parking(r, a, b);
-		for (uintptr_t p = a; p < b; p += FL_PAGE)
-			fl_range_set_bit(r, p, 0);
+	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);) {
+		discard_parking(o.r, o.a, o.b);
+		for (uintptr_t p = o.a; p < o.b; p += FL_PAGE)
+			fl_range_set_bit(o.r, p, 0);
 	}
 }
 
@@ -428,10 +411,12 @@ static int enable_page(int fd, uintptr_t page, int write);
  * thread woken while its handler holds the lock would preempt it there). The moves and fills
  * themselves never wake.
  */
-static int uffd_enable(uintptr_t page, int write)
+static int uffd_enable(uintptr_t page, int write, int read_only)
 {
 	int fd = fl_uffd;
 	int r = enable_page(fd, page, write);
+	if (r == 1 && read_only) /* UFFDIO_MOVE drops a page's write-protection: set it after the move home */
+		fl_uffd_writeprotect(fd, page, FL_PAGE, 1);
 	if (r != -EAGAIN)
 		fl_wake_later(page);
 	return r;
@@ -753,7 +738,6 @@ static int uffd_first_touch(struct fl_range *r, uintptr_t page)
 	return 1;
 }
 
-/* UFFDIO_MOVE drops a page's write-protection: the handler sets it after the move home */
 static int uffd_protect_writes(uintptr_t page, int protect)
 {
 	return fl_uffd_writeprotect(fl_uffd, page, FL_PAGE, protect);

@@ -95,6 +95,20 @@ int fl_ranges_torn(void);
 void fl_ranges_forget_all(void);
 /* handler only: pieces of ranges (split pieces and moved ranges keep their engine state) */
 struct fl_range fl_range_sub(const struct fl_range *r, uintptr_t a, uintptr_t b);
+/*
+ * The traced ranges overlapping [s, e), in address order, each clipped to it:
+ *   for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);) ... o.r, [o.a, o.b) ...
+ * The loop may change the pages and state of o.r but not the table: a loop that carves or
+ * moves ranges restarts after each piece with fl_range_first_overlap.
+ */
+struct fl_overlap {
+	uintptr_t s, e;     /* what was asked */
+	int64_t i;          /* the next range to look at, or -1 */
+	struct fl_range *r; /* the current range, */
+	uintptr_t a, b;     /* and its part in [s, e) */
+};
+struct fl_overlap fl_overlaps(uintptr_t s, uintptr_t e);
+int fl_overlap_next(struct fl_overlap *o); /* 0 when no range is left */
 int64_t fl_range_first_overlap(uintptr_t s, uintptr_t e, uintptr_t *a, uintptr_t *b); /* index, overlap in [*a,*b); -1 */
 struct fl_range fl_range_carve(uint32_t i, uintptr_t a, uintptr_t b); /* [a,b) out of range i; returns the piece */
 void fl_range_free_state(const struct fl_range *piece); /* its engine state, once no piece uses it (2 * bits_pages pages) */
@@ -264,10 +278,11 @@ struct fl_engine {
 	int (*untrace)(uintptr_t s, uintptr_t e, int unmapped); /* forget [s,e): restore first unless unmapped; -EAGAIN: retry after reading traps */
 	void (*relocate)(uintptr_t from, uintptr_t to, size_t len); /* mremap moved the pages */
 	int (*first_touch)(struct fl_range *r, uintptr_t page); /* never populated? (it is from now on) */
-	/* resolve a fault at page; 1 if the page was enabled by us, 0 if resolved otherwise,
-	 * -EAGAIN: retry after the next read; the faulting threads are woken at unlock */
-	int (*enable)(uintptr_t page, int write);
-	/* an enabled page's writes trap (1) or not (0): the EVMS's dirty flag; -EAGAIN: retry later */
+	/* resolve a fault at page; 1 if the page was enabled by us (read_only: its writes trap, the
+	 * EVMS's dirty flag; the handler decides), 0 if resolved otherwise, -EAGAIN: retry after
+	 * the next read; the faulting threads are woken at unlock */
+	int (*enable)(uintptr_t page, int write, int read_only);
+	/* an enabled page's writes trap (1) or not (0) from now on; -EAGAIN: retry later */
 	int (*protect_writes)(uintptr_t page, int protect);
 	int (*evict)(uintptr_t page);  /* disable an enabled page the EVMS let go; -EAGAIN: retry after the next read */
 	void (*pin)(uintptr_t addr);   /* enabled for good (thread descriptors, pins.c) */

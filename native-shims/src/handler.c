@@ -503,6 +503,20 @@ static void hold(uintptr_t victim, uintptr_t page);
 
 static void publish_late(uintptr_t address, uint32_t tid, int write);
 
+/*
+ * Whether the page a fault enables comes back read-only, so that its first write is a fault
+ * too (SOFT_DIRTY): the EVMS's dirty flag, and Moca's count of write faults. Not after a
+ * write, nor a re-reference of a page written before; not without dirty tracking (record
+ * --no-dirty, which the recorder refuses in Moca mode), nor in monitor mode (no EVMS), nor for
+ * a pinned page (never in the EVMS). The one place this is decided: the engines carry it out.
+ */
+static int enables_read_only(uintptr_t page, int write, int pinned, int soft)
+{
+	if (write || (fl_agent.flags & FL_FLAG_NO_DIRTY) || fl_monitoring())
+		return 0;
+	return soft ? !fl_evms_dirty(page) : !pinned;
+}
+
 static void resolve_one(uintptr_t page, int write, int pinned, int soft, uint32_t tid)
 {
 	if (soft == SOFT_DIRTY) {
@@ -522,14 +536,17 @@ static void resolve_one(uintptr_t page, int write, int pinned, int soft, uint32_
 		publish_late(page, tid, write);
 		soft = 0;
 	}
-	int r = fl_engine->enable(page, write);
+	int read_only = enables_read_only(page, write, pinned, soft);
+	int r = fl_engine->enable(page, write, read_only);
 	if (r == -EAGAIN) {
 		defer(page, write, pinned, soft, tid);
 		return;
 	}
 	if (soft) {
 		fl_evms_touch(page, write);
-		if (!fl_evms_dirty(page) && !(fl_agent.flags & FL_FLAG_NO_DIRTY))
+		/* resolved otherwise (present already, or copied home): still resident, so its
+		 * first write must still be seen */
+		if (r == 0 && read_only)
 			fl_engine->protect_writes(page, 1);
 		return;
 	}
@@ -538,17 +555,12 @@ static void resolve_one(uintptr_t page, int write, int pinned, int soft, uint32_
 		return;
 	}
 	if (fl_moca()) {
-		/* no EVMS: enabled until the interval ends; write-protected if read (dirty tracking) */
-		if (r > 0 && !pinned) {
-			if (!write)
-				fl_engine->protect_writes(page, 1);
+		/* no EVMS: enabled until the interval ends (write-protected if read: enables_read_only) */
+		if (r > 0 && !pinned)
 			fl_moca_enabled(page);
-		}
 		return;
 	}
 	if (r > 0 && !pinned) {
-		if (!write && !(fl_agent.flags & FL_FLAG_NO_DIRTY))
-			fl_engine->protect_writes(page, 1);
 		const uintptr_t *victims;
 		uint32_t n = fl_evms_admit(page, tid, write, &victims);
 		for (uint32_t i = 0; i < n; i++)

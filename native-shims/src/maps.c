@@ -137,6 +137,35 @@ struct fl_procmap_query {
 static int query_unsupported; /* the kernel said ENOTTY once: older than 6.11, read the lines */
 static char query_name[4096]; /* handler only, like maps_buf */
 
+/*
+ * The descriptor the queries go through, one per process: a JVM makes hundreds of mmaps, and
+ * opening /proc/self/maps for each cost an open and a close besides the ioctls. The kernel
+ * resolves /proc/self when the file is opened, so a fork child's inherited copy would query
+ * its parent: the descriptor is reopened when the pid is no longer the one it was opened for
+ * (the copy closed first: it is the child's own). A new image after exec starts with this
+ * file's static state fresh (maps_fd -1), and O_CLOEXEC has closed the old descriptor. Like
+ * the agent's other descriptors (the userfaultfd, pagemap), it must stay open: a program that
+ * closes descriptors it did not open breaks tracing anyway.
+ * Every caller holds the agent lock (scope.c: the handler's requests and faults, or a fault
+ * on the faulting thread under the mprotect engine), which also guards query_name.
+ */
+static int maps_fd = -1;
+static pid_t maps_fd_pid;
+
+static int maps_query_fd(void)
+{
+	pid_t pid = getpid();
+	if (maps_fd >= 0 && maps_fd_pid == pid)
+		return maps_fd;
+	if (maps_fd >= 0)
+		close(maps_fd);
+	maps_fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (maps_fd < 0)
+		return -errno;
+	maps_fd_pid = pid;
+	return maps_fd;
+}
+
 struct in_range {
 	uintptr_t lo, hi;
 	int (*fn)(const struct fl_map_line *, void *);
@@ -152,9 +181,9 @@ static int line_in_range(const struct fl_map_line *m, void *ctx)
 static int each_in(uintptr_t lo, uintptr_t hi, int (*fn)(const struct fl_map_line *, void *), void *ctx, int by_lines)
 {
 	if (!by_lines && !__atomic_load_n(&query_unsupported, __ATOMIC_RELAXED)) {
-		int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+		int fd = maps_query_fd();
 		if (fd < 0)
-			return -errno;
+			return fd;
 		int err = 0;
 		uintptr_t addr = lo;
 		while (addr < hi) {
@@ -193,7 +222,6 @@ static int each_in(uintptr_t lo, uintptr_t hi, int (*fn)(const struct fl_map_lin
 				break;
 			addr = q.vma_end;
 		}
-		close(fd);
 		if (err != -ENOTTY)
 			return err;
 	}
@@ -417,18 +445,31 @@ void fl_range_free_state(const struct fl_range *piece)
 	fl_mem_unmap(piece->bits, 2 * (size_t)piece->bits_pages * FL_PAGE);
 }
 
+struct fl_overlap fl_overlaps(uintptr_t s, uintptr_t e)
+{
+	struct fl_overlap o = { .s = s, .e = e, .i = fl_range_index_from(s) };
+	return o;
+}
+
+int fl_overlap_next(struct fl_overlap *o)
+{
+	if (o->i < 0 || (uint32_t)o->i >= range_n || ranges[o->i].start >= o->e)
+		return 0;
+	o->r = &ranges[o->i++];
+	o->a = o->r->start > o->s ? o->r->start : o->s;
+	o->b = o->r->end < o->e ? o->r->end : o->e;
+	return 1;
+}
+
 /* the first range overlapping [s, e): its index, with the overlap in [*a, *b); -1 if none */
 int64_t fl_range_first_overlap(uintptr_t s, uintptr_t e, uintptr_t *a, uintptr_t *b)
 {
-	int64_t i = fl_range_index_from(s);
-	if (i < 0)
+	struct fl_overlap o = fl_overlaps(s, e);
+	if (!fl_overlap_next(&o))
 		return -1;
-	const struct fl_range *r = fl_range_at((uint32_t)i);
-	if (r->start >= e)
-		return -1;
-	*a = r->start > s ? r->start : s;
-	*b = r->end < e ? r->end : e;
-	return i;
+	*a = o.a;
+	*b = o.b;
+	return o.i - 1;
 }
 
 /* take [a, b) out of range i: what lies outside it stays in the table; returns the piece */
