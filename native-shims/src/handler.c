@@ -23,8 +23,8 @@
  *     would, and the fault threads run at normal priority for the next second: a SCHED_IDLE
  *     thread preempted while it holds the agent lock would keep it from every other CPU, the
  *     guard included (a pipeline like `xz -T2 | od | sha256sum` on 2 CPUs collapsed so).
- * FAULTLINE_HANDLERS=single starts no fault threads: the guard alone handles every fault (the
- * old placement, kept for comparison; fl_handler_start).
+ * FAULTLINE_HANDLERS=percpu starts the fault threads; without it only the guard runs, handling
+ * every fault (fl_handler_start says why).
  *
  * Agent state (range table, EVMS, ring, slot counters) changes only under the agent lock. A
  * thread that holds it never wakes a program thread: a woken thread of normal priority would
@@ -1418,12 +1418,12 @@ int fl_handler_start(void)
 		test_event_delay_us = atoi(delay);
 	const char *mode = getenv("FAULTLINE_HANDLERS");
 	/*
-	 * Per-CPU handling is the default; FAULTLINE_HANDLERS=single keeps the guard alone (the old
-	 * placement, for comparison). A crash once seen under per-CPU handling (xz -T2 | od |
-	 * sha256sum on 3 MB, SIGSEGV reading its stack, 1 run in 1 with an older agent) did not
-	 * come back in later runs (docs/ARCHITECTURE.md, "Fault handling").
+	 * Per-CPU handling is opt-in (FAULTLINE_HANDLERS=percpu): under `faultline record` it gained
+	 * nothing measurable on one thread and lost on two (BENCHMARKS.md, "Capture"), although
+	 * the bare probe shows it as fast as a pinned handler (docs/ARCHITECTURE.md, "Fault
+	 * handling").
 	 */
-	single_handler = mode && strcmp(mode, "single") == 0;
+	single_handler = !mode || strcmp(mode, "percpu") != 0;
 	/*
 	 * An engine without fd (mprotect) resolves each fault on the faulting thread: fault threads
 	 * would only serve requests, which the guard does.

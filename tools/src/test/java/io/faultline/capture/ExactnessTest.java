@@ -33,7 +33,7 @@ class ExactnessTest
     /** The engine of the running test ({@link BothEngines}). */
     private String engine = "uffd";
 
-    /** FAULTLINE_HANDLERS for the recording, or null for the default (per-CPU fault threads). */
+    /** FAULTLINE_HANDLERS for the recording, or null for the default (one handler thread). */
     private String handlers;
 
     private void assertTraceMatchesModel(final int evms, final int pages, final int populate, final String script)
@@ -159,14 +159,13 @@ class ExactnessTest
     }
 
     /**
-     * The placement before per-CPU fault threads, one handler thread taking every fault
-     * (FAULTLINE_HANDLERS=single, kept for comparison; docs/ARCHITECTURE.md, "Fault handling"),
-     * records the same trace.
+     * The opt-in per-CPU placement (FAULTLINE_HANDLERS=percpu: a SCHED_IDLE fault thread per CPU
+     * and the guard; docs/ARCHITECTURE.md, "Fault handling") records the same trace.
      */
     @Test
-    void theSingleHandlerPlacementRecordsTheSameTrace() throws Exception
+    void thePerCpuPlacementRecordsTheSameTrace() throws Exception
     {
-        handlers = "single";
+        handlers = "percpu";
         assertTraceMatchesModel(16, 17, 17, loop("r", 17, 3));
         assertTraceMatchesModel(EvmsModel.Trail.CLOCK, 16, 4, 24, 10, loop("w", 20, 2) + "," + loop("r", 24, 2));
     }
