@@ -28,6 +28,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fl_internal.h"
@@ -87,6 +90,20 @@ static void touch_iov(const struct iovec *iov, int n, int write)
 			if (!(r_ == (TYPE)-1 && errno == EFAULT) || try_ == RETRIES) \
 				return r_;                           \
 		}                                                    \
+	} while (0)
+
+/*
+ * For calls whose EFAULT comes after they have acted, too late to repeat them: wait4 reaps the
+ * child before it writes the status (kernel/exit.c, kernel_wait4: the child is gone and its
+ * status lost), pipe makes the descriptors before it writes them. The buffer is touched
+ * right before the call and the call made once; only another thread's faults could evict the
+ * touched pages before the kernel writes them.
+ */
+#define TOUCHED_ONCE(TOUCH, CALL)     \
+	do {                          \
+		if (touching())       \
+			TOUCH;        \
+		return CALL;          \
 	} while (0)
 
 static ssize_t (*real_read)(int, void *, size_t);
@@ -188,6 +205,77 @@ FL_EXPORT ssize_t getdents64(int fd, void *buf, size_t n)
 {
 	RESOLVE(real_getdents64, "getdents64");
 	TOUCHED(ssize_t, touch(buf, n, 1), real_getdents64(fd, buf, n));
+}
+
+/*
+ * ---- system calls with small result buffers, often on a stack page not touched since start ----
+ * Not poll or nanosleep: the agent's own handler threads call them, and a wrapper would have
+ * them resolve the next definition with dlsym, which takes the loader's lock that a program
+ * thread may hold while it waits for them.
+ */
+
+static pid_t (*real_wait)(int *);
+static pid_t (*real_waitpid)(pid_t, int *, int);
+static pid_t (*real_wait3)(int *, int, struct rusage *);
+static pid_t (*real_wait4)(pid_t, int *, int, struct rusage *);
+static int (*real_waitid)(idtype_t, id_t, siginfo_t *, int);
+static int (*real_pipe)(int *);
+static int (*real_pipe2)(int *, int);
+static int (*real_getrusage)(int, struct rusage *);
+static int (*real_uname)(struct utsname *);
+
+FL_EXPORT pid_t wait(int *status)
+{
+	RESOLVE(real_wait, "wait");
+	TOUCHED_ONCE(touch(status, sizeof(*status), 1), real_wait(status));
+}
+
+FL_EXPORT pid_t waitpid(pid_t pid, int *status, int options)
+{
+	RESOLVE(real_waitpid, "waitpid");
+	TOUCHED_ONCE(touch(status, sizeof(*status), 1), real_waitpid(pid, status, options));
+}
+
+FL_EXPORT pid_t wait3(int *status, int options, struct rusage *ru)
+{
+	RESOLVE(real_wait3, "wait3");
+	TOUCHED_ONCE((touch(status, sizeof(*status), 1), touch(ru, sizeof(*ru), 1)), real_wait3(status, options, ru));
+}
+
+FL_EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
+{
+	RESOLVE(real_wait4, "wait4");
+	TOUCHED_ONCE((touch(status, sizeof(*status), 1), touch(ru, sizeof(*ru), 1)), real_wait4(pid, status, options, ru));
+}
+
+FL_EXPORT int waitid(idtype_t type, id_t id, siginfo_t *info, int options)
+{
+	RESOLVE(real_waitid, "waitid");
+	TOUCHED_ONCE(touch(info, sizeof(*info), 1), real_waitid(type, id, info, options));
+}
+
+FL_EXPORT int pipe(int fds[2])
+{
+	RESOLVE(real_pipe, "pipe");
+	TOUCHED_ONCE(touch(fds, 2 * sizeof(int), 1), real_pipe(fds));
+}
+
+FL_EXPORT int pipe2(int fds[2], int flags)
+{
+	RESOLVE(real_pipe2, "pipe2");
+	TOUCHED_ONCE(touch(fds, 2 * sizeof(int), 1), real_pipe2(fds, flags));
+}
+
+FL_EXPORT int getrusage(int who, struct rusage *ru)
+{
+	RESOLVE(real_getrusage, "getrusage");
+	TOUCHED(int, touch(ru, sizeof(*ru), 1), real_getrusage(who, ru));
+}
+
+FL_EXPORT int uname(struct utsname *u)
+{
+	RESOLVE(real_uname, "uname");
+	TOUCHED(int, touch(u, sizeof(*u), 1), real_uname(u));
 }
 
 /* a string the kernel will read: reading it is the touch */

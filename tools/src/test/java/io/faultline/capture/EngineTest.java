@@ -39,6 +39,25 @@ class EngineTest
         assertTrue(Traces.read(trace).refs.size() >= 3 * 64, "every pass over the 64 pages faults under --evms 16");
     }
 
+    /**
+     * wait4, waitpid, waitid, pipe, getrusage and uname writing into pages the program never
+     * touched: under mprotect such a page is PROT_NONE, and without the agent's touch first the
+     * kernel's write fails with EFAULT (for wait4 after reaping the child: /usr/bin/time lost
+     * its child's status so). The same output as the native run.
+     */
+    @BothEngines
+    void resultBuffersOnUntouchedPagesAreWrittenAsNatively(final String engine) throws Exception
+    {
+        final String program = Workloads.build("result_buffers").toString();
+        final Faultline.Result nativeRun = Faultline.exec(List.of(program), 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        assertTrue(nativeRun.out().startsWith("wait4 ok exit=7\n"), nativeRun.describe());
+        final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--engine", engine, "--evms", "16", "-o",
+            tmp.resolve("buffers-" + engine).toString(), "--", program), 120);
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals(nativeRun.out(), traced.out(), traced.describe());
+    }
+
     @Test
     void withoutUserfaultfdRecordFallsBackToMprotectWithANote() throws Exception
     {
