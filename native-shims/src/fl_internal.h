@@ -308,7 +308,9 @@ void fl_uffd_disable_enabled(uintptr_t s, uintptr_t e);
 /* ---- sample.c: DAMON's access checks in monitor mode, through the sampling board (lock held) ---- */
 int fl_sample_init(int wake_fd);  /* handler start: this slot's board if the recorder monitors */
 int fl_sample_pending(void);      /* any thread: a request is posted */
-void fl_sample_serve(void);       /* answer it (every queued fault resolved first) */
+/* answer it (every queued fault resolved first); between(): called between the pages an ARM
+ * disables or brings home, to resolve checks that fault meanwhile (handler.c) */
+void fl_sample_serve(void (*between)(void));
 void fl_sample_fault(uintptr_t page); /* a fault at page was resolved */
 void fl_sample_stop(void);        /* teardown: armed pages home */
 

@@ -1173,6 +1173,22 @@ static int traps_queued(void)
 	return poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
 }
 
+/*
+ * Between two pages of a sampling ARM (sample.c): resolve the checks that have faulted so far
+ * and wake their threads, which needs the lock released (see the top of the file). The ARM's
+ * own state is consistent between pages; whatever changes meanwhile (an event read here, a
+ * request) is looked up again for the next page.
+ */
+static void sample_between(void)
+{
+	if (!traps_queued())
+		return;
+	if (drain_traps() > 0)
+		progress++;
+	agent_unlock();
+	agent_lock_take();
+}
+
 static void stall_due(uint64_t now)
 {
 	uint64_t p = __atomic_load_n(&progress, __ATOMIC_ACQUIRE);
@@ -1267,7 +1283,7 @@ static void *guard_main(void *arg)
 			/* a check must see every access that faulted before it was asked for */
 			if (!handles && drain_traps() > 0)
 				progress++;
-			fl_sample_serve();
+			fl_sample_serve(sample_between);
 		}
 		agent_unlock();
 unlocked:
