@@ -13,7 +13,7 @@
 #   references DIR    the references of the trace in DIR (faultline info)
 #   demo              the bundled demo program (built by mvn package)
 # The programs that capture-bench.sh and monitor-bench.sh time, after scale is set:
-#   workloads P...    writes the inputs of programs P (demo, sort, xz, jvm) into $out
+#   workloads P...    writes the inputs of programs P (demo, sort, xz, jvm, touch) into $out
 #   command_of P      the command line of program P
 # The sort workload that evms-bench.sh and moca-bench.sh time (issue 10), after runs is set:
 #   sort_input        writes $out/in.txt: 200,000 random lines (4.7 MB), the same every time
@@ -55,6 +55,7 @@ workloads() {
       sort) head -c $((3000000 * scale)) /dev/urandom | base64 | awk '{print NR % 7919, $0}' > "$out/sort.txt" ;;
       xz) head -c $((600000 * scale)) /dev/urandom | base64 > "$out/xz.txt" ;;
       jvm) javac -d "$out" "$here/workloads/Workers.java" ;;
+      touch) bench_cc hot_touch "$here/native/hot_touch.c" ;;
     esac
   done
 }
@@ -65,6 +66,7 @@ command_of() {
     sort) echo "sort --parallel=2 -S 8M -k2,2 -k1,1n $out/sort.txt" ;;
     xz) echo "xz -T2 -1 --block-size=256KiB -c $out/xz.txt" ;;
     jvm) echo "java -Xmx256m -XX:+UseG1GC -cp $out Workers 200000" ;;
+    touch) echo "$out/hot_touch $((300 * scale))" ;;
   esac
 }
 

@@ -10,6 +10,8 @@
 #   faults    every fault the agent handled (first touches of registered memory + access checks)
 #   checks    access-check faults alone, and per second of monitoring: bounded by
 #             regions / sampling interval whatever the program's size
+#   us/check  (monitored - native) / checks: what one check cost the program, meaningful where
+#             checks are most of the difference (touch: bench/native/hot_touch.c, every page hot)
 #
 #   bench/monitor-bench.sh [runs=3] [scale=1]
 # Needs: mvn -q package -DskipTests first (the launcher's jar), sort, java.
@@ -19,13 +21,13 @@ runs=${1:-3}
 scale=${2:-1}
 bench_need_jar
 bench_tmp
-workloads demo sort jvm
+workloads demo sort jvm touch
 
 field() { sed -n "s/.*$1 \([0-9,]*\).*/\1/p" | tr -d ,; }
 
 echo "monitor-bench: runs=$runs scale=$scale, $(machine)"
-printf '%-6s %10s %10s %8s %12s %12s %10s\n' program native_s monitor_s ratio faults checks checks/s
-for p in demo sort jvm; do
+printf '%-6s %10s %10s %8s %12s %12s %10s %9s\n' program native_s monitor_s ratio faults checks checks/s us/check
+for p in demo sort jvm touch; do
   cmd=$(command_of "$p")
   nat="" mon="" flt="" chk=""
   for ((i = 1; i <= runs; i++)); do
@@ -41,6 +43,7 @@ for p in demo sort jvm; do
   m=$(tr ' ' '\n' <<< "$mon" | grep . | median)
   f=$(tr ' ' '\n' <<< "$flt" | grep . | median)
   c=$(tr ' ' '\n' <<< "$chk" | grep . | median)
-  printf '%-6s %10s %10s %8.3f %12s %12s %10.0f\n' "$p" "$n" "$m" "$(bc -l <<< "$m / $n")" "$f" "$c" "$(bc -l <<< "$c / $m")"
+  printf '%-6s %10s %10s %8.3f %12s %12s %10.0f %9.0f\n' "$p" "$n" "$m" "$(bc -l <<< "$m / $n")" "$f" "$c" \
+    "$(bc -l <<< "$c / $m")" "$(bc -l <<< "if ($c > 0) ($m - $n) * 1000000 / $c else 0")"
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
