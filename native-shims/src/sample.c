@@ -146,18 +146,14 @@ static void retry_stuck(void)
 }
 
 /*
- * Called between two pages of an ARM (handler.c: resolves the faults queued so far and wakes
- * their threads). An ARM of many regions takes a while, and a hot page armed at its start is
- * accessed at once: without this its thread waited for the whole ARM, and that wait, not the
- * fault, was most of what a check cost the demo.
+ * between, when given, runs between two pages of an ARM (handler.c: resolves the faults queued
+ * so far and wakes their threads). An ARM of many regions takes a while, and a hot page armed
+ * at its start is accessed at once: without it that page's thread waited for the whole ARM, and
+ * that wait, not the fault, was most of what a check cost.
  */
-static void between_nothing(void)
-{
-}
-static void (*between_pages)(void) = between_nothing;
 
 /* bring home the previous ARM's pages that nobody accessed, and unregister them all */
-static void disarm(void)
+static void disarm(void (*between)(void))
 {
 	retry_stuck();
 	for (uint32_t s = 0; s < table_size; s++) {
@@ -165,13 +161,14 @@ static void disarm(void)
 			continue;
 		if (release(keys[s]) == -EAGAIN && stuck_n < STUCK_MAX)
 			stuck[stuck_n++] = keys[s];
-		between_pages();
+		if (between)
+			between();
 		/* past STUCK_MAX the page stays registered and parked; its next access brings it home */
 	}
 	table_clear();
 }
 
-static void arm(uint32_t count)
+static void arm(uint32_t count, void (*between)(void))
 {
 	uint32_t armed = 0;
 	for (uint32_t i = 0; i < count; i++) {
@@ -194,7 +191,8 @@ static void arm(uint32_t count)
 		if (state == FL_SAMPLE_ARMED && !table_get(page)) {
 			table_put(page, i);
 			armed_n++;
-			between_pages(); /* the page is in the table: a fault on it now counts */
+			if (between)
+				between(); /* the page is in the table: a fault on it now counts */
 		}
 		if (state == FL_SAMPLE_ARMED)
 			armed++;
@@ -211,14 +209,13 @@ void fl_sample_serve(void (*between)(void))
 {
 	if (!fl_sample_pending())
 		return;
-	between_pages = between;
 	uint32_t req = __atomic_load_n((uint32_t *)(board + FL_BOARD_REQUEST), __ATOMIC_ACQUIRE);
 	uint32_t op = u32_at(FL_BOARD_OP), count = u32_at(FL_BOARD_COUNT);
 	if (count > capacity)
 		count = capacity;
 	if (op == FL_SAMPLE_ARM) {
-		disarm();
-		arm(count);
+		disarm(between);
+		arm(count, between);
 	} else if (op == FL_SAMPLE_MADVISE) {
 		/*
 		 * Only advice that raises no userfaultfd event (hugepage, nohugepage): the guard would
@@ -255,9 +252,8 @@ void fl_sample_serve(void (*between)(void))
 /* teardown: every armed page home */
 void fl_sample_stop(void)
 {
-	between_pages = between_nothing; /* teardown: nothing is resolved in between */
 	if (board) {
-		disarm();
+		disarm(NULL); /* teardown: nothing is resolved in between */
 		retry_stuck();
 	}
 	board = NULL;
