@@ -12,6 +12,10 @@
  *           SIGBUS handler (in-thread; kernel-mode accesses would fail with EFAULT)
  *
  *   placement_probe MODE [threads=1] [refs=100000] [window=16] [hogs=0]
+ * With PROBE_COPY_HOME=1 in the environment a page comes home by UFFDIO_COPY from its slot
+ * instead of a move, which clears no page-table entry and so needs no TLB flush; each eviction
+ * then moves its page into a fresh slot that is never reused (the stale copies are not freed:
+ * the best case for such a scheme, BENCHMARKS.md "Per-CPU handling under record").
  * HOGS threads of normal priority spin meanwhile (oversubscription: SCHED_IDLE handlers then
  * get no CPU). Handlers resolve with DONTWAKE under a lock and wake after releasing it, as the
  * agent does. Prints ns per reference for each faulting thread and faults each handler took.
@@ -58,6 +62,10 @@ static int uffd, nthreads, ncpu;
 static long window, refs;
 static char *region, *park;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int copy_home;     /* PROBE_COPY_HOME */
+static char *fresh_slots; /* copy_home: slots handed out in order, never reused */
+static long fresh_next;
+static uintptr_t *slot_of; /* copy_home: where each page of the region was last parked */
 static struct fifo {
 	uintptr_t *q;
 	long head, count;
@@ -95,10 +103,20 @@ static void resolve(uintptr_t addr, int wake)
 		uintptr_t old = f->q[f->head];
 		f->head = (f->head + 1) % (window + 1);
 		f->count--;
-		if (move((uintptr_t)park + (old - (uintptr_t)region), old, UFFDIO_MOVE_MODE_DONTWAKE))
+		uintptr_t slot = (uintptr_t)park + (old - (uintptr_t)region);
+		if (copy_home)
+			slot = slot_of[(old - (uintptr_t)region) / PAGE] = (uintptr_t)fresh_slots + (uintptr_t)fresh_next++ * PAGE;
+		if (move(slot, old, UFFDIO_MOVE_MODE_DONTWAKE))
 			die("move out");
 	}
-	int r = move(page, (uintptr_t)park + (page - (uintptr_t)region), UFFDIO_MOVE_MODE_DONTWAKE);
+	int r;
+	if (copy_home) {
+		struct uffdio_copy c = { .dst = page, .src = slot_of[(page - (uintptr_t)region) / PAGE], .len = PAGE,
+					 .mode = UFFDIO_COPY_MODE_DONTWAKE };
+		r = ioctl(uffd, UFFDIO_COPY, &c) < 0 ? -errno : 0;
+	} else {
+		r = move(page, (uintptr_t)park + (page - (uintptr_t)region), UFFDIO_MOVE_MODE_DONTWAKE);
+	}
 	if (r && r != -EEXIST) {
 		errno = -r;
 		die("move back");
@@ -220,6 +238,20 @@ int main(int argc, char **argv)
 				   .mode = UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES };
 	if (ioctl(uffd, UFFDIO_MOVE, &all) < 0)
 		die("disable");
+	copy_home = getenv("PROBE_COPY_HOME") != NULL;
+	if (copy_home) {
+		size_t len = (size_t)(refs * nthreads + pages) * PAGE;
+		fresh_slots = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (fresh_slots == MAP_FAILED)
+			die("mmap slots");
+		reg.range.start = (uintptr_t)fresh_slots;
+		reg.range.len = len;
+		if (ioctl(uffd, UFFDIO_REGISTER, &reg) < 0)
+			die("register slots");
+		slot_of = calloc((size_t)pages, sizeof(uintptr_t));
+		for (long i = 0; i < pages; i++)
+			slot_of[i] = (uintptr_t)park + (uintptr_t)i * PAGE;
+	}
 	for (int t = 0; t < nthreads; t++)
 		fifos[t].q = calloc((size_t)window + 1, sizeof(uintptr_t));
 	int handlers = mode == SIGBUS_MODE ? 0 : (mode == PERCPU || mode == IDLE) ? ncpu : 1;
