@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import io.faultline.damon.AddressRange;
 import io.faultline.damon.Attributes;
@@ -79,6 +80,9 @@ public final class LiveMonitor
             final long startNs = System.nanoTime();
             start.put(MonitorRecordLayout.START_MONO_NS, startNs);
             final Process process = Recorder.startWithAgent(command, agent, shm);
+            // the program's end, when it happens: the sampling loop below notices it only at its next
+            // sampling interval, which would count up to one interval (or --sample's value) as the program's
+            final CompletableFuture<Long> exitNs = process.onExit().thenApply(p -> System.nanoTime());
             Recorder.forwardSignals(process);
             final int pid = (int)process.pid();
             link.watch(process);
@@ -109,7 +113,7 @@ public final class LiveMonitor
                 shm.requestStop();
             }
             final int exitStatus = process.waitFor(); // 128+N for a death by signal N, as the shell says
-            final long durationNs = System.nanoTime() - startNs;
+            final long durationNs = exitNs.join() - startNs;
             final TraceHeader end = TraceHeader.create();
             start.values().forEach(end::put);
             end.put(TraceHeader.END_TIME, Instant.now());
