@@ -906,7 +906,16 @@ static int serve(struct fl_req *q)
 		fl_engine->pin(q->b + 2303);
 		if (q->c)
 			__atomic_sub_fetch(&fl_threads_starting, 1, __ATOMIC_SEQ_CST);
-		if (all)
+		/*
+		 * glibc maps a new thread's stack with its internal mmap, which nobody interposes:
+		 * tracing rescans every mapping here, the net for whatever else came that way too.
+		 * Monitoring takes only the mapping holding the thread's stack (struct pthread sits at
+		 * its top) and leaves the rest to its periodic rescan (DL_RESCAN): a JVM starts some
+		 * twenty threads, and a rescan reads its ~700 maps lines in ~0.6 ms.
+		 */
+		if (all && fl_monitoring())
+			fl_scope_register_around(FL_PAGE_DOWN(q->b), FL_PAGE_DOWN(q->b) + FL_PAGE);
+		else if (all)
 			fl_scope_rescan();
 		return 0;
 	case FL_REQ_THREAD_EXIT:
@@ -1143,23 +1152,41 @@ static void *fault_main(void *arg)
 }
 
 /*
- * The guard's deadline table: each entry runs, under the lock, when its time has come, and the
- * guard sleeps until the earliest one (or until a request, the recorder's death, or a fault
- * while it watches the uffd). Moca's interval end (moca_due) only marks it: the guard ends the
- * interval under the lock, before that section reads any fault. DAMON's sampling ticks: later.
+ * The guard's deadline table: each entry runs when its time has come, and the guard sleeps
+ * until the earliest one (or until a request, the recorder's death, or a fault while it watches
+ * the uffd). Entries run without the lock and touch only atomics and the guard's own state; one
+ * that needs agent state marks it, and the guard acts on the mark under the lock: Moca's
+ * interval end (moca_due: before that section reads any fault) and monitoring's rescan
+ * (rescan_due). DAMON's sampling is not an entry: the monitor's core keeps its clock and posts
+ * each check (sample.c).
  */
 struct deadline {
 	uint64_t due;    /* fl_now_ns(); 0 = not armed */
 	uint64_t period; /* re-armed this far ahead after running; 0 = once */
 	void (*run)(uint64_t now);
 };
-enum { DL_LIVENESS, DL_STALL, DL_MOCA, DL_COUNT };
+enum { DL_LIVENESS, DL_STALL, DL_MOCA, DL_RESCAN, DL_COUNT };
 static struct deadline deadlines[DL_COUNT];
 static uint32_t stop_reason; /* set by a deadline: the guard tears down with it */
 static int stop_err;
 
 /* Moca mode: the interval ends; run under the lock by the guard (moca_close_now) */
 static int moca_close_now;
+
+/*
+ * Monitoring, scope all: mappings made behind the interposed calls (a thread's stack, a
+ * library's .bss from dlopen) are found by a rescan of every mapping this often, DAMON's
+ * default operations-update interval, at which the monitor reads the traced set again anyway.
+ * Tracing needs no such tick: it rescans at each thread start (serve, FL_REQ_THREAD_START).
+ */
+#define RESCAN_NS (1000ULL * 1000 * 1000)
+static int rescan_now;
+
+static void rescan_due(uint64_t now)
+{
+	(void)now;
+	rescan_now = 1;
+}
 
 static void moca_due(uint64_t now)
 {
@@ -1249,6 +1276,8 @@ static void *guard_main(void *arg)
 	deadlines[DL_STALL] = (struct deadline){ 0, TICK_NS, stall_due };
 	if (fl_moca())
 		deadlines[DL_MOCA] = (struct deadline){ now + fl_agent.interval_ns, fl_agent.interval_ns, moca_due };
+	if (fl_monitoring() && fl_agent.scope == FL_SCOPE_ALL)
+		deadlines[DL_RESCAN] = (struct deadline){ now + RESCAN_NS, RESCAN_NS, rescan_due };
 	for (;;) {
 		now = fl_now_ns();
 		int fatal = __atomic_load_n(&fatal_error, __ATOMIC_ACQUIRE);
@@ -1268,7 +1297,7 @@ static void *guard_main(void *arg)
 		int handles = guard_handles_faults(now);
 		int serve_now = fl_req_pending() && (handles || n_fault_threads == 0);
 		int sample_now = fl_sample_pending();
-		if (!stop_reason && (handles || serve_now || sample_now || moca_close_now))
+		if (!stop_reason && (handles || serve_now || sample_now || moca_close_now || rescan_now))
 			agent_lock_take();
 		else
 			goto unlocked;
@@ -1297,6 +1326,10 @@ static void *guard_main(void *arg)
 		}
 		if (!stop_reason && serve_now)
 			serve_requests(serve);
+		if (!stop_reason && rescan_now) {
+			rescan_now = 0;
+			fl_scope_rescan();
+		}
 		if (!stop_reason && sample_now) {
 			/* a check must see every access that faulted before it was asked for */
 			if (!handles && drain_traps() > 0)

@@ -112,18 +112,25 @@ static inline int tracing_all(void)
 }
 
 /*
- * A notice to the handler about the address space. Tracing waits for it: the new memory must
- * be registered and disabled before the program touches it. Monitoring registers nothing until
- * a page is checked, so the program does not wait (a JVM maps hundreds of times as it starts,
- * each a round trip across CPUs otherwise).
+ * A notice to the handler about the address space or the program's threads. Tracing waits for
+ * it: new memory must be registered and disabled before the program touches it, and a thread's
+ * events must precede its references in the trace. Monitoring records no references and
+ * registers nothing until a page is checked, so the program does not wait: a JVM maps hundreds
+ * of times and starts and names some twenty threads as it starts, each a round trip across
+ * CPUs otherwise (BENCHMARKS.md, "Live monitoring").
  */
-static int notice(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+static int notice_text(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d, const char *text, uint32_t len)
 {
 	if (fl_monitoring()) {
-		fl_req_post(type, a, b, c, d, NULL, 0);
+		fl_req_post(type, a, b, c, d, text, len);
 		return 0;
 	}
-	return fl_req_call(type, a, b, c, d);
+	return fl_req_call_text(type, a, b, c, d, text, len);
+}
+
+static int notice(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+	return notice_text(type, a, b, c, d, NULL, 0);
 }
 
 /* an engine that sees no mapping events (mprotect): the interposed call says what happened */
@@ -389,6 +396,16 @@ static uintptr_t stack_to_release(void)
 	return (fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS) ? 0 : (uintptr_t)&here;
 }
 
+/* a stack that leaves tracing must be out before the thread goes on: only then wait */
+static void thread_exit_notice(void)
+{
+	uintptr_t stack = stack_to_release();
+	if (stack)
+		fl_req_call(FL_REQ_THREAD_EXIT, stack, 0, 0, 0);
+	else
+		notice(FL_REQ_THREAD_EXIT, 0, 0, 0, 0);
+}
+
 static void *trampoline(void *p)
 {
 	struct tramp *t = p;
@@ -401,10 +418,10 @@ static void *trampoline(void *p)
 	char name[17] = { 0 };
 	RESOLVE(real_prctl, "prctl");
 	real_prctl(PR_GET_NAME, (unsigned long)name, 0, 0, 0);
-	fl_req_call_text(FL_REQ_THREAD_START, (uint64_t)creator, (uintptr_t)pthread_self(), counted, 0, name,
-			 (uint32_t)strlen(name));
+	notice_text(FL_REQ_THREAD_START, (uint64_t)creator, (uintptr_t)pthread_self(), counted, 0, name,
+		    (uint32_t)strlen(name));
 	void *ret = fn(arg);
-	fl_req_call(FL_REQ_THREAD_EXIT, stack_to_release(), 0, 0, 0);
+	thread_exit_notice();
 	return ret;
 }
 
@@ -439,7 +456,7 @@ FL_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 FL_EXPORT void pthread_exit(void *ret)
 {
 	RESOLVE(real_pthread_exit, "pthread_exit");
-	fl_req_call(FL_REQ_THREAD_EXIT, stack_to_release(), 0, 0, 0);
+	thread_exit_notice();
 	real_pthread_exit(ret);
 }
 
@@ -450,7 +467,7 @@ static void name_event(pid_t tid, const char *name)
 	while (n < 15 && name[n]) /* the kernel keeps 15 bytes */
 		n++;
 	memcpy(buf, name, n);
-	fl_req_call_text(FL_REQ_THREAD_NAME, (uint64_t)tid, 0, 0, 0, buf, (uint32_t)n);
+	notice_text(FL_REQ_THREAD_NAME, (uint64_t)tid, 0, 0, 0, buf, (uint32_t)n);
 }
 
 FL_EXPORT int pthread_setname_np(pthread_t th, const char *name)

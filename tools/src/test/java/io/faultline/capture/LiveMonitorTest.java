@@ -3,7 +3,9 @@ package io.faultline.capture;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -112,6 +114,53 @@ class LiveMonitorTest
             assertTrue(firstHotTurn != null && firstHotTurn - switchNs <= 2 * AGGR_NS + AGGR_NS,
                 "the turn was not seen within two aggregations of the switch\n" + table);
         }
+    }
+
+    /**
+     * Memory no interposed call announces: a thread's stack (glibc's internal mmap) is taken at the
+     * thread's start, a raw mmap system call made after the last thread start by the agent's
+     * periodic rescan (handler.c, DL_RESCAN, every second) and the monitor's next operations update.
+     */
+    @Test
+    void vaddrFindsMemoryMappedBehindTheAgentsBack() throws Exception
+    {
+        final Path program = Workloads.build("hidden_hot");
+        final Path record = tmp.resolve("hidden");
+        final Faultline.Result run = Faultline.run(List.of("monitor", "-o", record.toString(), "--",
+            program.toString(), "4500"), 300);
+        assertEquals(0, run.status(), run.describe());
+        assertTrue(run.out().contains("stack pages alike: yes") && run.out().contains("raw pages alike: yes"),
+            run.describe());
+        final Map<String, Area> areas = new HashMap<>();
+        final Matcher m = Pattern.compile("(?m)^(stack|raw) 0x([0-9a-f]+) 0x([0-9a-f]+)$").matcher(run.out());
+        while (m.find())
+        {
+            areas.put(m.group(1), new Area(m.group(1), Long.parseUnsignedLong(m.group(2), 16),
+                Long.parseUnsignedLong(m.group(3), 16)));
+        }
+        assertEquals(2, areas.size(), run.describe());
+        final List<Snapshot> snapshots = MonitorRecordReader.open(record).snapshots();
+        final long end = snapshots.get(snapshots.size() - 1).endNs();
+        final StringBuilder table = new StringBuilder();
+        int settled = 0;
+        int stackHot = 0;
+        int rawHot = 0;
+        for (final Snapshot s : snapshots)
+        {
+            final double stack = meanNrAccesses(s, areas.get("stack"));
+            final double raw = meanNrAccesses(s, areas.get("raw"));
+            table.append(String.format("%d %.2fs stack %.1f raw %.1f%n", s.aggregation(), s.endNs() / 1e9, stack, raw));
+            // the raw area is seen within two seconds: a rescan (1 s) then an operations update (1 s)
+            if (s.startNs() > 2_500_000_000L && s.endNs() < end - AGGR_NS)
+            {
+                settled++;
+                stackHot += stack >= MAX_NR_ACCESSES / 2.0 ? 1 : 0;
+                rawHot += raw >= MAX_NR_ACCESSES / 2.0 ? 1 : 0;
+            }
+        }
+        assertTrue(settled >= 5, "too few aggregations\n" + table);
+        assertTrue(stackHot >= 0.8 * settled, "the thread's stack seen hot in " + stackHot + " of " + settled + "\n" + table);
+        assertTrue(rawHot >= 0.8 * settled, "the raw mapping seen hot in " + rawHot + " of " + settled + "\n" + table);
     }
 
     @Test
