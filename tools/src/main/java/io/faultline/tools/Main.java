@@ -180,7 +180,10 @@ public final class Main implements Callable<Integer>
                 err.println(who + ": " + ex.getMessage()); // a value a command checks itself (a plot's file name)
                 return BAD_INPUT;
             }
-            err.println(who + ": " + ex);
+            // anything else (an I/O error, a bug): its message, never the exception's class and stack
+            final String message = ex.getMessage() == null ? "internal error (" + ex.getClass().getSimpleName() + ")"
+                : ex.getMessage().lines().findFirst().orElse("");
+            err.println(who + ": " + message);
             return 1;
         });
         return commandLine;

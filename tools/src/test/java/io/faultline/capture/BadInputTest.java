@@ -86,6 +86,22 @@ class BadInputTest
     }
 
     @Test
+    void anAgentPathThatDoesNotExist() throws Exception
+    {
+        for (final String command : List.of("record", "monitor"))
+        {
+            final ProcessBuilder builder = Faultline.builder(List.of(command, "-o", tmp.resolve(command).toString(), "--",
+                "true"));
+            builder.environment().put("FAULTLINE_AGENT", tmp.resolve("nowhere/libfaultline.so").toString());
+            final Faultline.Result result = Faultline.finish(builder, 60);
+            assertEquals(2, result.status(), result.describe());
+            assertOneLineError(result, "FAULTLINE_AGENT names " + tmp.resolve("nowhere/libfaultline.so")
+                + ", which does not exist; point it at a built libfaultline.so or unset it");
+            assertFalse(result.err().contains("Exception"), result.describe());
+        }
+    }
+
+    @Test
     void outputThatIsNotUsable() throws Exception
     {
         final Path file = Files.writeString(tmp.resolve("file"), "x");

@@ -41,7 +41,9 @@ public final class AgentLibrary
     {
         if (!Files.isRegularFile(path))
         {
-            throw new IllegalStateException(source + " names " + path + ", which does not exist");
+            // bad input (the user's environment): the CLI prints the message alone and exits 2
+            throw new IllegalArgumentException(source + " names " + path + ", which does not exist; point it at a"
+                + " built libfaultline.so or unset it to use the agent inside the jar");
         }
         return path.toAbsolutePath();
     }
