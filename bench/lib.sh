@@ -10,6 +10,7 @@
 #   median            the median of the numbers on standard input (the lower middle one of an
 #                     even count)
 #   ns                the N of the ns_per_ref=N line that bench/native's loops print
+#   walltime CMD...   wall seconds of CMD (microsecond clock, 3 decimals), its output discarded
 #   references DIR    the references of the trace in DIR (faultline info)
 #   demo              the bundled demo program (built by mvn package)
 # The programs that capture-bench.sh and monitor-bench.sh time, after scale is set:
@@ -44,6 +45,15 @@ machine() { echo "$(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loada
 
 median() { sort -n | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}'; }
 
+# wall seconds (microsecond clock, 3 decimals) of CMD ARGS..., its output discarded: for programs
+# of tens of milliseconds, where /usr/bin/time's 10 ms steps are a third of the figure
+walltime() {
+  local s=$EPOCHREALTIME
+  "$@" > /dev/null 2>&1
+  local e=$EPOCHREALTIME
+  awk -v s="$s" -v e="$e" 'BEGIN{printf "%.3f\n", e - s}'
+}
+
 ns() { sed -n 's/.*ns_per_ref=\([0-9]*\).*/\1/p'; }
 
 references() { "$root/faultline" info "$1" | sed -n 's/^references *\([0-9,]*\).*/\1/p' | tr -d ,; }
@@ -65,7 +75,7 @@ command_of() {
     demo) echo "$demo" ;;
     sort) echo "sort --parallel=2 -S 8M -k2,2 -k1,1n $out/sort.txt" ;;
     xz) echo "xz -T2 -1 --block-size=256KiB -c $out/xz.txt" ;;
-    jvm) echo "java -Xmx256m -XX:+UseG1GC -cp $out Workers 200000" ;;
+    jvm) echo "java -Xmx256m -XX:+UseG1GC -cp $out Workers $((200000 * scale))" ;;
     touch) echo "$out/hot_touch $((300 * scale))" ;;
   esac
 }

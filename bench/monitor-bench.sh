@@ -4,7 +4,7 @@
 # 10 to 1000 regions). No timing is asserted anywhere; these numbers are for BENCHMARKS.md.
 #
 # For each program, RUNS rounds, native and monitored alternating; per row the median of:
-#   native    wall time of the program alone (/usr/bin/time -f %e)
+#   native    wall time of the program alone (lib.sh's walltime: bash's microsecond clock)
 #   monitored the record's duration_ns: from the program's start under the agent to its exit
 #             (the monitor's own JVM start-up is not counted)
 #   faults    every fault the agent handled (first touches of registered memory + access checks)
@@ -31,8 +31,7 @@ for p in demo sort jvm touch; do
   cmd=$(command_of "$p")
   nat="" mon="" flt="" chk=""
   for ((i = 1; i <= runs; i++)); do
-    /usr/bin/time -f %e -o "$out/t" $cmd > /dev/null 2>&1
-    nat+=" $(cat "$out/t")"
+    nat+=" $(walltime $cmd)"
     rm -rf "$out/rec"
     "$root/faultline" monitor -o "$out/rec" -- $cmd > /dev/null 2> "$out/err"
     mon+=" $(sed -n 's/^duration_ns=//p' "$out/rec/header.properties" | awk '{printf "%.3f", $1 / 1e9}')"
