@@ -343,6 +343,7 @@ int fl_agent_follow_child(void)
 static int start_tracing(const char *path)
 {
 	fl_interpose_init();
+	fl_touch_resolve();
 	fl_debug = getenv("FAULTLINE_DEBUG") != NULL;
 	fl_check = getenv("FAULTLINE_CHECK") != NULL;
 	if (map_shm(path) < 0)
@@ -414,7 +415,8 @@ static int start_tracing(const char *path)
 
 	static int lib_data_added; /* once per process: a fork child inherits them, detach keeps them */
 	if (!lib_data_added) {
-		struct lib_find libs = { { (uintptr_t)&poll, (uintptr_t)&__tls_get_addr, (uintptr_t)&start_tracing } };
+		/* getppid: a libc function the agent does not define (its poll would be its own wrapper) */
+		struct lib_find libs = { { (uintptr_t)&getppid, (uintptr_t)&__tls_get_addr, (uintptr_t)&start_tracing } };
 		dl_iterate_phdr(add_lib_data, &libs);
 		lib_data_added = 1;
 	}

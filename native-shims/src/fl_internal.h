@@ -365,6 +365,7 @@ int fl_sigsegv_install(void);
 void fl_sigsegv_thread(void); /* this thread: an alternate signal stack, SIGSEGV unblocked */
 
 /* ---- touch.c: kernel-mode accesses under an engine that cannot trap them (mprotect) ---- */
+void fl_touch_resolve(void); /* constructor: the waiting calls' next definitions, before any handler thread */
 void fl_touch_start(void); /* stdin and stdout get buffers outside traced memory */
 void fl_touch_exec(const char *path, char *const argv[], char *const envp[]);
 

@@ -23,14 +23,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <signal.h>
 #include <stdio.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fl_internal.h"
@@ -207,12 +212,7 @@ FL_EXPORT ssize_t getdents64(int fd, void *buf, size_t n)
 	TOUCHED(ssize_t, touch(buf, n, 1), real_getdents64(fd, buf, n));
 }
 
-/*
- * ---- system calls with small result buffers, often on a stack page not touched since start ----
- * Not poll or nanosleep: the agent's own handler threads call them, and a wrapper would have
- * them resolve the next definition with dlsym, which takes the loader's lock that a program
- * thread may hold while it waits for them.
- */
+/* ---- system calls with small result buffers, often on a stack page not touched since start ---- */
 
 static pid_t (*real_wait)(int *);
 static pid_t (*real_waitpid)(pid_t, int *, int);
@@ -276,6 +276,103 @@ FL_EXPORT int uname(struct utsname *u)
 {
 	RESOLVE(real_uname, "uname");
 	TOUCHED(int, touch(u, sizeof(*u), 1), real_uname(u));
+}
+
+/*
+ * ---- waiting calls: poll, select, epoll_wait, nanosleep ----
+ * The kernel reads their arguments before it waits and writes the results after, so a call that
+ * met EFAULT has waited (and epoll_wait has consumed its edge-triggered events): touched once,
+ * called once. The agent's own handler threads call poll and nanosleep too, and reach these
+ * wrappers; the next definitions are therefore resolved at start (fl_touch_resolve), never by
+ * dlsym from a handler thread, which would take the loader's lock that a program thread may
+ * hold while it waits for that handler. Their buffers are agent memory: touching is harmless.
+ */
+static int (*real_poll)(struct pollfd *, nfds_t, int);
+static int (*real_ppoll)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
+static int (*real_select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
+static int (*real_pselect)(int, fd_set *, fd_set *, fd_set *, const struct timespec *, const sigset_t *);
+static int (*real_epoll_wait)(int, struct epoll_event *, int, int);
+static int (*real_epoll_pwait)(int, struct epoll_event *, int, int, const sigset_t *);
+static int (*real_nanosleep)(const struct timespec *, struct timespec *);
+static int (*real_clock_nanosleep)(clockid_t, int, const struct timespec *, struct timespec *);
+
+void fl_touch_resolve(void)
+{
+	RESOLVE(real_poll, "poll");
+	RESOLVE(real_ppoll, "ppoll");
+	RESOLVE(real_select, "select");
+	RESOLVE(real_pselect, "pselect");
+	RESOLVE(real_epoll_wait, "epoll_wait");
+	RESOLVE(real_epoll_pwait, "epoll_pwait");
+	RESOLVE(real_nanosleep, "nanosleep");
+	RESOLVE(real_clock_nanosleep, "clock_nanosleep");
+}
+
+/* the bytes of an fd_set that select(2) reads and writes for nfds descriptors */
+static size_t fd_set_bytes(int nfds)
+{
+	size_t longs = nfds <= 0 ? 0 : ((size_t)nfds + 8 * sizeof(long) - 1) / (8 * sizeof(long));
+	return longs * sizeof(long);
+}
+
+static void touch_fd_sets(int nfds, fd_set *r, fd_set *w, fd_set *e)
+{
+	touch(r, fd_set_bytes(nfds), 1);
+	touch(w, fd_set_bytes(nfds), 1);
+	touch(e, fd_set_bytes(nfds), 1);
+}
+
+FL_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	RESOLVE(real_poll, "poll");
+	TOUCHED_ONCE(touch(fds, n * sizeof(*fds), 1), real_poll(fds, n, timeout));
+}
+
+FL_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *t, const sigset_t *mask)
+{
+	RESOLVE(real_ppoll, "ppoll");
+	TOUCHED_ONCE((touch(fds, n * sizeof(*fds), 1), touch(t, sizeof(*t), 0), touch(mask, sizeof(*mask), 0)),
+		     real_ppoll(fds, n, t, mask));
+}
+
+FL_EXPORT int select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *t)
+{
+	RESOLVE(real_select, "select");
+	/* Linux writes the time left back into *t */
+	TOUCHED_ONCE((touch_fd_sets(nfds, r, w, e), touch(t, sizeof(*t), 1)), real_select(nfds, r, w, e, t));
+}
+
+FL_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e, const struct timespec *t, const sigset_t *mask)
+{
+	RESOLVE(real_pselect, "pselect");
+	TOUCHED_ONCE((touch_fd_sets(nfds, r, w, e), touch(t, sizeof(*t), 0), touch(mask, sizeof(*mask), 0)),
+		     real_pselect(nfds, r, w, e, t, mask));
+}
+
+FL_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
+{
+	RESOLVE(real_epoll_wait, "epoll_wait");
+	TOUCHED_ONCE(touch(ev, max > 0 ? (size_t)max * sizeof(*ev) : 0, 1), real_epoll_wait(epfd, ev, max, timeout));
+}
+
+FL_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout, const sigset_t *mask)
+{
+	RESOLVE(real_epoll_pwait, "epoll_pwait");
+	TOUCHED_ONCE((touch(ev, max > 0 ? (size_t)max * sizeof(*ev) : 0, 1), touch(mask, sizeof(*mask), 0)),
+		     real_epoll_pwait(epfd, ev, max, timeout, mask));
+}
+
+FL_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	RESOLVE(real_nanosleep, "nanosleep");
+	TOUCHED_ONCE((touch(req, sizeof(*req), 0), touch(rem, sizeof(*rem), 1)), real_nanosleep(req, rem));
+}
+
+FL_EXPORT int clock_nanosleep(clockid_t clock, int flags, const struct timespec *req, struct timespec *rem)
+{
+	RESOLVE(real_clock_nanosleep, "clock_nanosleep");
+	TOUCHED_ONCE((touch(req, sizeof(*req), 0), touch(rem, sizeof(*rem), 1)),
+		     real_clock_nanosleep(clock, flags, req, rem));
 }
 
 /* a string the kernel will read: reading it is the touch */
