@@ -233,7 +233,11 @@ public final class Main implements Callable<Integer>
         if (ex instanceof CommandLine.MissingParameterException missing && !missing.getMissing().isEmpty()
             && missing.getMissing().get(0) instanceof OptionSpec option)
         {
-            return option.longestName() + " needs a value";
+            // picocli says "Missing required option" when the option is absent, and "Missing
+            // required parameter for option" when it was given without its value
+            return missing.getMessage() != null && missing.getMessage().startsWith("Missing required option")
+                ? "missing " + option.shortestName() + " " + option.paramLabel() + "; " + who + " --help shows the usage"
+                : option.longestName() + " needs a value";
         }
         if (name != null && ex.getCause() instanceof CommandLine.TypeConversionException conversion)
         {

@@ -186,6 +186,10 @@ class MonitorCommandTest
         assertOneLineError(CommandRun.of("monitor", "--from-trace", trace.toString(), "-o", record.toString()),
             "monitor", "choose another -o or delete it");
         assertOneLineError(CommandRun.of("monitor", "-o", out), "monitor", "nothing to monitor: give a program");
+        assertOneLineError(CommandRun.of("monitor", "--from-trace", trace.toString()), "monitor",
+            "missing -o DIR; faultline monitor --help shows the usage");
+        assertOneLineError(CommandRun.of("monitor", "--from-trace", trace.toString(), "-o"), "monitor",
+            "--output needs a value");
         assertOneLineError(CommandRun.of("monitor", "--from-trace", trace.toString(), "-o", out, "--", "/bin/true"),
             "monitor", "not both");
         assertOneLineError(CommandRun.of("monitor", "--from-trace", trace.toString(), "-o", out, "--sample", "fast"),
