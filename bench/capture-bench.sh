@@ -12,10 +12,13 @@
 #                 with the default EVMS; cost per trapped reference = (traced wall time -
 #                 native wall time) / trapped references, wall time of the program itself
 #                 (/usr/bin/time inside the recording, so the recorder's start-up is not counted)
-# Every agent row is measured for each handler placement: percpu (FAULTLINE_HANDLERS=percpu: a
-# fault thread per CPU, opt-in) and single (the default: one handler thread).
+# Every agent row is measured for each configuration: the userfaultfd engine with each handler
+# placement, single (the default: one handler thread) and percpu (FAULTLINE_HANDLERS=percpu: a
+# fault thread per CPU, opt-in), and the mprotect engine (--engine mprotect: faults resolved on
+# the faulting thread, no handler placement).
 #
 #   bench/capture-bench.sh [runs=3] [scale=1]     (scale multiplies the programs' input sizes)
+#   CONFIGS="uffd/single mprotect" bench/capture-bench.sh ...   (only these configurations)
 # Needs: mvn -q package -DskipTests first (the launcher's jar), gcc, xz, sort, java.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -33,27 +36,34 @@ workloads "${programs[@]}"
 
 wall() { awk '{print $1}' "$1"; }   # /usr/bin/time -f %e output
 
+read -r -a configs <<< "${CONFIGS:-uffd/single uffd/percpu mprotect}"
+# record's options and environment for a configuration
+engine_of() { echo "${1%%/*}"; }
+handlers_of() { [[ $1 == */* ]] && echo "${1#*/}" || echo single; }
+
 declare -A bare agent native traced trefs
-for placement in percpu single; do agent[$placement]=""; done
+for c in "${configs[@]}"; do agent[$c]=""; done
 echo "capture-bench: runs=$runs scale=$scale, $(machine)"
 for ((i = 1; i <= runs; i++)); do
   bare[pinned]+=" $(timeout 300 "$out/bare_handoff" "$refs" "$window" same | ns)"
   bare[free]+=" $(timeout 300 "$out/bare_handoff" "$refs" "$window" free | ns)"
-  for placement in percpu single; do
+  for c in "${configs[@]}"; do
     rm -rf "$out/trace"
-    agent[$placement]+=" $(FAULTLINE_HANDLERS=$placement timeout 600 "$root/faultline" record -q --scope api \
-        --evms "$window" -o "$out/trace" -- "$out/agent_loop" "$refs" "$window" free | ns)"
+    agent[$c]+=" $(FAULTLINE_HANDLERS=$(handlers_of "$c") timeout 600 "$root/faultline" record -q \
+        --engine "$(engine_of "$c")" --scope api --evms "$window" -o "$out/trace" -- \
+        "$out/agent_loop" "$refs" "$window" free | ns)"
   done
   for p in "${programs[@]}"; do
     cmd=$(command_of "$p")
     /usr/bin/time -f %e -o "$out/time" $cmd > /dev/null 2>&1
     native[$p]+=" $(wall "$out/time")"
-    for placement in percpu single; do
+    for c in "${configs[@]}"; do
       rm -rf "$out/trace"
-      FAULTLINE_HANDLERS=$placement timeout 1800 "$root/faultline" record -q -o "$out/trace" -- \
-        /usr/bin/time -f %e -o "$out/time" $cmd > /dev/null 2> "$out/summary"
-      traced[$p.$placement]+=" $(wall "$out/time")"
-      trefs[$p.$placement]+=" $(references "$out/trace")"
+      FAULTLINE_HANDLERS=$(handlers_of "$c") timeout 1800 "$root/faultline" record -q --engine "$(engine_of "$c")" \
+        -o "$out/trace" -- /usr/bin/time -f %e -o "$out/time" $cmd > /dev/null 2> "$out/summary" \
+        || { echo "$bench_name: $p under $c failed: $(tail -1 "$out/summary")" >&2; exit 1; }
+      traced[$p.$c]+=" $(wall "$out/time")"
+      trefs[$p.$c]+=" $(references "$out/trace")"
     done
   done
 done
@@ -63,17 +73,17 @@ mf=$(printf '%s\n' ${bare[free]} | median)
 printf '\n%-34s %12s %10s   %s\n' "row" "ns/ref" "/ pinned" "runs"
 printf '%-34s %12s %10s   %s\n' "bare handoff, pinned" "$mp" "1.00" "${bare[pinned]}"
 printf '%-34s %12s %10s   %s\n' "bare handoff, free" "$mf" "$(awk -v a="$mf" -v b="$mp" 'BEGIN{printf "%.2f", a/b}')" "${bare[free]}"
-for placement in percpu single; do
-  m=$(printf '%s\n' ${agent[$placement]} | median)
-  printf '%-34s %12s %10s   %s\n' "agent_loop, $placement" "$m" "$(awk -v a="$m" -v b="$mp" 'BEGIN{printf "%.2f", a/b}')" "${agent[$placement]}"
+for c in "${configs[@]}"; do
+  m=$(printf '%s\n' ${agent[$c]} | median)
+  printf '%-34s %12s %10s   %s\n' "agent_loop, $c" "$m" "$(awk -v a="$m" -v b="$mp" 'BEGIN{printf "%.2f", a/b}')" "${agent[$c]}"
 done
 for p in "${programs[@]}"; do
   mn=$(printf '%s\n' ${native[$p]} | median)
-  for placement in percpu single; do
-    mt=$(printf '%s\n' ${traced[$p.$placement]} | median)
-    mr=$(printf '%s\n' ${trefs[$p.$placement]} | median)
+  for c in "${configs[@]}"; do
+    mt=$(printf '%s\n' ${traced[$p.$c]} | median)
+    mr=$(printf '%s\n' ${trefs[$p.$c]} | median)
     per=$(awk -v t="$mt" -v n="$mn" -v r="$mr" 'BEGIN{printf "%.0f", (t - n) * 1e9 / r}')
-    printf '%-34s %12s %10s   native %ss, traced %ss, %s refs\n' "$p, $placement" "$per" \
+    printf '%-34s %12s %10s   native %ss, traced %ss, %s refs\n' "$p, $c" "$per" \
       "$(awk -v a="$per" -v b="$mp" 'BEGIN{printf "%.2f", a/b}')" "$mn" "$mt" "$mr"
   done
 done
