@@ -2,8 +2,12 @@ package io.faultline.capture;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,6 +60,42 @@ class EngineTest
             tmp.resolve("buffers-" + engine).toString(), "--", program), 120);
         assertEquals(0, traced.status(), traced.describe());
         assertEquals(nativeRun.out(), traced.out(), traced.describe());
+    }
+
+    /**
+     * A new thread's pthread_getattr_np, as a JVM calls it for every thread: glibc's internal
+     * sched_getaffinity writes into the first block of the thread's new arena, which the agent
+     * has just registered (under mprotect: disabled, and the kernel's write failed with EFAULT;
+     * the JVM aborted at start so). The output is native's under both engines, and the thread's
+     * records in its arena are the same under both: the kernel's write is a write reference
+     * under userfaultfd, and the agent's touch makes it the same reference under mprotect.
+     */
+    @Test
+    void aNewThreadsAttributesAreReadAndTheKernelsWriteIsRecordedAsUnderUserfaultfd() throws Exception
+    {
+        final String program = Workloads.build("thread_attr").toString();
+        final Faultline.Result nativeRun = Faultline.exec(List.of(program), 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        assertTrue(nativeRun.out().startsWith("pthread_getattr_np ok stack=1048576 cpus=all"), nativeRun.describe());
+        final Map<String, List<String>> arenaRecords = new HashMap<>();
+        for (final String engine : List.of("uffd", "mprotect"))
+        {
+            final Path trace = tmp.resolve("attr-" + engine);
+            final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--engine", engine, "-o",
+                trace.toString(), "--", program), 120);
+            assertEquals(0, traced.status(), traced.describe());
+            assertEquals(nativeRun.out(), traced.out(), engine + ": " + traced.describe());
+            final Matcher said = Pattern.compile("tid=(\\d+) heap=([0-9a-f]+)").matcher(traced.err());
+            assertTrue(said.find(), traced.describe());
+            final int tid = Integer.parseInt(said.group(1));
+            final long heap = Long.parseUnsignedLong(said.group(2), 16);
+            arenaRecords.put(engine, Traces.read(trace).refs.stream()
+                .filter(r -> r.tid() == tid && r.address() >= heap && r.address() < heap + (64L << 20))
+                .map(r -> "page " + (r.address() - heap) / 4096 + " " + r.kind()).toList());
+        }
+        assertEquals(arenaRecords.get("uffd"), arenaRecords.get("mprotect"));
+        assertTrue(arenaRecords.get("uffd").get(0).endsWith(" w"),
+            "the first reference in the new arena is the kernel's write into the CPU set: " + arenaRecords);
     }
 
     @Test
