@@ -252,6 +252,7 @@ extern int fl_fork_depth; /* a fork is being prepared: pages stay enabled (FL_RE
 enum fl_trap_kind { FL_TRAP_FAULT = 1, FL_TRAP_UNMAP, FL_TRAP_REMOVE, FL_TRAP_REMAP, FL_TRAP_OTHER };
 #define FL_TRAP_WRITE 1u /* a write fault */
 #define FL_TRAP_WP    2u /* a write to a write-protected enabled page: the EVMS's dirty flag */
+#define FL_TRAP_ALLOWED 4u /* trapped() said no, yet the page allows the access now: another thread enabled it first */
 /* one fault or mapping event, as the engine read it */
 struct fl_trap {
 	uint32_t kind;    /* FL_TRAP_* */

@@ -98,6 +98,27 @@ class EngineTest
             "the first reference in the new arena is the kernel's write into the CPU set: " + arenaRecords);
     }
 
+    /**
+     * Two threads fault at once on the same word, round after round (--evms 16 disables its page
+     * between rounds): under mprotect the thread that takes the agent's lock second finds the
+     * page enabled, a race it must retry each time. The agent once passed a thread's second
+     * race at one address on as the program's own fault: the default action, and the process
+     * died (exit 139) within a few hundred rounds; a JVM died so on class metadata.
+     */
+    @Test
+    void aRaceLostAgainAndAgainAtOneAddressIsRetriedEachTime() throws Exception
+    {
+        final String program = Workloads.build("same_address").toString();
+        final Faultline.Result nativeRun = Faultline.exec(List.of(program, "1000"), 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        assertEquals("same_address rounds=1000 sum=6000\n", nativeRun.out(), nativeRun.describe());
+        final Path trace = tmp.resolve("same-address");
+        final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--engine", "mprotect", "--evms", "16",
+            "-o", trace.toString(), "--", program, "1000"), 120);
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals(nativeRun.out(), traced.out(), traced.describe());
+    }
+
     @Test
     void withoutUserfaultfdRecordFallsBackToMprotectWithANote() throws Exception
     {
