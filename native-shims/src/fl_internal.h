@@ -194,6 +194,7 @@ enum fl_req_type {
 	FL_REQ_MAP_EVENT,     /* a = FL_TRAP_UNMAP/REMOVE/REMAP, b, c, d = the trap's a, b, c */
 	FL_REQ_MPROTECT,      /* a = start, b = len, c = prot: the program's mprotect */
 	FL_REQ_UNTRACE,       /* [a, b) leaves tracing, its pages enabled (a block glibc is about to mremap) */
+	FL_REQ_PIN,           /* the pages of [a, b) stay enabled for good (memory glibc reads with every signal blocked) */
 };
 #define FL_REQ_TEXT_MAX 256
 /* slot word (reserved u32 at 76 in the contract): 1 = this image announced FL_EV_EXEC */

@@ -1011,6 +1011,10 @@ static int serve(struct fl_req *q)
 		return fl_engine->protect(q->a, q->b, (int)q->c);
 	case FL_REQ_UNTRACE:
 		return fl_engine->untrace(q->a, q->b, 0);
+	case FL_REQ_PIN:
+		for (uintptr_t p = FL_PAGE_DOWN(q->a); p < q->b; p += FL_PAGE)
+			fl_engine->pin(p);
+		return 0;
 	default:
 		return -EINVAL;
 	}

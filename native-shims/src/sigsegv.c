@@ -36,6 +36,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <locale.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -55,6 +56,7 @@ static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
 static int (*real_sigaltstack)(const stack_t *, stack_t *);
 static int (*real_pthread_sigmask)(int, const sigset_t *, sigset_t *);
 static int (*real_sigprocmask)(int, const sigset_t *, sigset_t *);
+static char *(*real_setlocale)(int, const char *);
 static int installed;
 static struct sigaction prog_action; /* the program's action for SIGSEGV (under prog_lock) */
 static int prog_lock;
@@ -326,3 +328,31 @@ FL_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	return real_sigprocmask(how, without_segv(how, set, &copy), old);
 }
 
+/*
+ * Memory that glibc reads with every signal blocked, where a fault on a disabled page kills the
+ * process (the kernel forces SIGSEGV's default action on a blocked fault). A new thread runs
+ * __ctype_init (ctype/ctype-info.c) in start_thread (nptl/pthread_create.c) before it restores
+ * its signal mask, and __ctype_init reads the first values of the global locale's LC_CTYPE
+ * data, a block that setlocale malloc'd if it loaded the locale from files (locale/loadlocale.c,
+ * _nl_intern_locale_data; the C locale's is libc's own). A JVM starting threads died so. Their
+ * pages stay enabled for good, as each thread's struct pthread does (handler.c,
+ * FL_REQ_THREAD_START): the block's header and first values lie in its first 128 bytes (struct
+ * __locale_data, locale/localeinfo.h: 64 bytes, then the values), and references to these pages
+ * are not recorded. duplocale copies the global locale's pointers to its data.
+ */
+FL_EXPORT char *setlocale(int category, const char *locale)
+{
+	RESOLVE(real_setlocale, "setlocale");
+	char *r = real_setlocale(category, locale);
+	if (r && locale && (category == LC_CTYPE || category == LC_ALL) && sigsegv_active() && fl_tracing()) {
+		int saved = errno;
+		locale_t global = duplocale(LC_GLOBAL_LOCALE);
+		if (global) {
+			uintptr_t ctype = (uintptr_t)global->__locales[LC_CTYPE];
+			freelocale(global);
+			fl_req_call(FL_REQ_PIN, ctype, ctype + 128, 0, 0);
+		}
+		errno = saved;
+	}
+	return r;
+}

@@ -119,6 +119,25 @@ class EngineTest
         assertEquals(nativeRun.out(), traced.out(), traced.describe());
     }
 
+    /**
+     * A new thread reads the locale's LC_CTYPE data (malloc'd by setlocale, here in another
+     * thread's arena) in glibc's start_thread with every signal blocked; under mprotect a fault
+     * there is fatal, so the agent keeps those pages enabled. Without that the program died
+     * (exit 139) on its first thread started after --evms 16 had disabled them.
+     */
+    @BothEngines
+    void threadsStartWhileTheLocalesPagesWouldBeDisabled(final String engine) throws Exception
+    {
+        final String program = Workloads.build("locale_threads").toString();
+        final Faultline.Result nativeRun = Faultline.exec(List.of(program, "50"), 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        assertEquals("locale C.UTF-8 threads=50\n", nativeRun.out(), nativeRun.describe());
+        final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--engine", engine, "--evms", "16", "-o",
+            tmp.resolve("locale-" + engine).toString(), "--", program, "50"), 120);
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals(nativeRun.out(), traced.out(), traced.describe());
+    }
+
     @Test
     void withoutUserfaultfdRecordFallsBackToMprotectWithANote() throws Exception
     {
