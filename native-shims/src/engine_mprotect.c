@@ -378,6 +378,7 @@ static int mp_fork_child(void)
  * On the faulting thread, lock held: ours if the page is traced and disabled by us, or
  * read-only by us and written, and the access is one the program's own protection allows
  * (else the fault is the program's: a guard page, a write to memory it made read-only).
+ * Not ours but FL_TRAP_ALLOWED: a traced page that allows the access now.
  */
 static int mp_trapped(uintptr_t addr, uint32_t access, uint32_t *flags)
 {
@@ -397,6 +398,9 @@ static int mp_trapped(uintptr_t addr, uint32_t access, uint32_t *flags)
 		*flags |= FL_TRAP_WP;
 		return 1;
 	}
+	/* the state is the page's protection (the lock is held): it allows the access, so the
+	 * fault met a protection another thread has changed since */
+	*flags |= FL_TRAP_ALLOWED;
 	return 0;
 }
 

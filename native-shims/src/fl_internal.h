@@ -194,6 +194,7 @@ enum fl_req_type {
 	FL_REQ_MAP_EVENT,     /* a = FL_TRAP_UNMAP/REMOVE/REMAP, b, c, d = the trap's a, b, c */
 	FL_REQ_MPROTECT,      /* a = start, b = len, c = prot: the program's mprotect */
 	FL_REQ_UNTRACE,       /* [a, b) leaves tracing, its pages enabled (a block glibc is about to mremap) */
+	FL_REQ_PIN,           /* the pages of [a, b) stay enabled for good (memory glibc reads with every signal blocked) */
 };
 #define FL_REQ_TEXT_MAX 256
 /* slot word (reserved u32 at 76 in the contract): 1 = this image announced FL_EV_EXEC */
@@ -252,6 +253,7 @@ extern int fl_fork_depth; /* a fork is being prepared: pages stay enabled (FL_RE
 enum fl_trap_kind { FL_TRAP_FAULT = 1, FL_TRAP_UNMAP, FL_TRAP_REMOVE, FL_TRAP_REMAP, FL_TRAP_OTHER };
 #define FL_TRAP_WRITE 1u /* a write fault */
 #define FL_TRAP_WP    2u /* a write to a write-protected enabled page: the EVMS's dirty flag */
+#define FL_TRAP_ALLOWED 4u /* trapped() said no, yet the page allows the access now: another thread enabled it first */
 /* one fault or mapping event, as the engine read it */
 struct fl_trap {
 	uint32_t kind;    /* FL_TRAP_* */
@@ -368,6 +370,7 @@ void fl_sigsegv_thread(void); /* this thread: an alternate signal stack, SIGSEGV
 void fl_touch_resolve(void); /* constructor: the waiting calls' next definitions, before any handler thread */
 void fl_touch_start(void); /* stdin and stdout get buffers outside traced memory */
 void fl_touch_exec(const char *path, char *const argv[], char *const envp[]);
+void fl_touch_realloced(void *old, void *p, size_t n); /* a block the kernel fills next? (touch.c) */
 
 /* ---- interpose.c ---- */
 /*

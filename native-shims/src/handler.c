@@ -723,13 +723,15 @@ static void handle_batch(uint32_t n)
  * An engine without fd (mprotect): one fault, on the faulting thread (its SIGSEGV handler),
  * through the same steps as a batch of one: label, publish, resolve (evict, then enable). The
  * thread runs on when its handler returns, after the lock is released. 1 if the engine caused
- * the fault (it is resolved), 0 if it is the program's.
+ * the fault (it is resolved), 2 if not but the page allows the access now (a race lost to
+ * another thread: retry), 0 if it is the program's.
  */
 int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access)
 {
 	agent_lock_take();
 	uint32_t flags = 0;
 	int ours = fl_tracing() && fl_engine->trapped(address, access, &flags);
+	int allowed = !ours && (flags & FL_TRAP_ALLOWED);
 	if (ours) {
 		staged[0] = (struct staged){ .address = address, .tid = tid,
 					     .flags = (flags & FL_TRAP_WRITE) ? FL_REC_WRITE : 0,
@@ -739,7 +741,7 @@ int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access)
 		progress++;
 	}
 	agent_unlock();
-	return ours;
+	return ours ? 1 : allowed ? 2 : 0;
 }
 
 /* read the engine's queued traps without blocking; returns traps handled, or -errno */
@@ -1018,6 +1020,10 @@ static int serve(struct fl_req *q)
 		return fl_engine->protect(q->a, q->b, (int)q->c);
 	case FL_REQ_UNTRACE:
 		return fl_engine->untrace(q->a, q->b, 0);
+	case FL_REQ_PIN:
+		for (uintptr_t p = FL_PAGE_DOWN(q->a); p < q->b; p += FL_PAGE)
+			fl_engine->pin(p);
+		return 0;
 	default:
 		return -EINVAL;
 	}

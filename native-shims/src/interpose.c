@@ -323,6 +323,7 @@ FL_EXPORT void *realloc(void *old, size_t n)
 		untrace_before_move(old);
 	void *p = __libc_realloc(old, n);
 	note_block(p, n);
+	fl_touch_realloced(old, p, n);
 	return p;
 }
 

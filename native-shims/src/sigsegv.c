@@ -18,9 +18,11 @@
  *     action back and returns: the access faults again and the process dies of it as it would
  *     untraced; a SIGSEGV sent by kill is raised again after the default is back;
  *   - a race: another thread enabled the page (or tracing stopped and enabled every page)
- *     between the fault and the lock, so the fault no longer looks like ours. The thread
- *     retries once before the fault is passed on; a real fault then happens twice, the first
- *     time without effect.
+ *     between the fault and the lock, so the fault no longer looks like ours. A traced page
+ *     whose state allows the access now is a race for sure: the thread retries (another
+ *     thread may win the next race too: up to RACE_RETRIES times in a row). Otherwise the
+ *     thread retries once before the fault is passed on; a real fault then happens twice, the
+ *     first time without effect.
  * Async-signal-safety: no malloc, no stdio, no errno (it lives in TLS, which may lie in a
  * disabled page), no TLS: the retry memo is keyed by tid. The signal frame goes to an
  * alternate stack in agent memory, since the thread's own stack page may be disabled and the
@@ -34,6 +36,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <locale.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -45,6 +48,7 @@
 #define ALTSTACK (64UL << 10)
 #define ALTSTACK_CHUNK (16UL << 20)
 #define MEMO 256
+#define RACE_RETRIES 1000
 #define ERR_WRITE 2  /* page-fault error code: W/R */
 #define ERR_FETCH 16 /* I/D */
 
@@ -52,11 +56,13 @@ static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
 static int (*real_sigaltstack)(const stack_t *, stack_t *);
 static int (*real_pthread_sigmask)(int, const sigset_t *, sigset_t *);
 static int (*real_sigprocmask)(int, const sigset_t *, sigset_t *);
+static char *(*real_setlocale)(int, const char *);
 static int installed;
 static struct sigaction prog_action; /* the program's action for SIGSEGV (under prog_lock) */
 static int prog_lock;
 static struct {
 	int32_t tid;
+	uint32_t retries;
 	uintptr_t addr;
 } memo[MEMO];
 static uint8_t *alt_chunk;
@@ -85,18 +91,34 @@ static int sigsegv_active(void)
 	return __atomic_load_n(&installed, __ATOMIC_ACQUIRE);
 }
 
-/* 1: let the thread retry first (the race above); 0: pass the fault on now */
-static int retry_first(uintptr_t addr)
+/*
+ * 1: let the thread retry (the race above), up to `limit` times in a row at one address; 0: pass
+ * the fault on now. The memo counts a thread's faults at one address that were not ours, and a
+ * fault that was ours ends the run (forget): a memo left over from a race the thread won on its
+ * retry would otherwise pass on its next race at that address at once. A JVM's threads read the
+ * same class metadata, and such a stale memo passed one of their races on as a crash.
+ */
+static int retry(int32_t tid, uintptr_t addr, uint32_t limit)
 {
-	int32_t tid = (int32_t)fl_raw_syscall3(SYS_gettid, 0, 0, 0);
 	uint32_t i = (uint32_t)tid % MEMO;
-	if (memo[i].tid == tid && memo[i].addr == addr) {
-		memo[i].tid = 0;
-		return 0;
+	if (memo[i].tid != tid || memo[i].addr != addr) {
+		memo[i].tid = tid;
+		memo[i].addr = addr;
+		memo[i].retries = 0;
 	}
-	memo[i].tid = tid;
-	memo[i].addr = addr;
-	return 1;
+	if (memo[i].retries < limit) {
+		memo[i].retries++;
+		return 1;
+	}
+	memo[i].tid = 0;
+	return 0;
+}
+
+static void forget(int32_t tid)
+{
+	uint32_t i = (uint32_t)tid % MEMO;
+	if (memo[i].tid == tid)
+		memo[i].tid = 0;
 }
 
 static void pass_on(int sig, siginfo_t *si, ucontext_t *uc)
@@ -144,9 +166,15 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 		uintptr_t addr = (uintptr_t)si->si_addr;
 		long err = uc->uc_mcontext.gregs[REG_ERR];
 		uint32_t access = ((err & ERR_WRITE) ? FL_ACCESS_WRITE : 0) | ((err & ERR_FETCH) ? FL_ACCESS_EXEC : 0);
-		if (fl_fault_on_thread(addr, (uint32_t)fl_raw_syscall3(SYS_gettid, 0, 0, 0), access))
+		int32_t tid = (int32_t)fl_raw_syscall3(SYS_gettid, 0, 0, 0);
+		int ours = fl_fault_on_thread(addr, (uint32_t)tid, access);
+		if (ours == 1) {
+			forget(tid);
 			return;
-		if (retry_first(addr))
+		}
+		/* a page that allows the access now: a race each time, as long as other threads
+		 * keep changing the page between the fault and the lock; bounded all the same */
+		if (retry(tid, addr, ours == 2 ? RACE_RETRIES : 1))
 			return;
 	}
 	FL_DEBUG("sigsegv-pass-on", si->si_addr, si->si_code, uc->uc_mcontext.gregs[REG_ERR]);
@@ -298,4 +326,33 @@ FL_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	RESOLVE(real_sigprocmask, "sigprocmask");
 	sigset_t copy;
 	return real_sigprocmask(how, without_segv(how, set, &copy), old);
+}
+
+/*
+ * Memory that glibc reads with every signal blocked, where a fault on a disabled page kills the
+ * process (the kernel forces SIGSEGV's default action on a blocked fault). A new thread runs
+ * __ctype_init (ctype/ctype-info.c) in start_thread (nptl/pthread_create.c) before it restores
+ * its signal mask, and __ctype_init reads the first values of the global locale's LC_CTYPE
+ * data, a block that setlocale malloc'd if it loaded the locale from files (locale/loadlocale.c,
+ * _nl_intern_locale_data; the C locale's is libc's own). A JVM starting threads died so. Their
+ * pages stay enabled for good, as each thread's struct pthread does (handler.c,
+ * FL_REQ_THREAD_START): the block's header and first values lie in its first 128 bytes (struct
+ * __locale_data, locale/localeinfo.h: 64 bytes, then the values), and references to these pages
+ * are not recorded. duplocale copies the global locale's pointers to its data.
+ */
+FL_EXPORT char *setlocale(int category, const char *locale)
+{
+	RESOLVE(real_setlocale, "setlocale");
+	char *r = real_setlocale(category, locale);
+	if (r && locale && (category == LC_CTYPE || category == LC_ALL) && sigsegv_active() && fl_tracing()) {
+		int saved = errno;
+		locale_t global = duplocale(LC_GLOBAL_LOCALE);
+		if (global) {
+			uintptr_t ctype = (uintptr_t)global->__locales[LC_CTYPE];
+			freelocale(global);
+			fl_req_call(FL_REQ_PIN, ctype, ctype + 128, 0, 0);
+		}
+		errno = saved;
+	}
+	return r;
 }

@@ -22,10 +22,11 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
-#include <signal.h>
-#include <stdio.h>
 #include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
@@ -373,6 +374,87 @@ FL_EXPORT int clock_nanosleep(clockid_t clock, int flags, const struct timespec 
 	RESOLVE(real_clock_nanosleep, "clock_nanosleep");
 	TOUCHED_ONCE((touch(req, sizeof(*req), 0), touch(rem, sizeof(*rem), 1)),
 		     real_clock_nanosleep(clock, flags, req, rem));
+}
+
+/*
+ * ---- blocks that glibc allocates and the kernel fills through an internal system call ----
+ * No wrapper sees that system call, so the block is touched as the malloc family hands it to
+ * glibc, from the realloc wrapper (interpose.c). Not every block that glibc allocates inside
+ * such a function: some are written only in part (calloc skips zeroing fresh memory, a line
+ * buffer holds a short line), and touching all their pages would add references the program
+ * does not make. Only a block that the kernel and glibc write whole, at once, is touched, each
+ * function saying which one it is:
+ *
+ * pthread_getattr_np (nptl/pthread_getattr_np.c; glibc 2.36 here, 2.29 alike) asks for the thread's
+ * CPU set in a buffer that it starts with realloc(NULL, 32) and grows with realloc of the same
+ * block while sched_getaffinity says EINVAL (more CPUs than bits). The kernel writes the first
+ * min(size, cpumask_size()) bytes (kernel/sched/syscalls.c, sched_getaffinity) and glibc's
+ * __pthread_getaffinity_np zeroes the rest: every byte, in address order, with nothing between
+ * the realloc and the system call. So the touch writes the block's pages in address order too.
+ * A JVM calls it as each thread starts, when the block is often in a thread arena that the
+ * realloc wrapper has just found and disabled. Its other reallocs are not touched:
+ * __pthread_attr_setaffinity_np's copy (realloc(NULL) again, filled by memcpy in user mode) and,
+ * for the main thread, getdelim's line buffer (realloc of another block).
+ */
+#define FILLERS 64
+
+static struct filler {
+	int32_t tid;      /* 0: free */
+	uintptr_t cpuset; /* the CPU set's block so far; 0 before its first realloc */
+} fillers[FILLERS];
+uint32_t fl_touch_fillers; /* threads inside such a call: the realloc wrapper looks only if any */
+
+static int (*real_pthread_getattr_np)(pthread_t, pthread_attr_t *);
+
+/* touched for writing from the first page to the last, as the kernel and glibc write it */
+static void touch_forward(const void *p, size_t n)
+{
+	for (uintptr_t a = (uintptr_t)p, cur = a; cur < a + n; cur = FL_PAGE_DOWN(cur) + FL_PAGE)
+		__asm__ volatile("lock orb $0, %0" : "+m"(*(volatile uint8_t *)cur) : : "memory");
+}
+
+void fl_touch_realloced(void *old, void *p, size_t n)
+{
+	if (!p || !__atomic_load_n(&fl_touch_fillers, __ATOMIC_ACQUIRE))
+		return;
+	int32_t self = fl_gettid();
+	for (int i = 0; i < FILLERS; i++)
+		if (__atomic_load_n(&fillers[i].tid, __ATOMIC_RELAXED) == self) {
+			if ((uintptr_t)old == fillers[i].cpuset) {
+				touch_forward(p, n);
+				fillers[i].cpuset = (uintptr_t)p;
+			}
+			return;
+		}
+}
+
+FL_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *attr)
+{
+	RESOLVE(real_pthread_getattr_np, "pthread_getattr_np");
+	if (!touching())
+		return real_pthread_getattr_np(th, attr);
+	int32_t self = fl_gettid();
+	struct filler *f = NULL;
+	while (!f) { /* more than FILLERS threads in here at once: wait for one to leave */
+		for (int i = 0; i < FILLERS && !f; i++) {
+			int32_t expect = 0;
+			if (__atomic_compare_exchange_n(&fillers[i].tid, &expect, self, 0, __ATOMIC_ACQUIRE,
+							__ATOMIC_RELAXED))
+				f = &fillers[i];
+		}
+		if (!f)
+			sched_yield();
+	}
+	__atomic_add_fetch(&fl_touch_fillers, 1, __ATOMIC_SEQ_CST);
+	int r;
+	/* EFAULT: the touched page was disabled again before the kernel wrote it (registered by
+	 * a rescan that another thread's start had held back, or evicted): as TOUCHED does.
+	 * glibc frees what the failed call allocated. */
+	for (int try = 0; (f->cpuset = 0, r = real_pthread_getattr_np(th, attr)) == EFAULT && try < RETRIES; try++)
+		;
+	__atomic_sub_fetch(&fl_touch_fillers, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&f->tid, 0, __ATOMIC_RELEASE);
+	return r;
 }
 
 /* a string the kernel will read: reading it is the touch */

@@ -2,8 +2,12 @@ package io.faultline.capture;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,6 +58,82 @@ class EngineTest
         assertTrue(nativeRun.out().startsWith("wait4 ok exit=7\n"), nativeRun.describe());
         final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--engine", engine, "--evms", "16", "-o",
             tmp.resolve("buffers-" + engine).toString(), "--", program), 120);
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals(nativeRun.out(), traced.out(), traced.describe());
+    }
+
+    /**
+     * A new thread's pthread_getattr_np, as a JVM calls it for every thread: glibc's internal
+     * sched_getaffinity writes into the first block of the thread's new arena, which the agent
+     * has just registered (under mprotect: disabled, and the kernel's write failed with EFAULT;
+     * the JVM aborted at start so). The output is native's under both engines, and the thread's
+     * records in its arena are the same under both: the kernel's write is a write reference
+     * under userfaultfd, and the agent's touch makes it the same reference under mprotect.
+     */
+    @Test
+    void aNewThreadsAttributesAreReadAndTheKernelsWriteIsRecordedAsUnderUserfaultfd() throws Exception
+    {
+        final String program = Workloads.build("thread_attr").toString();
+        final Faultline.Result nativeRun = Faultline.exec(List.of(program), 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        assertTrue(nativeRun.out().startsWith("pthread_getattr_np ok stack=1048576 cpus=all"), nativeRun.describe());
+        final Map<String, List<String>> arenaRecords = new HashMap<>();
+        for (final String engine : List.of("uffd", "mprotect"))
+        {
+            final Path trace = tmp.resolve("attr-" + engine);
+            final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--engine", engine, "-o",
+                trace.toString(), "--", program), 120);
+            assertEquals(0, traced.status(), traced.describe());
+            assertEquals(nativeRun.out(), traced.out(), engine + ": " + traced.describe());
+            final Matcher said = Pattern.compile("tid=(\\d+) heap=([0-9a-f]+)").matcher(traced.err());
+            assertTrue(said.find(), traced.describe());
+            final int tid = Integer.parseInt(said.group(1));
+            final long heap = Long.parseUnsignedLong(said.group(2), 16);
+            arenaRecords.put(engine, Traces.read(trace).refs.stream()
+                .filter(r -> r.tid() == tid && r.address() >= heap && r.address() < heap + (64L << 20))
+                .map(r -> "page " + (r.address() - heap) / 4096 + " " + r.kind()).toList());
+        }
+        assertEquals(arenaRecords.get("uffd"), arenaRecords.get("mprotect"));
+        assertTrue(arenaRecords.get("uffd").get(0).endsWith(" w"),
+            "the first reference in the new arena is the kernel's write into the CPU set: " + arenaRecords);
+    }
+
+    /**
+     * Two threads fault at once on the same word, round after round (--evms 16 disables its page
+     * between rounds): under mprotect the thread that takes the agent's lock second finds the
+     * page enabled, a race it must retry each time. The agent once passed a thread's second
+     * race at one address on as the program's own fault: the default action, and the process
+     * died (exit 139) within a few hundred rounds; a JVM died so on class metadata.
+     */
+    @Test
+    void aRaceLostAgainAndAgainAtOneAddressIsRetriedEachTime() throws Exception
+    {
+        final String program = Workloads.build("same_address").toString();
+        final Faultline.Result nativeRun = Faultline.exec(List.of(program, "1000"), 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        assertEquals("same_address rounds=1000 sum=6000\n", nativeRun.out(), nativeRun.describe());
+        final Path trace = tmp.resolve("same-address");
+        final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--engine", "mprotect", "--evms", "16",
+            "-o", trace.toString(), "--", program, "1000"), 120);
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals(nativeRun.out(), traced.out(), traced.describe());
+    }
+
+    /**
+     * A new thread reads the locale's LC_CTYPE data (malloc'd by setlocale, here in another
+     * thread's arena) in glibc's start_thread with every signal blocked; under mprotect a fault
+     * there is fatal, so the agent keeps those pages enabled. Without that the program died
+     * (exit 139) on its first thread started after --evms 16 had disabled them.
+     */
+    @BothEngines
+    void threadsStartWhileTheLocalesPagesWouldBeDisabled(final String engine) throws Exception
+    {
+        final String program = Workloads.build("locale_threads").toString();
+        final Faultline.Result nativeRun = Faultline.exec(List.of(program, "50"), 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        assertEquals("locale C.UTF-8 threads=50\n", nativeRun.out(), nativeRun.describe());
+        final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--engine", engine, "--evms", "16", "-o",
+            tmp.resolve("locale-" + engine).toString(), "--", program, "50"), 120);
         assertEquals(0, traced.status(), traced.describe());
         assertEquals(nativeRun.out(), traced.out(), traced.describe());
     }

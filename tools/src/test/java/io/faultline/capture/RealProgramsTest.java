@@ -165,16 +165,45 @@ class RealProgramsTest
         assertSameAsNative("java-version", true, javaCommand(), "-version");
     }
 
+    /**
+     * The JVM under mprotect: each thread's pthread_getattr_np has the kernel write into a block
+     * in a new arena, each thread's start reads the locale's data with every signal blocked, and
+     * JIT'd threads race on the pages of class metadata (README, "Engines").
+     */
+    @Test
+    void javaVersionUnderMprotect() throws Exception
+    {
+        assertSameAsNative("java-version-mprotect", List.of("--engine", "mprotect"), true, javaCommand(), "-version");
+    }
+
     @Test
     void multiThreadedJavaProgram() throws Exception
     {
-        final Path dir = Files.createDirectories(tmp.resolve("javaprog"));
-        // the capture benchmark's JVM workload (bench/workloads), one definition for both
+        assertSameAsNative("java-workers", false, javaCommand(), "-Xmx256m", "-cp", workers().toString(), "Workers");
+    }
+
+    /** Three pool threads under G1 with the mprotect engine (about 35 s here under nice 19). */
+    @Test
+    void multiThreadedJavaProgramUnderMprotect() throws Exception
+    {
+        assertSameAsNative("java-workers-mprotect", List.of("--engine", "mprotect"), false, javaCommand(), "-Xmx256m",
+            "-cp", workers().toString(), "Workers");
+    }
+
+    /** The capture benchmark's JVM workload (bench/workloads), one definition for both, compiled once. */
+    private static synchronized Path workers() throws Exception
+    {
+        final Path dir = tmp.resolve("javaprog");
+        if (Files.exists(dir.resolve("Workers.class")))
+        {
+            return dir;
+        }
+        Files.createDirectories(dir);
         Files.copy(Faultline.ROOT.resolve("bench/workloads/Workers.java"), dir.resolve("Workers.java"));
         final Process javac = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "javac").toString(),
             "-d", dir.toString(), dir.resolve("Workers.java").toString()).inheritIO().start();
         assertEquals(0, javac.waitFor());
-        assertSameAsNative("java-workers", false, javaCommand(), "-Xmx256m", "-cp", dir.toString(), "Workers");
+        return dir;
     }
 
     private static String javaCommand()
