@@ -13,6 +13,8 @@
 #                          EVMS = window), for each engine
 #   demo, ENGINE           the bundled demo traced with the default EVMS: (traced wall time -
 #                          native wall time) / trapped references
+#   jvm, ENGINE            the same for a multi-threaded JVM (bench/workloads/Workers.java: three
+#                          pool threads, G1, -Xmx256m; the command of capture-bench.sh)
 #
 #   bench/engine-bench.sh [runs=3] [refs=200000]
 # Needs: mvn -q package -DskipTests first (the launcher's jar), gcc.
@@ -28,6 +30,8 @@ bench_cc bare_handoff "$here/native/bare_handoff.c"
 bench_cc mprotect_loop "$here/native/mprotect_loop.c"
 bench_cc agent_loop "$here/native/agent_loop.c"
 engines=(uffd mprotect)
+programs=(demo jvm)
+workloads jvm
 
 declare -A row native traced trefs
 echo "engine-bench: runs=$runs refs=$refs, $(machine)"
@@ -40,14 +44,17 @@ for ((i = 1; i <= runs; i++)); do
     row[agent.$e]+=" $(timeout 600 "$root/faultline" record -q --engine "$e" --scope api --evms "$window" \
       -o "$out/trace" -- "$out/agent_loop" "$refs" "$window" free | ns)"
   done
-  /usr/bin/time -f %e -o "$out/time" "$demo" > /dev/null 2>&1
-  native[demo]+=" $(cat "$out/time")"
-  for e in "${engines[@]}"; do
-    rm -rf "$out/trace"
-    timeout 1800 "$root/faultline" record -q --engine "$e" -o "$out/trace" -- \
-      /usr/bin/time -f %e -o "$out/time" "$demo" > /dev/null 2>&1
-    traced[$e]+=" $(cat "$out/time")"
-    trefs[$e]+=" $(references "$out/trace")"
+  for p in "${programs[@]}"; do
+    read -ra cmd <<< "$(command_of "$p")"
+    /usr/bin/time -f %e -o "$out/time" "${cmd[@]}" > /dev/null 2>&1
+    native[$p]+=" $(cat "$out/time")"
+    for e in "${engines[@]}"; do
+      rm -rf "$out/trace"
+      timeout 1800 "$root/faultline" record -q --engine "$e" -o "$out/trace" -- \
+        /usr/bin/time -f %e -o "$out/time" "${cmd[@]}" > /dev/null 2>&1
+      traced[$p.$e]+=" $(cat "$out/time")"
+      trefs[$p.$e]+=" $(references "$out/trace")"
+    done
   done
 done
 
@@ -62,10 +69,12 @@ for k in pinned free loop agent.uffd agent.mprotect; do
   m=$(printf '%s\n' ${row[$k]} | median)
   printf '%-28s %12s %10s   %s\n' "$name" "$m" "$(ratio "$m")" "${row[$k]}"
 done
-mn=$(printf '%s\n' ${native[demo]} | median)
-for e in "${engines[@]}"; do
-  mt=$(printf '%s\n' ${traced[$e]} | median)
-  mr=$(printf '%s\n' ${trefs[$e]} | median)
-  per=$(awk -v t="$mt" -v n="$mn" -v r="$mr" 'BEGIN{printf "%.0f", (t - n) * 1e9 / r}')
-  printf '%-28s %12s %10s   native %ss, traced %ss, %s refs\n' "demo, $e" "$per" "$(ratio "$per")" "$mn" "$mt" "$mr"
+for p in "${programs[@]}"; do
+  mn=$(printf '%s\n' ${native[$p]} | median)
+  for e in "${engines[@]}"; do
+    mt=$(printf '%s\n' ${traced[$p.$e]} | median)
+    mr=$(printf '%s\n' ${trefs[$p.$e]} | median)
+    per=$(awk -v t="$mt" -v n="$mn" -v r="$mr" 'BEGIN{printf "%.0f", (t - n) * 1e9 / r}')
+    printf '%-28s %12s %10s   native %ss, traced %ss, %s refs\n' "$p, $e" "$per" "$(ratio "$per")" "$mn" "$mt" "$mr"
+  done
 done
