@@ -151,6 +151,13 @@ static void map_event(uint32_t kind, uint64_t a, uint64_t b, uint64_t c)
 FL_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	RESOLVE(real_mmap, "mmap");
+	/*
+	 * MAP_FIXED replaces whatever was mapped there: userfaultfd says so with UFFD_EVENT_UNMAP;
+	 * an engine without map events hears it here, as for munmap, before the old pages go (a
+	 * JVM uncommits and commits heap and metaspace so). MAP_FIXED_NOREPLACE replaces nothing.
+	 */
+	if ((flags & MAP_FIXED) && says_map_events() && len && !((uintptr_t)addr & (FL_PAGE - 1)))
+		map_event(FL_TRAP_UNMAP, (uintptr_t)addr, FL_PAGE_UP((uintptr_t)addr + len), 0);
 	void *p = real_mmap(addr, len, prot, flags, fd, off);
 	/* every mapping is an event (FL_EV_MMAP); scope all also registers private anonymous rw ones */
 	if (p != MAP_FAILED && fl_tracing()) {

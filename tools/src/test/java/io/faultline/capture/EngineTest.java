@@ -138,6 +138,34 @@ class EngineTest
         assertEquals(nativeRun.out(), traced.out(), traced.describe());
     }
 
+    /**
+     * An mmap with MAP_FIXED over touched memory: the fresh pages are traced from their first
+     * reference under both engines (the mprotect engine hears of the replacement only from the
+     * interposed mmap). Each page is referenced once before and once after: the first reference
+     * after the replacement reads it, then writes it.
+     */
+    @BothEngines
+    void memoryReplacedByAFixedMappingIsTracedAfresh(final String engine) throws Exception
+    {
+        final String program = Workloads.build("fixed_replace").toString();
+        final Faultline.Result nativeRun = Faultline.exec(List.of(program), 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        final Path trace = tmp.resolve("fixed-" + engine);
+        final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--engine", engine, "--evms", "4096", "-o",
+            trace.toString(), "--", program), 120);
+        assertEquals(0, traced.status(), traced.describe());
+        final Matcher area = Pattern.compile("area 0x([0-9a-f]+) 0x([0-9a-f]+)").matcher(traced.out());
+        assertTrue(area.find(), traced.describe());
+        final long start = Long.parseUnsignedLong(area.group(1), 16);
+        final long end = Long.parseUnsignedLong(area.group(2), 16);
+        assertEquals(nativeRun.out().replaceAll("0x[0-9a-f]+", "ADDR"), traced.out().replaceAll("0x[0-9a-f]+", "ADDR"));
+        final List<Traces.Ref> refs = Traces.read(trace).refs.stream()
+            .filter(r -> r.address() >= start && r.address() < end).toList();
+        final long pages = (end - start) / 4096;
+        assertEquals(2 * pages, refs.size(), "each page once before the replacement and once after: " + refs);
+        assertEquals(pages, refs.stream().filter(Traces.Ref::write).count(), "the writes before; the reads after: " + refs);
+    }
+
     @Test
     void withoutUserfaultfdRecordFallsBackToMprotectWithANote() throws Exception
     {
