@@ -107,12 +107,14 @@ final class RecordCommand implements Callable<Integer>
             + "(record falls back to it, with a note, when userfaultfd is unavailable and --engine is not given).",
             "Under mprotect a kernel-mode access to a disabled page fails with EFAULT: the agent touches the "
             + "buffers of read, pread, readv, recv, recvfrom, write, pwrite, writev, send, sendto, fread, fwrite, "
-            + "getdents64, stat, fstat, lstat, fstatat and the arguments of exec and posix_spawn first, and gives stdio streams "
+            + "getdents64, stat, fstat, lstat, fstatat, the wait family, pipe, getrusage, uname, poll, ppoll, "
+            + "select, pselect, epoll_wait, epoll_pwait, nanosleep, clock_nanosleep, pthread_getattr_np's CPU set "
+            + "and the arguments of exec and posix_spawn first, and gives stdio streams "
             + "opened with fopen/fdopen and stdin/stdout buffers outside traced memory; not covered: other "
             + "system calls given a traced buffer (ioctl, io_uring, preadv2, sendmsg/recvmsg, raw syscall()), "
             + "and libc's internal reads into traced memory (getpwnam and other nss lookups, opendir's buffer). "
-            + "munmap, madvise and mremap are seen only through their libc calls, not glibc's internal ones. "
-            + "monitor mode runs on userfaultfd only."})
+            + "munmap, madvise, mremap and mmap with MAP_FIXED are seen only through their libc calls, not "
+            + "glibc's internal ones. The README lists the rest. monitor mode runs on userfaultfd only."})
     String engine;
 
     @Option(names = "--ring-size", paramLabel = "BYTES",
