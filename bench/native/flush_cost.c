@@ -22,18 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef UFFD_FEATURE_MOVE
-#define UFFD_FEATURE_MOVE (1 << 16)
-#endif
-#ifndef _UFFDIO_MOVE
-#define _UFFDIO_MOVE (0x05)
-struct uffdio_move {
-	__u64 dst, src, len, mode;
-	__s64 move;
-};
-#define UFFDIO_MOVE_MODE_DONTWAKE ((__u64)1 << 0)
-#define UFFDIO_MOVE _IOWR(UFFDIO, _UFFDIO_MOVE, struct uffdio_move)
-#endif
+#include <uffd_move.h> /* native-shims/include */
 
 #define PAGE 4096UL
 

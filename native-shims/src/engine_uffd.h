@@ -8,34 +8,9 @@
 #define ENGINE_UFFD_H
 
 #include <linux/userfaultfd.h>
+#include <uffd_move.h>
 
 #include "fl_internal.h"
-
-/*
- * The machine's /usr/include/linux/userfaultfd.h may predate UFFDIO_MOVE (Linux 6.8). These are
- * the kernel uapi values (include/uapi/linux/userfaultfd.h); the kernel's UFFDIO_API answer says
- * whether the feature really exists.
- */
-#ifndef UFFD_FEATURE_MOVE
-#define UFFD_FEATURE_MOVE (1 << 16)
-#endif
-#ifndef _UFFDIO_MOVE
-#define _UFFDIO_MOVE (0x05)
-struct uffdio_move {
-	__u64 dst;
-	__u64 src;
-	__u64 len;
-#define UFFDIO_MOVE_MODE_DONTWAKE ((__u64)1 << 0)
-#define UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES ((__u64)1 << 1)
-	__u64 mode;
-	__s64 move;
-};
-#define UFFDIO_MOVE _IOWR(UFFDIO, _UFFDIO_MOVE, struct uffdio_move)
-#endif
-#ifndef USERFAULTFD_IOC_NEW
-#define USERFAULTFD_IOC 0xAA
-#define USERFAULTFD_IOC_NEW _IO(USERFAULTFD_IOC, 0x00)
-#endif
 
 extern int fl_uffd; /* the userfaultfd, -1 while none is open */
 
