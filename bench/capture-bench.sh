@@ -72,18 +72,18 @@ mp=$(printf '%s\n' ${bare[pinned]} | median)
 mf=$(printf '%s\n' ${bare[free]} | median)
 printf '\n%-34s %12s %10s   %s\n' "row" "ns/ref" "/ pinned" "runs"
 printf '%-34s %12s %10s   %s\n' "bare handoff, pinned" "$mp" "1.00" "${bare[pinned]}"
-printf '%-34s %12s %10s   %s\n' "bare handoff, free" "$mf" "$(awk -v a="$mf" -v b="$mp" 'BEGIN{printf "%.2f", a/b}')" "${bare[free]}"
+printf '%-34s %12s %10s   %s\n' "bare handoff, free" "$mf" "$(ratio "$mf" "$mp")" "${bare[free]}"
 for c in "${configs[@]}"; do
   m=$(printf '%s\n' ${agent[$c]} | median)
-  printf '%-34s %12s %10s   %s\n' "agent_loop, $c" "$m" "$(awk -v a="$m" -v b="$mp" 'BEGIN{printf "%.2f", a/b}')" "${agent[$c]}"
+  printf '%-34s %12s %10s   %s\n' "agent_loop, $c" "$m" "$(ratio "$m" "$mp")" "${agent[$c]}"
 done
 for p in "${programs[@]}"; do
   mn=$(printf '%s\n' ${native[$p]} | median)
   for c in "${configs[@]}"; do
     mt=$(printf '%s\n' ${traced[$p.$c]} | median)
     mr=$(printf '%s\n' ${trefs[$p.$c]} | median)
-    per=$(awk -v t="$mt" -v n="$mn" -v r="$mr" 'BEGIN{printf "%.0f", (t - n) * 1e9 / r}')
-    printf '%-34s %12s %10s   native %ss, traced %ss, %s refs\n' "$p, $c" "$per" \
-      "$(awk -v a="$per" -v b="$mp" 'BEGIN{printf "%.2f", a/b}')" "$mn" "$mt" "$mr"
+    per=$(per_ref "$mn" "$mt" "$mr")
+    printf '%-34s %12s %10s   native %ss, traced %ss, %s refs\n' "$p, $c" "$per" "$(ratio "$per" "$mp")" \
+      "$mn" "$mt" "$mr"
   done
 done

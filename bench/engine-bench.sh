@@ -59,7 +59,6 @@ for ((i = 1; i <= runs; i++)); do
 done
 
 mp=$(printf '%s\n' ${row[pinned]} | median)
-ratio() { awk -v a="$1" -v b="$mp" 'BEGIN{printf "%.2f", a/b}'; }
 printf '\n%-28s %12s %10s   %s\n' "row" "ns/ref" "/ pinned" "runs"
 for k in pinned free loop agent.uffd agent.mprotect; do
   case $k in
@@ -67,14 +66,14 @@ for k in pinned free loop agent.uffd agent.mprotect; do
     *) name="agent_loop, ${k#agent.}" ;;
   esac
   m=$(printf '%s\n' ${row[$k]} | median)
-  printf '%-28s %12s %10s   %s\n' "$name" "$m" "$(ratio "$m")" "${row[$k]}"
+  printf '%-28s %12s %10s   %s\n' "$name" "$m" "$(ratio "$m" "$mp")" "${row[$k]}"
 done
 for p in "${programs[@]}"; do
   mn=$(printf '%s\n' ${native[$p]} | median)
   for e in "${engines[@]}"; do
     mt=$(printf '%s\n' ${traced[$p.$e]} | median)
     mr=$(printf '%s\n' ${trefs[$p.$e]} | median)
-    per=$(awk -v t="$mt" -v n="$mn" -v r="$mr" 'BEGIN{printf "%.0f", (t - n) * 1e9 / r}')
-    printf '%-28s %12s %10s   native %ss, traced %ss, %s refs\n' "$p, $e" "$per" "$(ratio "$per")" "$mn" "$mt" "$mr"
+    per=$(per_ref "$mn" "$mt" "$mr")
+    printf '%-28s %12s %10s   native %ss, traced %ss, %s refs\n' "$p, $e" "$per" "$(ratio "$per" "$mp")" "$mn" "$mt" "$mr"
   done
 done

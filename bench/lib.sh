@@ -10,6 +10,8 @@
 #   median            the median of the numbers on standard input (the lower middle one of an
 #                     even count)
 #   ns                the N of the ns_per_ref=N line that bench/native's loops print
+#   per_ref N T R     ns per trapped reference: (T - N) seconds of wall time over R references
+#   ratio A B         A / B, two decimals
 #   walltime CMD...   wall seconds of CMD (microsecond clock, 3 decimals), its output discarded
 #   references DIR    the references of the trace in DIR (faultline info)
 #   demo              the bundled demo program (built by mvn package)
@@ -44,6 +46,12 @@ bench_cc() {
 machine() { echo "$(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"; }
 
 median() { sort -n | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}'; }
+
+# per_ref NATIVE_S TRACED_S REFS: ns per trapped reference, (traced - native) / references
+per_ref() { awk -v n="$1" -v t="$2" -v r="$3" 'BEGIN{printf "%.0f", (t - n) * 1e9 / r}'; }
+
+# ratio A B: A / B to two decimals (a row against the pinned bare handoff)
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a / b}'; }
 
 # wall seconds (microsecond clock, 3 decimals) of CMD ARGS..., its output discarded: for programs
 # of tens of milliseconds, where /usr/bin/time's 10 ms steps are a third of the figure
