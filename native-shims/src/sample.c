@@ -146,13 +146,12 @@ static void retry_stuck(void)
 }
 
 /*
- * between, when given, runs between two pages of an ARM (handler.c: resolves the faults queued
- * so far and wakes their threads). An ARM of many regions takes a while, and a hot page armed
- * at its start is accessed at once: without it that page's thread waited for the whole ARM, and
+ * Bring home the previous ARM's pages that nobody accessed, and unregister them all. between,
+ * when given, runs between two pages here and in arm (handler.c: resolves the faults queued so
+ * far and wakes their threads). An ARM of many regions takes a while, and a hot page armed at
+ * its start is accessed at once: without it that page's thread waited for the whole ARM, and
  * that wait, not the fault, was most of what a check cost.
  */
-
-/* bring home the previous ARM's pages that nobody accessed, and unregister them all */
 static void disarm(void (*between)(void))
 {
 	retry_stuck();

@@ -56,6 +56,12 @@ static inline int touching(void)
 	return !(fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS) && fl_tracing();
 }
 
+/* a write access to the byte at a that changes nothing (the header's `lock orb $0`) */
+static inline void write_touch(uintptr_t a)
+{
+	__asm__ volatile("lock orb $0, %0" : "+m"(*(volatile uint8_t *)a) : : "memory");
+}
+
 /*
  * Every page of [p, p + n): a write access (the kernel will write it) or a read. Last page
  * first: the first page is then the newest in the EVMS, the last to be evicted by other
@@ -70,7 +76,7 @@ static void touch(const void *p, size_t n, int write)
 	for (uintptr_t cur = FL_PAGE_DOWN(a + n - 1);; cur -= FL_PAGE) {
 		uintptr_t at = cur < a ? a : cur;
 		if (write)
-			__asm__ volatile("lock orb $0, %0" : "+m"(*(volatile uint8_t *)at) : : "memory");
+			write_touch(at);
 		else
 			(void)*(volatile const uint8_t *)at;
 		if (cur <= a)
@@ -402,7 +408,7 @@ static struct filler {
 	int32_t tid;      /* 0: free */
 	uintptr_t cpuset; /* the CPU set's block so far; 0 before its first realloc */
 } fillers[FILLERS];
-uint32_t fl_touch_fillers; /* threads inside such a call: the realloc wrapper looks only if any */
+static uint32_t touch_fillers; /* threads inside such a call: the realloc wrapper looks only if any */
 
 static int (*real_pthread_getattr_np)(pthread_t, pthread_attr_t *);
 
@@ -410,12 +416,12 @@ static int (*real_pthread_getattr_np)(pthread_t, pthread_attr_t *);
 static void touch_forward(const void *p, size_t n)
 {
 	for (uintptr_t a = (uintptr_t)p, cur = a; cur < a + n; cur = FL_PAGE_DOWN(cur) + FL_PAGE)
-		__asm__ volatile("lock orb $0, %0" : "+m"(*(volatile uint8_t *)cur) : : "memory");
+		write_touch(cur);
 }
 
 void fl_touch_realloced(void *old, void *p, size_t n)
 {
-	if (!p || !__atomic_load_n(&fl_touch_fillers, __ATOMIC_ACQUIRE))
+	if (!p || !__atomic_load_n(&touch_fillers, __ATOMIC_ACQUIRE))
 		return;
 	int32_t self = fl_gettid();
 	for (int i = 0; i < FILLERS; i++)
@@ -445,14 +451,14 @@ FL_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *attr)
 		if (!f)
 			sched_yield();
 	}
-	__atomic_add_fetch(&fl_touch_fillers, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&touch_fillers, 1, __ATOMIC_SEQ_CST);
 	int r;
 	/* EFAULT: the touched page was disabled again before the kernel wrote it (registered by
 	 * a rescan that another thread's start had held back, or evicted): as TOUCHED does.
 	 * glibc frees what the failed call allocated. */
 	for (int try = 0; (f->cpuset = 0, r = real_pthread_getattr_np(th, attr)) == EFAULT && try < RETRIES; try++)
 		;
-	__atomic_sub_fetch(&fl_touch_fillers, 1, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(&touch_fillers, 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&f->tid, 0, __ATOMIC_RELEASE);
 	return r;
 }
