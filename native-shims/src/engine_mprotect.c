@@ -11,7 +11,8 @@
  *     waiting: the common libc calls that hand a buffer to the kernel touch it first
  *     (touch.c); what they cannot cover is listed in README.md;
  *   - no mapping events: munmap, madvise and mremap are seen through their interposed calls
- *     (FL_REQ_MAP_EVENT), so glibc's internal ones (free of a large block) are not;
+ *     (FL_REQ_MAP_EVENT), glibc's free and realloc of its mmapped blocks through the malloc
+ *     wrappers (interpose.c), its other internal ones not: see set_prot;
  *   - the program's own mprotect of traced memory is interposed: the protection it wants is
  *     kept per page and applied whenever the engine enables the page (FL_REQ_MPROTECT);
  *   - dirty tracking: a page enabled by a read is PROT_READ (less what the program wants), so
@@ -71,6 +72,34 @@ static long raw_mprotect(uintptr_t a, size_t len, int prot)
 	return fl_raw_syscall3(SYS_mprotect, (long)a, (long)len, prot);
 }
 
+struct set_prot {
+	int prot;
+	long err;
+};
+
+static void set_prot_piece(uintptr_t s, uintptr_t e, void *ctx)
+{
+	struct set_prot *c = ctx;
+	long err = raw_mprotect(s, e - s, c->prot);
+	if (err && !c->err)
+		c->err = err;
+}
+
+/*
+ * Every protection the engine sets on traced pages goes through here, and never reaches agent
+ * memory. A traced range can outlive its memory: glibc unmaps with internal calls no wrapper
+ * sees (its stack cache, dlclose; a large free is heard through the free wrapper), a raw munmap
+ * syscall neither, and the kernel then hands the hole to the next mapping, the agent's among
+ * them. Evicting a stale page there took the agent's own memory away: the SIGSEGV handler
+ * crashed reading page states, and a thread whose signal stack lay there died with SI_KERNEL.
+ */
+static long set_prot(uintptr_t a, size_t len, int prot)
+{
+	struct set_prot c = { .prot = prot, .err = 0 };
+	fl_mem_subtract(a, a + len, set_prot_piece, &c);
+	return c.err;
+}
+
 /*
  * mprotect's ENOMEM means either that the address is not mapped (glibc unmapped it with its
  * internal munmap, which no wrapper sees: nothing to disable) or that the kernel could not
@@ -109,10 +138,10 @@ static void apply(const struct fl_range *r, uintptr_t a, uintptr_t b)
 		uintptr_t e = a + FL_PAGE;
 		while (e < b && prot_of(*state_of(r, e)) == p)
 			e += FL_PAGE;
-		if (raw_mprotect(a, e - a, p) == -ENOMEM) {
+		if (set_prot(a, e - a, p) == -ENOMEM) {
 			/* the kernel may have changed part of the run before it failed: page by page */
 			for (uintptr_t q = a; q < e; q += FL_PAGE)
-				if (raw_mprotect(q, FL_PAGE, p) == -ENOMEM)
+				if (set_prot(q, FL_PAGE, p) == -ENOMEM)
 					limit_reached(q, FL_PAGE);
 		}
 		a = e;
@@ -200,11 +229,11 @@ static void mp_disable(uintptr_t s, uintptr_t e)
 		populate(o.r, o.a, o.b);
 		for (uintptr_t p = o.a; p < o.b; p += FL_PAGE)
 			*state_of(o.r, p) = (uint8_t)((*state_of(o.r, p) & ~ST_RDONLY) | ST_DISABLED);
-		if (raw_mprotect(o.a, o.b - o.a, PROT_NONE) == -ENOMEM) {
+		if (set_prot(o.a, o.b - o.a, PROT_NONE) == -ENOMEM) {
 			/* a hole (glibc unmapped part of the range) or the VMA limit; the kernel may have
 			 * changed part of the range before it failed: page by page, the state follows */
 			for (uintptr_t p = o.a; p < o.b; p += FL_PAGE)
-				if (raw_mprotect(p, FL_PAGE, PROT_NONE) == -ENOMEM) {
+				if (set_prot(p, FL_PAGE, PROT_NONE) == -ENOMEM) {
 					*state_of(o.r, p) &= (uint8_t)~ST_DISABLED;
 					limit_reached(p, FL_PAGE);
 				}
@@ -336,7 +365,7 @@ static int mp_evict(uintptr_t page)
 	if (*st & ST_DISABLED)
 		return 0; /* disabled already: this EVMS entry was stale */
 	*st = (uint8_t)((*st & ~ST_RDONLY) | ST_DISABLED);
-	if (raw_mprotect(page, FL_PAGE, PROT_NONE) == -ENOMEM) {
+	if (set_prot(page, FL_PAGE, PROT_NONE) == -ENOMEM) {
 		*st &= (uint8_t)~ST_DISABLED;
 		limit_reached(page, FL_PAGE);
 		return 0;
@@ -411,7 +440,7 @@ static int mp_trapped(uintptr_t addr, uint32_t access, uint32_t *flags)
  */
 static int mp_protect(uintptr_t s, size_t len, int prot)
 {
-	long err = raw_mprotect(s, len, prot);
+	long err = raw_mprotect(s, len, prot); /* the program's own call, as it made it */
 	if (err)
 		return (int)err;
 	uintptr_t e = FL_PAGE_UP(s + len);

@@ -10,7 +10,8 @@
  *     returning the pointer. References that happen before that check are not recorded:
  *     malloc's own writes of chunk headers and arena/heap_info structures into fresh memory,
  *     and calloc's zeroing of a fresh block. The first reference by the program is recorded.
- *   - munmap, including glibc's internal ones, arrives as UFFD_EVENT_UNMAP; mremap of a traced
+ *   - munmap, including glibc's internal ones, arrives as UFFD_EVENT_UNMAP (under mprotect: the
+ *     munmap wrapper, and free and realloc for glibc's mmapped blocks); mremap of a traced
  *     range as UFFD_EVENT_REMAP; madvise(DONTNEED) as UFFD_EVENT_REMOVE (handler.c).
  *   - a vma grown in place (mremap without a move) is found when it first faults.
  *   - thread stacks come from glibc's internal mmap (and its stack cache): the pthread_create
@@ -48,6 +49,7 @@ extern void *__libc_realloc(void *, size_t);
 extern void *__libc_memalign(size_t, size_t);
 extern void *__libc_valloc(size_t);
 extern void *__libc_pvalloc(size_t);
+extern void __libc_free(void *);
 
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static void *(*real_mremap)(void *, size_t, size_t, int, ...);
@@ -310,28 +312,80 @@ FL_EXPORT void *calloc(size_t n, size_t m)
 }
 
 /*
+ * A block glibc mmapped for itself (above its mmap threshold, 128 KiB at first): its mapping, or
+ * 0. glibc marks such a chunk IS_MMAPPED (0x2) in its size word; the mapping starts prev_size
+ * bytes before the chunk and is prev_size + size long (malloc/malloc.c: struct malloc_chunk,
+ * munmap_chunk, mremap_chunk). glibc's free and realloc read the same two words first thing, so
+ * reading them here adds no reference to the trace that glibc's own reads would not make.
+ */
+static size_t mmapped_block(void *p, uintptr_t *block)
+{
+	const size_t *chunk = (const size_t *)p - 2; /* prev_size, size: the chunk header before the block */
+	size_t size = chunk[1];
+	if (!(size & 2))
+		return 0;
+	*block = (uintptr_t)chunk - chunk[0];
+	size_t len = chunk[0] + (size & ~(size_t)7);
+	if (((*block | len) & (FL_PAGE - 1)) || !len || *block + len <= (uintptr_t)p)
+		return 0; /* not what glibc maps: glibc itself will complain */
+	return len;
+}
+
+/*
  * glibc's realloc of a block it mmapped moves its pages with its internal mremap, which the
  * mprotect engine never hears of (no REMAP event): pages it disabled would arrive at an address
  * it does not know, PROT_NONE, and their next reference would look like the program's own
- * fault. So such a block (glibc's mmap threshold is 128 KiB at least) leaves tracing first, its
- * pages enabled; the new block is registered again by note_block's rescan.
+ * fault. So such a block leaves tracing first, its pages enabled; the new block is registered
+ * again by note_block's rescan.
  */
-static void untrace_before_move(void *old)
-{
-	size_t have = malloc_usable_size(old);
-	uintptr_t s = FL_PAGE_UP((uintptr_t)old), e = FL_PAGE_DOWN((uintptr_t)old + have);
-	if (have >= (128UL << 10) && e > s)
-		fl_req_call(FL_REQ_UNTRACE, FL_PAGE_DOWN((uintptr_t)old), FL_PAGE_UP((uintptr_t)old + have), 0, 0);
-}
-
 FL_EXPORT void *realloc(void *old, size_t n)
 {
-	if (old && says_map_events())
-		untrace_before_move(old);
+	uintptr_t block;
+	size_t len;
+	if (old && says_map_events() && (len = mmapped_block(old, &block))) {
+		int saved = errno;
+		fl_req_call(FL_REQ_UNTRACE, block, block + len, 0, 0);
+		errno = saved;
+	}
 	void *p = __libc_realloc(old, n);
 	note_block(p, n);
 	fl_touch_realloced(old, p, n);
 	return p;
+}
+
+/*
+ * glibc's free of a block it mmapped unmaps it with its internal munmap, which the mprotect engine
+ * never hears of either (no UNMAP event): the block's range stayed in the table and its enabled
+ * pages in the EVMS, and the kernel handed the hole to the next mapping, the agent's own memory
+ * among them; evicting those pages then made that memory PROT_NONE (the SIGSEGV handler crashed
+ * reading a page state there; a thread whose signal stack lay there died with SI_KERNEL). So the
+ * wrapper says "unmap" first, as UFFD_EVENT_UNMAP would, for all but the header's page: glibc
+ * reads the header after the wrapper, so that page leaves tracing enabled (another thread's
+ * fault may have evicted it since: a JVM's compiler thread died so in glibc's free).
+ */
+FL_EXPORT void free(void *p)
+{
+	uintptr_t block;
+	size_t len;
+	if (p && says_map_events() && (len = mmapped_block(p, &block))) {
+		int saved = errno;
+		fl_req_call(FL_REQ_UNTRACE, block, block + FL_PAGE, 0, 0);
+		errno = saved;
+		if (len > FL_PAGE)
+			map_event(FL_TRAP_UNMAP, block + FL_PAGE, block + len, 0);
+	}
+	__libc_free(p);
+}
+
+/* glibc's reallocarray calls its realloc internally, past the realloc wrapper above */
+FL_EXPORT void *reallocarray(void *old, size_t n, size_t m)
+{
+	size_t bytes;
+	if (__builtin_mul_overflow(n, m, &bytes)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(old, bytes);
 }
 
 FL_EXPORT void *memalign(size_t align, size_t n)
