@@ -13,7 +13,6 @@ import java.util.Random;
 import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceLayout;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -184,15 +183,11 @@ class RealProgramsTest
     }
 
     /**
-     * Three pool threads under G1 with the mprotect engine (about 35 s here under nice 19).
-     * Disabled: the JVM crashed with SIGSEGV in one fresh-clone CI run of three, and in 1 of 20
-     * runs of Workers 2000 (si_code SI_KERNEL, the kernel unable to push a signal frame, in a
-     * thread still in pthread_create's trampoline; not understood yet). sortInParallelUnderMprotect
-     * shows a crash of the same kind more often (3 of 40 loop runs, with the agent of this test's
-     * first commit too) and stays enabled. Enable this one again with the fix.
+     * Three pool threads under G1 with the mprotect engine (about 35 s here under nice 19). It
+     * crashed in about 1 run in 20 until the agent heard of glibc's frees of mmapped blocks and
+     * stopped protecting its own memory (EngineTest.memoryGlibcUnmapsInFreeLeavesTracing).
      */
     @Test
-    @Disabled("the JVM under --engine mprotect crashes in about 1 run in 20 (see the comment above)")
     void multiThreadedJavaProgramUnderMprotect() throws Exception
     {
         assertSameAsNative("java-workers-mprotect", List.of("--engine", "mprotect"), false, javaCommand(), "-Xmx256m",
