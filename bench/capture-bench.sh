@@ -7,6 +7,11 @@
 #                 floor of a userfaultfd handoff on this machine (fault, move the oldest page
 #                 out, move the faulting page back, wake)
 #   bare free     the same, the scheduler placing both threads
+#   no handler    bench/native/placement_probe sigbus: no handler at all, each thread moves its
+#                 own page home in its SIGBUS handler (UFFD_FEATURE_SIGBUS): one thread, and two
+#                 threads as wall time per reference (the slower thread's time / 2), the floor of
+#                 any mechanism that takes a page away per reference: with two threads on two
+#                 CPUs every page taken away is a TLB shootdown to the other CPU
 #   agent_loop    the bare handoff's loop traced by the real agent and recorder (EVMS = window)
 #   programs      the demo, sort --parallel=2, xz -T2 and a 3-thread JVM program, each traced
 #                 with the default EVMS; cost per trapped reference = (traced wall time -
@@ -31,6 +36,7 @@ bench_tmp
 
 bench_cc bare_handoff "$here/native/bare_handoff.c"
 bench_cc agent_loop "$here/native/agent_loop.c"
+bench_cc placement_probe "$here/native/placement_probe.c"
 programs=(demo sort xz jvm)
 workloads "${programs[@]}"
 
@@ -47,6 +53,10 @@ echo "capture-bench: runs=$runs scale=$scale, $(machine)"
 for ((i = 1; i <= runs; i++)); do
   bare[pinned]+=" $(timeout 300 "$out/bare_handoff" "$refs" "$window" same | ns)"
   bare[free]+=" $(timeout 300 "$out/bare_handoff" "$refs" "$window" free | ns)"
+  bare[sigbus1]+=" $(timeout 300 "$out/placement_probe" sigbus 1 "$refs" "$window" | ns)"
+  # ns_per_ref=A,B: each thread's own; the two ran at once, so wall per reference is max / 2
+  bare[sigbus2]+=" $(timeout 300 "$out/placement_probe" sigbus 2 "$refs" "$window" \
+      | sed -n 's/.*ns_per_ref=\([0-9]*\),\([0-9]*\).*/\1 \2/p' | awk '{print int(($1 > $2 ? $1 : $2) / 2)}')"
   for c in "${configs[@]}"; do
     rm -rf "$out/trace"
     agent[$c]+=" $(FAULTLINE_HANDLERS=$(handlers_of "$c") timeout 600 "$root/faultline" record -q \
@@ -73,6 +83,10 @@ mf=$(printf '%s\n' ${bare[free]} | median)
 printf '\n%-34s %12s %10s   %s\n' "row" "ns/ref" "/ pinned" "runs"
 printf '%-34s %12s %10s   %s\n' "bare handoff, pinned" "$mp" "1.00" "${bare[pinned]}"
 printf '%-34s %12s %10s   %s\n' "bare handoff, free" "$mf" "$(ratio "$mf" "$mp")" "${bare[free]}"
+for k in sigbus1 sigbus2; do
+  m=$(printf '%s\n' ${bare[$k]} | median)
+  printf '%-34s %12s %10s   %s\n' "no handler, ${k#sigbus} thread(s), wall" "$m" "$(ratio "$m" "$mp")" "${bare[$k]}"
+done
 for c in "${configs[@]}"; do
   m=$(printf '%s\n' ${agent[$c]} | median)
   printf '%-34s %12s %10s   %s\n' "agent_loop, $c" "$m" "$(ratio "$m" "$mp")" "${agent[$c]}"
