@@ -194,7 +194,9 @@ enum fl_req_type {
 	FL_REQ_MAP_EVENT,     /* a = FL_TRAP_UNMAP/REMOVE/REMAP, b, c, d = the trap's a, b, c */
 	FL_REQ_MPROTECT,      /* a = start, b = len, c = prot: the program's mprotect */
 	FL_REQ_UNTRACE,       /* [a, b) leaves tracing, its pages enabled (a block glibc is about to mremap) */
-	FL_REQ_PIN,           /* the pages of [a, b) stay enabled for good (memory glibc reads with every signal blocked) */
+	FL_REQ_PIN,           /* the pages of [a, b) stay enabled for good (memory glibc reads with every signal blocked);
+	                       * c = 1: for a while, returns the mask of pages it pinned (bit i: page a + i) for FL_REQ_UNPIN */
+	FL_REQ_UNPIN,         /* c = that mask: those pages of [a, b) are disabled again (their next reference faults) */
 };
 #define FL_REQ_TEXT_MAX 256
 /* slot word (reserved u32 at 76 in the contract): 1 = this image announced FL_EV_EXEC */
@@ -346,6 +348,8 @@ int fl_scope_rescan(void);                                   /* handler */
 int fl_scope_register_exact(uintptr_t s, uintptr_t e, uint32_t source); /* handler */
 int fl_scope_register_around(uintptr_t s, uintptr_t e);      /* handler: eligible mappings overlapping [s, e), whole */
 int fl_scope_check_api_range(uintptr_t s, uintptr_t e);      /* handler: 0 or -EINVAL */
+void fl_scope_retire_stack(uintptr_t s, uintptr_t e);       /* handler: an exited thread's stack, left alone until... */
+void fl_scope_unretire(uintptr_t s, uintptr_t e);           /* handler: ...a thread starts on it, or it is unmapped */
 
 /* ---- handler.c ---- */
 int fl_handler_start(void);

@@ -654,6 +654,7 @@ static void handle_event(const struct fl_trap *m)
 	case FL_TRAP_UNMAP: {
 		uintptr_t s = m->a, e = m->b;
 		fl_engine->untrace(s, e, 1);
+		fl_scope_unretire(s, e);
 		fl_emit_event(FL_EV_MUNMAP, 0, s, e - s, 0, 0, NULL, 0);
 		break;
 	}
@@ -837,6 +838,14 @@ static void existing_threads(void)
 	close(fd);
 }
 
+/* the mapping of an exiting thread's stack that is not traced: retired (scope.c) */
+static int retire_line(const struct fl_map_line *m, void *ctx)
+{
+	(void)ctx;
+	fl_scope_retire_stack(m->start, m->end);
+	return 0;
+}
+
 static int serve(struct fl_req *q)
 {
 	int all = fl_agent.scope == FL_SCOPE_ALL;
@@ -906,6 +915,7 @@ static int serve(struct fl_req *q)
 		/* struct pthread spans ~2.3 KiB from pthread_self(): keep its pages enabled (first: INIT) */
 		fl_engine->pin(q->b);
 		fl_engine->pin(q->b + 2303);
+		fl_scope_unretire(FL_PAGE_DOWN(q->b), FL_PAGE_DOWN(q->b) + FL_PAGE); /* a cached stack in use again */
 		if (q->c)
 			__atomic_sub_fetch(&fl_threads_starting, 1, __ATOMIC_SEQ_CST);
 		/*
@@ -931,8 +941,15 @@ static int serve(struct fl_req *q)
 			 * thread start registers it again.
 			 */
 			struct fl_range *r = fl_range_find(FL_PAGE_DOWN(q->a));
-			if (r)
-				fl_engine->untrace(r->start, r->end, 0);
+			if (r) {
+				uintptr_t s = r->start, e = r->end;
+				fl_engine->untrace(s, e, 0);
+				fl_scope_retire_stack(s, e); /* no rescan takes it before that next start */
+			} else {
+				/* not traced yet (its start's rescan came while other threads were starting):
+				 * retired all the same, or the next rescan would take it */
+				fl_maps_each_in(FL_PAGE_DOWN(q->a), FL_PAGE_DOWN(q->a) + FL_PAGE, retire_line, NULL);
+			}
 		}
 		return 0;
 	case FL_REQ_FORK_PREPARE:
@@ -1020,10 +1037,28 @@ static int serve(struct fl_req *q)
 		return fl_engine->protect(q->a, q->b, (int)q->c);
 	case FL_REQ_UNTRACE:
 		return fl_engine->untrace(q->a, q->b, 0);
-	case FL_REQ_PIN:
-		for (uintptr_t p = FL_PAGE_DOWN(q->a); p < q->b; p += FL_PAGE)
+	case FL_REQ_PIN: {
+		/* for a while (c): only pages not pinned already, so that the unpin leaves those */
+		int mask = 0, i = 0;
+		for (uintptr_t p = FL_PAGE_DOWN(q->a); p < q->b; p += FL_PAGE, i++) {
+			if (q->c && (i >= 30 || fl_pins_has(p)))
+				continue;
 			fl_engine->pin(p);
+			mask |= 1 << i;
+		}
+		return q->c ? mask : 0;
+	}
+	case FL_REQ_UNPIN: {
+		int i = 0;
+		for (uintptr_t p = FL_PAGE_DOWN(q->a); p < q->b && i < 30; p += FL_PAGE, i++) {
+			if (!(q->c & (1u << i)))
+				continue;
+			fl_pins_forget(p, p + FL_PAGE);
+			if (fl_range_find(p))
+				fl_engine->disable(p, p + FL_PAGE);
+		}
 		return 0;
+	}
 	default:
 		return -EINVAL;
 	}

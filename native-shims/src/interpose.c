@@ -487,6 +487,9 @@ static void *trampoline(void *p)
 	return ret;
 }
 
+/* what glibc's pthread_create uses below its caller's frame while every signal is blocked (under 2 KiB in 2.36) */
+#define CREATE_STACK (16UL << 10)
+
 FL_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
 	RESOLVE(real_pthread_create, "pthread_create");
@@ -506,7 +509,21 @@ FL_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	t->counted = !(fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS);
 	if (t->counted)
 		__atomic_add_fetch(&fl_threads_starting, 1, __ATOMIC_SEQ_CST); /* before glibc maps the stack */
+	/*
+	 * glibc's pthread_create blocks every signal while it clones (the new thread must start with
+	 * them blocked), and under an engine that cannot trap kernel-mode accesses a fault on a
+	 * disabled page of this thread's stack then kills the process (SIGSEGV blocked): the pages
+	 * its callees use below this frame are pinned for the call, and disabled again after it.
+	 */
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t lo = FL_PAGE_DOWN(sp - CREATE_STACK), hi = FL_PAGE_UP(sp + 1);
+	int pinned = t->counted ? fl_req_call(FL_REQ_PIN, lo, hi, 1, 0) : 0;
 	int r = real_pthread_create(th, attr, trampoline, t);
+	if (pinned > 0) {
+		int saved = errno;
+		fl_req_call(FL_REQ_UNPIN, lo, hi, (uint64_t)pinned, 0);
+		errno = saved;
+	}
 	if (r) {
 		if (t->counted)
 			__atomic_sub_fetch(&fl_threads_starting, 1, __ATOMIC_SEQ_CST);

@@ -37,6 +37,62 @@ static int eligible(const struct fl_map_line *m)
 	return m->path[0] == 0 || strcmp(m->path, "[heap]") == 0 || strcmp(m->path, "[stack]") == 0;
 }
 
+/*
+ * Stacks between two threads (engines that cannot trap kernel-mode accesses: mprotect). glibc
+ * caches an exited thread's stack and runs the start of the next thread on it with every signal
+ * blocked, where a fault on a disabled page kills the process; so the stack leaves tracing at
+ * the thread's exit (handler.c, FL_REQ_THREAD_EXIT) and stays "retired" until a thread starts on
+ * it: rescans leave it alone. Before, the rescan at another thread's start registered and
+ * disabled it, and the next thread died in clone3 (workload thread_churn.c). The thread start
+ * whose descriptor lies in it, or an unmap, takes it off the list; past RETIRED_MAX the oldest
+ * is forgotten (a rescan may then trace it again, as before).
+ */
+#define RETIRED_MAX 256
+static struct {
+	uintptr_t s, e;
+} retired[RETIRED_MAX];
+static uint32_t retired_n;
+
+void fl_scope_retire_stack(uintptr_t s, uintptr_t e)
+{
+	fl_scope_unretire(s, e);
+	if (retired_n == RETIRED_MAX) {
+		memmove(&retired[0], &retired[1], (RETIRED_MAX - 1) * sizeof(retired[0]));
+		retired_n--;
+	}
+	retired[retired_n].s = s;
+	retired[retired_n].e = e;
+	retired_n++;
+}
+
+void fl_scope_unretire(uintptr_t s, uintptr_t e)
+{
+	for (uint32_t i = 0; i < retired_n;) {
+		if (retired[i].s < e && retired[i].e > s) {
+			memmove(&retired[i], &retired[i + 1], (retired_n - i - 1) * sizeof(retired[0]));
+			retired_n--;
+		} else {
+			i++;
+		}
+	}
+}
+
+/* trace_new for the parts of [s, e) outside retired stacks */
+static void trace_outside_retired(uintptr_t s, uintptr_t e, uint32_t source)
+{
+	while (s < e) {
+		uintptr_t cut_s = e, cut_e = e;
+		for (uint32_t i = 0; i < retired_n; i++)
+			if (retired[i].s < e && retired[i].e > s && retired[i].s < cut_s) {
+				cut_s = retired[i].s > s ? retired[i].s : s;
+				cut_e = retired[i].e < e ? retired[i].e : e;
+			}
+		if (cut_s > s)
+			fl_engine->trace_new(s, cut_s, source, 1);
+		s = cut_e;
+	}
+}
+
 /* register the parts of [s, e) not yet traced */
 static void register_untraced(uintptr_t s, uintptr_t e, void *ctx)
 {
@@ -57,7 +113,7 @@ static void register_untraced(uintptr_t s, uintptr_t e, void *ctx)
 		}
 		/* a thread being created may own this memory: not before it is pinned (fl_threads_starting) */
 		if (!__atomic_load_n(&fl_threads_starting, __ATOMIC_SEQ_CST))
-			fl_engine->trace_new(s, gap_end, st->source, 1);
+			trace_outside_retired(s, gap_end, st->source);
 		s = next;
 	}
 }

@@ -177,6 +177,27 @@ class EngineTest
         }
     }
 
+    /**
+     * Threads created and joined 900 times beside a thread that keeps the EVMS evicting. Under
+     * mprotect the agent once killed every such run: a cached stack that a rescan disabled
+     * between two threads, the creator's stack below glibc's pthread_create (which blocks every
+     * signal), and now and then the kernel's rseq write into a new thread's descriptor.
+     */
+    @BothEngines
+    void threadsChurningThroughGlibcsStackCacheRunAsNatively(final String engine) throws Exception
+    {
+        final String program = Workloads.build("thread_churn").toString();
+        final Faultline.Result nativeRun = Faultline.exec(List.of(program, "300"), 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        for (final String evms : List.of("64", "176"))
+        {
+            final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--engine", engine, "--evms", evms, "-o",
+                tmp.resolve("churn-" + engine + "-" + evms).toString(), "--", program, "300"), 120);
+            assertEquals(0, traced.status(), traced.describe());
+            assertEquals(nativeRun.out(), traced.out(), traced.describe());
+        }
+    }
+
     @Test
     void withoutUserfaultfdRecordFallsBackToMprotectWithANote() throws Exception
     {
