@@ -73,12 +73,13 @@
  *
  * Sampling board (monitor mode): how the recorder's DAMON core asks one process's agent for
  * access checks (the vaddr and fvaddr operations sets; docs/ARCHITECTURE.md, "Monitoring").
- * One request at a time, the recorder writing and the agent answering:
+ * One request at a time, the recorder writing and the agent answering; the sampling window an
+ * ARM opens is timed and closed by the agent's deadline loop:
  *
  *   0   u32 request          the recorder: sequence number of the request it posts (+1 each)
  *   4   u32 done             the agent: sequence number of the last request served; a futex
  *                            word (shared, not private) that the recorder sleeps on
- *   8   u32 op               FL_SAMPLE_ARM or FL_SAMPLE_CHECK
+ *   8   u32 op               FL_SAMPLE_ARM or FL_SAMPLE_MADVISE
  *   12  u32 count            entries of this request (at most board_entries)
  *   16  u32 wake_fd          the agent: its guard's eventfd, which the recorder takes with
  *                            pidfd_getfd(2) and writes to post a request (the guard sleeps in poll)
@@ -88,16 +89,19 @@
  *   40  u64 madv_len         agent applies with madvise(2) in the program (DAMOS actions that
  *   48  u32 madv_advice      process_madvise(2) refuses from outside: hugepage, nohugepage)
  *   52  i32 madv_result      the agent: 0 or -errno
- *   56 ... reserved up to FL_BOARD_HEADER_SIZE
+ *   56  u32 sample_us        the recorder, with an ARM: the sampling interval, the window's length
+ *   60  u32 closed           the agent: request number of the last ARM whose window it closed;
+ *                            a futex word (shared) that the recorder sleeps on
  *   64  entries[count], FL_BOARD_ENTRY_SIZE bytes each:
  *         0   u64 address    the recorder: a sampling address (any byte of the page)
  *         8   u32 state      the agent, on ARM: FL_SAMPLE_* below
  *         12  u32 accessed   the agent: 1 once the page was accessed after ARM
  *
- * ARM: the agent brings home every page the previous ARM disabled that was not accessed, then
- * disables each entry's page (an access now faults and sets accessed) and clears accessed.
- * CHECK: the agent first resolves every fault already queued, then answers: accessed says,
- * for each entry of the last ARM, whether its page was accessed in between.
+ * ARM: the agent disables each entry's page (an access now faults and sets accessed), clears
+ * accessed, answers (done), and sample_us later its deadline loop closes the window: it
+ * resolves every fault already queued, stops counting, brings home the pages nobody accessed
+ * and sets closed. accessed then says, for each entry, whether its page was accessed in the
+ * window. (Request op 2, a CHECK posted by the recorder at the end of its own sleep, is gone.)
  *
  * Ring: Agrona OneToOneRingBuffer layout (docs/ARCHITECTURE.md, "Rings"). Message types:
  *
@@ -262,6 +266,8 @@
 #define FL_BOARD_MADV_LEN    40
 #define FL_BOARD_MADV_ADVICE 48
 #define FL_BOARD_MADV_RESULT 52
+#define FL_BOARD_SAMPLE_US   56
+#define FL_BOARD_CLOSED      60
 #define FL_BOARD_HEADER_SIZE 64
 #define FL_BOARD_ENTRY_ADDRESS  0
 #define FL_BOARD_ENTRY_STATE    8
@@ -269,7 +275,6 @@
 #define FL_BOARD_ENTRY_SIZE     16
 
 #define FL_SAMPLE_ARM   1
-#define FL_SAMPLE_CHECK 2
 #define FL_SAMPLE_MADVISE 3
 
 #define FL_SAMPLE_ARMED     1 /* disabled: an access faults and is seen */

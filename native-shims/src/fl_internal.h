@@ -315,6 +315,8 @@ int fl_sample_pending(void);      /* any thread: a request is posted */
 /* answer it (every queued fault resolved first); between(): called between the pages an ARM
  * disables or brings home, to resolve checks that fault meanwhile (handler.c) */
 void fl_sample_serve(void (*between)(void));
+uint64_t fl_sample_close_due(void); /* guard: when the open sampling window closes, or 0 */
+void fl_sample_close(void (*between)(void)); /* guard, lock held, queued faults resolved: close it */
 void fl_sample_fault(uintptr_t page); /* a fault at page was resolved */
 void fl_sample_stop(void);        /* teardown: armed pages home */
 

@@ -1198,15 +1198,15 @@ static void *fault_main(void *arg)
  * the uffd). Entries run without the lock and touch only atomics and the guard's own state; one
  * that needs agent state marks it, and the guard acts on the mark under the lock: Moca's
  * interval end (moca_due: before that section reads any fault) and monitoring's rescan
- * (rescan_due). DAMON's sampling is not an entry: the monitor's core keeps its clock and posts
- * each check (sample.c).
+ * (rescan_due), and DAMON's sampling window (sample_due: sample.c closes it, one sampling
+ * interval after the recorder's ARM, which sets the entry).
  */
 struct deadline {
 	uint64_t due;    /* fl_now_ns(); 0 = not armed */
 	uint64_t period; /* re-armed this far ahead after running; 0 = once */
 	void (*run)(uint64_t now);
 };
-enum { DL_LIVENESS, DL_STALL, DL_MOCA, DL_RESCAN, DL_COUNT };
+enum { DL_LIVENESS, DL_STALL, DL_MOCA, DL_RESCAN, DL_SAMPLE, DL_COUNT };
 static struct deadline deadlines[DL_COUNT];
 static uint32_t stop_reason; /* set by a deadline: the guard tears down with it */
 static int stop_err;
@@ -1227,6 +1227,14 @@ static void rescan_due(uint64_t now)
 {
 	(void)now;
 	rescan_now = 1;
+}
+
+static int sample_close_now;
+
+static void sample_due(uint64_t now)
+{
+	(void)now;
+	sample_close_now = 1;
 }
 
 static void moca_due(uint64_t now)
@@ -1319,6 +1327,8 @@ static void *guard_main(void *arg)
 		deadlines[DL_MOCA] = (struct deadline){ now + fl_agent.interval_ns, fl_agent.interval_ns, moca_due };
 	if (fl_monitoring() && fl_agent.scope == FL_SCOPE_ALL)
 		deadlines[DL_RESCAN] = (struct deadline){ now + RESCAN_NS, RESCAN_NS, rescan_due };
+	deadlines[DL_SAMPLE] = (struct deadline){ 0, 0, sample_due }; /* set by each ARM (a fork child's board has none) */
+	sample_close_now = 0;
 	for (;;) {
 		now = fl_now_ns();
 		int fatal = __atomic_load_n(&fatal_error, __ATOMIC_ACQUIRE);
@@ -1338,7 +1348,7 @@ static void *guard_main(void *arg)
 		int handles = guard_handles_faults(now);
 		int serve_now = fl_req_pending() && (handles || n_fault_threads == 0);
 		int sample_now = fl_sample_pending();
-		if (!stop_reason && (handles || serve_now || sample_now || moca_close_now || rescan_now))
+		if (!stop_reason && (handles || serve_now || sample_now || moca_close_now || rescan_now || sample_close_now))
 			agent_lock_take();
 		else
 			goto unlocked;
@@ -1371,11 +1381,16 @@ static void *guard_main(void *arg)
 			rescan_now = 0;
 			fl_scope_rescan();
 		}
-		if (!stop_reason && sample_now) {
-			/* a check must see every access that faulted before it was asked for */
+		if (!stop_reason && (sample_now || sample_close_now)) {
+			/* a window's answer must hold every access that faulted before it closed */
 			if (!handles && drain_traps() > 0)
 				progress++;
+			if (sample_close_now) {
+				sample_close_now = 0;
+				fl_sample_close(sample_between);
+			}
 			fl_sample_serve(sample_between);
+			deadlines[DL_SAMPLE] = (struct deadline){ fl_sample_close_due(), 0, sample_due };
 		}
 		agent_unlock();
 unlocked:
@@ -1406,8 +1421,10 @@ unlocked:
 			fds[nfds++] = (struct pollfd){ .fd = fl_req_eventfd(), .events = POLLIN };
 		}
 		now = fl_now_ns();
-		int timeout = next == UINT64_MAX ? -1 : next <= now ? 0 : (int)((next - now + 999999) / 1000000);
-		int r = poll(fds, nfds, timeout);
+		/* to the nanosecond (ppoll): a sampling window of 5 ms must not last 6 */
+		uint64_t left = next == UINT64_MAX ? 0 : next <= now ? 0 : next - now;
+		struct timespec timeout = { .tv_sec = (time_t)(left / 1000000000ULL), .tv_nsec = (long)(left % 1000000000ULL) };
+		int r = ppoll(fds, nfds, next == UINT64_MAX ? NULL : &timeout, NULL);
 		if (r < 0 && errno != EINTR) {
 			stop_reason = FL_STOP_ERROR;
 			stop_err = errno;

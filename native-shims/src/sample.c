@@ -18,6 +18,12 @@
  * memory, which is right; a page the agent itself has mapped since is never armed.
  * Monitor mode runs on the userfaultfd engine only (fl_uffd_watch, engine_uffd.c): a check
  * by mprotect would make kernel-mode accesses to a checked page fail. Agent lock held throughout.
+ *
+ * The sampling interval is the agent's: the recorder posts an ARM with the interval, and the
+ * guard's deadline loop (handler.c, DL_SAMPLE) closes the window that long after arming, as
+ * kdamond sleeps one sampling interval between damon_va_prepare_access_checks and
+ * damon_va_check_accesses. The recorder's core only waits for the close (the board's closed
+ * word), with no request of its own and no wake-up of the guard for it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,6 +43,10 @@ static uint8_t *hit;        /* per table slot: its page faulted since the ARM */
 static uint32_t table_size; /* power of two, at least twice the board's entries */
 static uint32_t armed_n;
 static uint64_t checks;
+/* the window the last ARM opened: faults count while open; the deadline loop closes it */
+static int window_open;
+static uint64_t close_due;  /* fl_now_ns(), 0 = no window to close */
+static uint32_t window_req; /* the ARM's request number, published in closed */
 
 static inline uint32_t u32_at(size_t off) { uint32_t v; memcpy(&v, board + off, 4); return v; }
 static inline void put_u32(size_t off, uint32_t v) { memcpy(board + off, &v, 4); }
@@ -101,6 +111,8 @@ int fl_sample_init(int wake_fd)
 	board = fl_agent.shm + *fl_ctl64(FL_CTL_BOARD_OFFSET) + (uint64_t)fl_agent.slot_index * *fl_ctl64(FL_CTL_BOARD_STRIDE);
 	/* a reused slot: answer from where its previous owner stopped */
 	served = __atomic_load_n((uint32_t *)(board + FL_BOARD_REQUEST), __ATOMIC_ACQUIRE);
+	window_open = 0;
+	close_due = 0;
 	put_u32(FL_BOARD_WAKE_FD, (uint32_t)wake_fd);
 	__atomic_store_n((uint32_t *)(board + FL_BOARD_DONE), served, __ATOMIC_RELEASE);
 	return 0;
@@ -114,6 +126,8 @@ int fl_sample_pending(void)
 /* a fault at page was just resolved (the page is home): was it a check? */
 void fl_sample_fault(uintptr_t page)
 {
+	if (!window_open)
+		return; /* an access after the window closed: the page is coming home, it does not count */
 	uint32_t s = table_find(page);
 	if (s == table_size || hit[s])
 		return;
@@ -201,8 +215,45 @@ static void arm(uint32_t count, void (*between)(void))
 }
 
 /*
- * Serve the posted request, if any. The caller has read and resolved every queued fault
- * first, so a CHECK sees every access that faulted before it was posted.
+ * Close the window the last ARM opened (the guard's deadline loop, DL_SAMPLE, sample_us after
+ * the ARM). The caller has read and resolved every fault queued by now, so the answer holds
+ * every access that faulted in the window; later ones do not count. Entries that share a page
+ * get the first one's answer; the pages nobody accessed come home now rather than at the next
+ * ARM, so that an access between two windows costs the program nothing.
+ */
+void fl_sample_close(void (*between)(void))
+{
+	if (!board || !close_due)
+		return;
+	window_open = 0;
+	close_due = 0;
+	uint32_t count = u32_at(FL_BOARD_COUNT);
+	if (count > capacity)
+		count = capacity;
+	for (uint32_t i = 0; i < count; i++) {
+		uint8_t *e = entry(i);
+		uint64_t address;
+		memcpy(&address, e + FL_BOARD_ENTRY_ADDRESS, 8);
+		uint32_t v = table_get(FL_PAGE_DOWN(address));
+		if (v && v - 1 != i)
+			memcpy(e + FL_BOARD_ENTRY_ACCESSED, entry(v - 1) + FL_BOARD_ENTRY_ACCESSED, 4);
+	}
+	uint64_t c = checks;
+	memcpy(board + FL_BOARD_CHECKS, &c, 8);
+	__atomic_store_n((uint32_t *)(board + FL_BOARD_CLOSED), window_req, __ATOMIC_RELEASE);
+	fl_futex_wake_shared((uint32_t *)(board + FL_BOARD_CLOSED));
+	disarm(between); /* after the answer: the recorder reads it while the pages come home */
+}
+
+/* when the open window is due to close (fl_now_ns()), or 0 */
+uint64_t fl_sample_close_due(void)
+{
+	return board ? close_due : 0;
+}
+
+/*
+ * Serve the posted request, if any. An ARM arrives while no window is open (the recorder
+ * waits for the close before it asks again); should one be open all the same, it closes first.
  */
 void fl_sample_serve(void (*between)(void))
 {
@@ -213,8 +264,14 @@ void fl_sample_serve(void (*between)(void))
 	if (count > capacity)
 		count = capacity;
 	if (op == FL_SAMPLE_ARM) {
+		fl_sample_close(between);
 		disarm(between);
+		/* open before arming: a page armed first may be accessed while the rest are armed */
+		window_open = 1;
+		window_req = req;
 		arm(count, between);
+		uint32_t us = u32_at(FL_BOARD_SAMPLE_US);
+		close_due = fl_now_ns() + (uint64_t)(us ? us : 1) * 1000;
 	} else if (op == FL_SAMPLE_MADVISE) {
 		/*
 		 * Only advice that raises no userfaultfd event (hugepage, nohugepage): the guard would
@@ -229,16 +286,6 @@ void fl_sample_serve(void (*between)(void))
 		if (advice == MADV_HUGEPAGE || advice == MADV_NOHUGEPAGE)
 			r = fl_sys_madvise((void *)(uintptr_t)s, len, (int)advice) < 0 ? -errno : 0;
 		memcpy(board + FL_BOARD_MADV_RESULT, &r, 4);
-	} else if (op == FL_SAMPLE_CHECK) {
-		/* a page two entries share: copy the first one's answer to the others */
-		for (uint32_t i = 0; i < count; i++) {
-			uint8_t *e = entry(i);
-			uint64_t address;
-			memcpy(&address, e + FL_BOARD_ENTRY_ADDRESS, 8);
-			uint32_t v = table_get(FL_PAGE_DOWN(address));
-			if (v && v - 1 != i)
-				memcpy(e + FL_BOARD_ENTRY_ACCESSED, entry(v - 1) + FL_BOARD_ENTRY_ACCESSED, 4);
-		}
 	}
 	uint64_t c = checks;
 	memcpy(board + FL_BOARD_CHECKS, &c, 8);
@@ -255,5 +302,7 @@ void fl_sample_stop(void)
 		disarm(NULL); /* teardown: nothing is resolved in between */
 		retry_stuck();
 	}
+	window_open = 0;
+	close_due = 0;
 	board = NULL;
 }

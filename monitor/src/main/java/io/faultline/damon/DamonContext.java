@@ -214,7 +214,7 @@ public final class DamonContext
                 {
                     break;
                 }
-                clock.sleepUs(attrs.sampleIntervalUs());
+                ops.awaitSampleInterval(this, clock);
                 passedSampleIntervals++;
                 maxNrAccesses = ops.checkAccesses(this);
 

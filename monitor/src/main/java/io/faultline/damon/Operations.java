@@ -39,6 +39,17 @@ public interface Operations
     }
 
     /**
+     * Lets one sampling interval pass between preparing and checking accesses, as kdamond_fn
+     * sleeps (kdamond_usleep() in mm/damon/core.c). The default sleeps on the monitoring clock;
+     * an operations set whose windows are timed elsewhere (vaddr: the agent's deadline loop
+     * closes each one) waits for that instead.
+     */
+    default void awaitSampleInterval(final DamonContext ctx, final MonitorClock clock) throws Exception
+    {
+        clock.sleepUs(ctx.attrs().sampleIntervalUs());
+    }
+
+    /**
      * Checks whether each region's sampling address was accessed since it was prepared, counts
      * it with {@link AccessRate#update}, and returns the largest nr_accesses of any region.
      */

@@ -74,13 +74,14 @@ public final class ShmLayout
     public static final int BOARD_MADV_LEN = 40;
     public static final int BOARD_MADV_ADVICE = 48;
     public static final int BOARD_MADV_RESULT = 52;
+    public static final int BOARD_SAMPLE_US = 56;
+    public static final int BOARD_CLOSED = 60;
     public static final int BOARD_HEADER_SIZE = 64;
     public static final int BOARD_ENTRY_ADDRESS = 0;
     public static final int BOARD_ENTRY_STATE = 8;
     public static final int BOARD_ENTRY_ACCESSED = 12;
     public static final int BOARD_ENTRY_SIZE = 16;
     public static final int SAMPLE_ARM = 1;
-    public static final int SAMPLE_CHECK = 2;
     public static final int SAMPLE_MADVISE = 3;
     public static final int SAMPLE_ARMED = 1;
     public static final int SAMPLE_UNTRACED = 2;

@@ -15,7 +15,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  * A request is posted by writing its entries, op and count, then bumping {@code request} and
  * writing the agent guard's eventfd (taken from the agent's process with pidfd_getfd(2), since
  * the guard sleeps in poll(2)); the answer is complete when {@code done} equals the request,
- * which the recorder sleeps on as a shared futex. One request at a time, from one thread.
+ * which the recorder sleeps on as a shared futex. One request at a time, from one thread. An
+ * ARM opens a sampling window that the agent's deadline loop closes one sampling interval later
+ * ({@code closed}, another shared futex word): the recorder posts nothing to end it.
  */
 final class SamplingBoard implements AutoCloseable
 {
@@ -33,6 +35,10 @@ final class SamplingBoard implements AutoCloseable
     private int request;
     /** The request posted last while its answer has not been seen, or NONE. */
     private int pending = NONE;
+    /** The ARM whose window the next {@link #awaitClosed} waits for, or NONE. */
+    private int window = NONE;
+    private long windowUs;
+    private long windowStartNs;
     private long requests;
     private long requestNs;
 
@@ -54,10 +60,11 @@ final class SamplingBoard implements AutoCloseable
     }
 
     /**
-     * Disables the pages of {@code addresses[0..n)}, after bringing home those of the previous
-     * arm that were not accessed. Returns false if the agent did not answer.
+     * Disables the pages of {@code addresses[0..n)} for a window of {@code sampleUs}, which the
+     * agent closes itself ({@link #awaitClosed}). Returns false if the agent did not answer.
      */
-    boolean arm(final long[] addresses, final int n, final BooleanSupplier alive) throws InterruptedException
+    boolean arm(final long[] addresses, final int n, final long sampleUs, final BooleanSupplier alive)
+        throws InterruptedException
     {
         if (!awaitPending(alive) || wakeFd < 0 && !openWakeFd())
         {
@@ -67,15 +74,35 @@ final class SamplingBoard implements AutoCloseable
         {
             board.putLong(entry(i) + ShmLayout.BOARD_ENTRY_ADDRESS, addresses[i]);
         }
-        // not awaited: the sampling interval runs while the agent arms; the next request waits for it
+        board.putInt(ShmLayout.BOARD_SAMPLE_US, (int)Math.min(sampleUs, Integer.MAX_VALUE));
+        // not awaited: the window runs from when the agent has armed; awaitClosed waits for its end
         postOnly(ShmLayout.SAMPLE_ARM, n);
+        window = pending;
+        windowUs = sampleUs;
+        windowStartNs = System.nanoTime();
         return true;
     }
 
-    /** Asks which entries of the last arm were accessed; false if the agent did not answer. */
-    boolean check(final int n, final BooleanSupplier alive) throws InterruptedException
+    /**
+     * Waits until the agent has closed the window of the last arm: then {@link #accessed} says
+     * which entries were accessed in it. False if the agent did not answer, or nothing was armed.
+     */
+    boolean awaitClosed(final BooleanSupplier alive) throws InterruptedException
     {
-        return post(ShmLayout.SAMPLE_CHECK, n, alive);
+        if (window == NONE)
+        {
+            return false;
+        }
+        final int awaited = window;
+        window = NONE;
+        if (!awaitWord(ShmLayout.BOARD_CLOSED, awaited, windowUs * 1000 + ANSWER_TIMEOUT_NS, alive))
+        {
+            return false;
+        }
+        pending = NONE; // the arm was answered before its window could close
+        requests++;
+        requestNs += System.nanoTime() - windowStartNs;
+        return true;
     }
 
     /**
@@ -110,13 +137,13 @@ final class SamplingBoard implements AutoCloseable
         return board.getInt(ShmLayout.BOARD_ARMED);
     }
 
-    /** Requests awaited and answered so far (an arm is not awaited: the check after it is). */
+    /** Requests and windows awaited and answered so far (an arm is answered when its window closes). */
     long requests()
     {
         return requests;
     }
 
-    /** Time from posting a request to its answer, summed over {@link #requests()}. */
+    /** Time from posting a request to its answer (an arm: to its window's close), summed over {@link #requests()}. */
     long requestNs()
     {
         return requestNs;
@@ -168,10 +195,22 @@ final class SamplingBoard implements AutoCloseable
         {
             return true;
         }
-        final long deadline = System.nanoTime() + ANSWER_TIMEOUT_NS;
-        final Pointer done = new Pointer(board.addressOffset() + ShmLayout.BOARD_DONE);
+        if (!awaitWord(ShmLayout.BOARD_DONE, pending, ANSWER_TIMEOUT_NS, alive))
+        {
+            return false; // still pending: a later request waits for it again, or gives up the same way
+        }
+        pending = NONE;
+        return true;
+    }
+
+    /** Waits until the agent's word at {@code offset} equals {@code value}; false past {@code timeoutNs} or the program's end. */
+    private boolean awaitWord(final int offset, final int value, final long timeoutNs, final BooleanSupplier alive)
+        throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + timeoutNs;
+        final Pointer word = new Pointer(board.addressOffset() + offset);
         int seen;
-        while ((seen = board.getIntVolatile(ShmLayout.BOARD_DONE)) != pending)
+        while ((seen = board.getIntVolatile(offset)) != value)
         {
             if (Thread.interrupted())
             {
@@ -179,12 +218,11 @@ final class SamplingBoard implements AutoCloseable
             }
             if (System.nanoTime() > deadline || !alive.getAsBoolean())
             {
-                return false; // still pending: a later request waits for it again, or gives up the same way
+                return false;
             }
             // a shared (not private) futex: the waker is the agent, in another process
-            Libc.INSTANCE.syscall(Libc.SYS_FUTEX, done, Libc.FUTEX_WAIT, seen, timeout, null, 0);
+            Libc.INSTANCE.syscall(Libc.SYS_FUTEX, word, Libc.FUTEX_WAIT, seen, timeout, null, 0);
         }
-        pending = NONE;
         return true;
     }
 

@@ -1,12 +1,15 @@
 package io.faultline.damon.live;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 import io.faultline.tracer.Libc;
 import io.faultline.damon.AccessRate;
 import io.faultline.damon.AddressRange;
 import io.faultline.damon.DamonContext;
+import io.faultline.damon.MonitorClock;
 import io.faultline.damon.Operations;
 import io.faultline.damon.Region;
 import io.faultline.damon.Target;
@@ -36,7 +39,9 @@ import com.sun.jna.Memory;
  * <p>An access check, damon_va_prepare_access_checks / damon_va_check_accesses: a random
  * sampling address per region (damon_rand, as the kernel), its page disabled by the agent
  * (the kernel clears the accessed bit), and after one sampling interval the agent says whether
- * the page faulted since (the kernel reads the bit back).
+ * the page faulted since (the kernel reads the bit back). The interval is timed in the agent's
+ * deadline loop, which closes the window; the core, in this process, waits for the close
+ * ({@link #awaitSampleInterval}) where kdamond sleeps.
  */
 public final class VaddrOperations implements Operations
 {
@@ -127,13 +132,45 @@ public final class VaddrOperations implements Operations
             final SamplingBoard board = link.board(pid);
             if (board != null && link.alive(pid))
             {
-                board.arm(addresses, Math.min(regions.size(), board.capacity()), () -> link.alive(pid));
+                board.arm(addresses, Math.min(regions.size(), board.capacity()), ctx.attrs().sampleIntervalUs(),
+                    () -> link.alive(pid));
             }
         }
     }
 
+    /** Targets whose window the agent closed, by pid: their boards hold this sample's answers. */
+    private final Set<Integer> answered = new HashSet<>();
+
+    /**
+     * The agent's deadline loop times each window (sample.c): the core waits for each target's
+     * close instead of sleeping, and sleeps only when no target has an agent to ask.
+     */
     @Override
-    public int checkAccesses(final DamonContext ctx) throws InterruptedException
+    public void awaitSampleInterval(final DamonContext ctx, final MonitorClock clock) throws InterruptedException
+    {
+        answered.clear();
+        boolean waited = false;
+        for (final Target t : ctx.targets())
+        {
+            final int pid = (int)t.id();
+            final SamplingBoard board = link.board(pid);
+            if (board != null && link.alive(pid))
+            {
+                waited = true;
+                if (board.awaitClosed(() -> link.alive(pid)))
+                {
+                    answered.add(pid);
+                }
+            }
+        }
+        if (!waited)
+        {
+            clock.sleepUs(ctx.attrs().sampleIntervalUs());
+        }
+    }
+
+    @Override
+    public int checkAccesses(final DamonContext ctx)
     {
         int max = 0;
         for (final Target t : ctx.targets())
@@ -142,7 +179,7 @@ public final class VaddrOperations implements Operations
             final List<Region> regions = t.regions();
             final SamplingBoard board = link.board(pid);
             final int n = board == null ? 0 : Math.min(regions.size(), board.capacity());
-            final boolean answered = board != null && link.alive(pid) && board.check(n, () -> link.alive(pid));
+            final boolean answered = board != null && this.answered.contains(pid);
             if (answered)
             {
                 armed += board.armed();
