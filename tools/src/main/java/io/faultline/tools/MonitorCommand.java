@@ -231,7 +231,8 @@ final class MonitorCommand implements Callable<Integer>
         }
         spec.commandLine().getErr().printf(Locale.ROOT,
             "faultline monitor: %s over %.3f s: %d aggregations of %s (sampling %s); faults %,d (%,d of them access"
-                + " checks); %,d agent requests (%.0f us each on average); into %s; exit status %d%n",
+                + " checks); %,d sampling windows and agent requests (%.0f us each on average from posting to answer,"
+                + " a window's sampling interval included); into %s; exit status %d%n",
             result.ops(), result.durationNs() / 1e9, result.aggregations(), Durations.format(aggrUs),
             Durations.format(sampleUs), result.faults(), result.checks(), result.requests(),
             result.requests() == 0 ? 0.0 : result.requestNs() / 1e3 / result.requests(), output, result.exitStatus());
