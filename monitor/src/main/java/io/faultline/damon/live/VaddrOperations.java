@@ -143,28 +143,24 @@ public final class VaddrOperations implements Operations
 
     /**
      * The agent's deadline loop times each window (sample.c): the core waits for each target's
-     * close instead of sleeping, and sleeps only when no target has an agent to ask.
+     * close instead of sleeping, and sleeps only when no window was closed.
      */
     @Override
     public void awaitSampleInterval(final DamonContext ctx, final MonitorClock clock) throws InterruptedException
     {
         answered.clear();
-        boolean waited = false;
         for (final Target t : ctx.targets())
         {
             final int pid = (int)t.id();
             final SamplingBoard board = link.board(pid);
-            if (board != null && link.alive(pid))
+            if (board != null && link.alive(pid) && board.awaitClosed(() -> link.alive(pid)))
             {
-                waited = true;
-                if (board.awaitClosed(() -> link.alive(pid)))
-                {
-                    answered.add(pid);
-                }
+                answered.add(pid);
             }
         }
-        if (!waited)
+        if (answered.isEmpty())
         {
+            // no window was closed (nothing armed, or no agent answered): the loop must not spin
             clock.sleepUs(ctx.attrs().sampleIntervalUs());
         }
     }
