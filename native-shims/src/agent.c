@@ -304,6 +304,7 @@ int fl_agent_follow_child(void)
 	__atomic_store_n(&fl_agent.active, 0, __ATOMIC_RELEASE); /* interposers pass through meanwhile */
 	await_fork_event(getpid());
 	fl_mem_reset_after_fork();
+	fl_touch_reset_after_fork();
 	fl_agent.exec_event = 0;
 	fl_threads_starting = 0; /* the parent's thread starts are not ours */
 	fl_req_reset_after_fork();

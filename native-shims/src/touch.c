@@ -32,6 +32,7 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
@@ -219,7 +220,96 @@ FL_EXPORT ssize_t getdents64(int fd, void *buf, size_t n)
 	TOUCHED(ssize_t, touch(buf, n, 1), real_getdents64(fd, buf, n));
 }
 
-/* ---- system calls with small result buffers, often on a stack page not touched since start ---- */
+/*
+ * ---- calls the kernel answers after a wait: through a bounce buffer in agent memory ----
+ * A touch makes a page enabled, not young: under FIFO the touched page may be the oldest in the
+ * EVMS, and the next fault of another thread disables it. For most calls the window is the few
+ * instructions before the system call. For these it is the whole wait: poll writes revents
+ * when a descriptor becomes ready, wait4 writes the status when the child exits, epoll_wait
+ * writes the events it consumed. A write that meets a disabled page then fails with EFAULT
+ * after the call has acted (xz -T2's main thread saw "poll() failed: Bad address" in about half
+ * the runs, its writer threads faulting while it waited). Repeating the call is not exact (the
+ * child is reaped, select's sets are half overwritten), so the kernel never sees the program's
+ * buffer at all: the arguments are copied into a bounce buffer of agent memory that the EVMS
+ * never holds, the real call reads and writes that, and the results are copied back in user
+ * mode, where a disabled page faults and is recorded like any access. The copy reads what the
+ * kernel reads and writes what it writes (poll's revents of every entry, the fields of
+ * siginfo that waitid sets), so the references are the kernel's own, as a read then a write.
+ *
+ * A buffer is claimed by the thread (its tid, by compare-and-swap: no lock, a signal handler
+ * that polls inside a poll takes another) for the length of the call. The agent's own threads
+ * reach these wrappers too and use them like any thread. With every buffer taken, or
+ * arguments too big for one, the call falls back to a touch and one call.
+ */
+#define BOUNCES 64
+#define BOUNCE_BYTES 16384
+
+static struct bounce {
+	int32_t tid; /* 0: free */
+	uint8_t pad[60];
+	uint8_t buf[BOUNCE_BYTES] __attribute__((aligned(64)));
+} bounces[BOUNCES];
+
+static struct bounce *bounce_claim(void)
+{
+	int32_t tid = (int32_t)fl_raw_syscall3(SYS_gettid, 0, 0, 0);
+	for (int i = 0; i < BOUNCES; i++) {
+		int32_t free_ = 0;
+		if (__atomic_load_n(&bounces[i].tid, __ATOMIC_RELAXED) == 0 &&
+		    __atomic_compare_exchange_n(&bounces[i].tid, &free_, tid, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return &bounces[i];
+	}
+	return NULL;
+}
+
+static void bounce_release(struct bounce *b)
+{
+	if (b)
+		__atomic_store_n(&b->tid, 0, __ATOMIC_RELEASE);
+}
+
+/* a fork child has only the forking thread: the buffers other threads held are free */
+void fl_touch_reset_after_fork(void)
+{
+	for (int i = 0; i < BOUNCES; i++)
+		__atomic_store_n(&bounces[i].tid, 0, __ATOMIC_RELAXED);
+}
+
+/* the bounce buffer carved into consecutive, aligned pieces */
+struct carve {
+	uint8_t *next, *end;
+};
+
+static void *carve(struct carve *c, size_t n)
+{
+	uintptr_t at = ((uintptr_t)c->next + 15) & ~(uintptr_t)15;
+	if (at + n > (uintptr_t)c->end)
+		return NULL;
+	c->next = (uint8_t *)(at + n);
+	return (void *)at;
+}
+
+/* a copy of src in the bounce buffer (NULL stays NULL); *ok cleared when it does not fit */
+static void *carve_copy(struct carve *c, const void *src, size_t n, int *ok)
+{
+	if (!src)
+		return NULL;
+	void *p = carve(c, n);
+	if (!p) {
+		*ok = 0;
+		return NULL;
+	}
+	memcpy(p, src, n);
+	return p;
+}
+
+/* the result writes, in user mode, saving errno from the faults they take */
+#define COPY_OUT(STMT)                   \
+	do {                             \
+		int saved_ = errno;      \
+		STMT;                    \
+		errno = saved_;          \
+	} while (0)
 
 static pid_t (*real_wait)(int *);
 static pid_t (*real_waitpid)(pid_t, int *, int);
@@ -231,46 +321,107 @@ static int (*real_pipe2)(int *, int);
 static int (*real_getrusage)(int, struct rusage *);
 static int (*real_uname)(struct utsname *);
 
+/*
+ * wait, waitpid and wait3 are wait4 with some arguments fixed (glibc: each is the wait4 system
+ * call); the kernel writes the status and the usage only when it reaped a child (r > 0;
+ * kernel/exit.c, kernel_wait4 and the wait4 system call).
+ */
+static pid_t bounced_wait4(pid_t pid, int *status, int options, struct rusage *ru)
+{
+	struct bounce *b = touching() ? bounce_claim() : NULL;
+	if (!b) {
+		if (touching())
+			touch(status, sizeof(*status), 1), touch(ru, sizeof(*ru), 1);
+		return real_wait4(pid, status, options, ru);
+	}
+	struct carve c = { b->buf, b->buf + BOUNCE_BYTES };
+	int *st = status ? carve(&c, sizeof(*st)) : NULL;
+	struct rusage *r = ru ? carve(&c, sizeof(*r)) : NULL;
+	pid_t got = real_wait4(pid, st, options, r);
+	if (got > 0)
+		COPY_OUT((status ? (void)(*status = *st) : (void)0, ru ? (void)memcpy(ru, r, sizeof(*ru)) : (void)0));
+	bounce_release(b);
+	return got;
+}
+
 FL_EXPORT pid_t wait(int *status)
 {
 	RESOLVE(real_wait, "wait");
-	TOUCHED_ONCE(touch(status, sizeof(*status), 1), real_wait(status));
+	RESOLVE(real_wait4, "wait4");
+	if (!touching())
+		return real_wait(status);
+	return bounced_wait4(-1, status, 0, NULL);
 }
 
 FL_EXPORT pid_t waitpid(pid_t pid, int *status, int options)
 {
 	RESOLVE(real_waitpid, "waitpid");
-	TOUCHED_ONCE(touch(status, sizeof(*status), 1), real_waitpid(pid, status, options));
+	RESOLVE(real_wait4, "wait4");
+	if (!touching())
+		return real_waitpid(pid, status, options);
+	return bounced_wait4(pid, status, options, NULL);
 }
 
 FL_EXPORT pid_t wait3(int *status, int options, struct rusage *ru)
 {
 	RESOLVE(real_wait3, "wait3");
-	TOUCHED_ONCE((touch(status, sizeof(*status), 1), touch(ru, sizeof(*ru), 1)), real_wait3(status, options, ru));
+	RESOLVE(real_wait4, "wait4");
+	if (!touching())
+		return real_wait3(status, options, ru);
+	return bounced_wait4(-1, status, options, ru);
 }
 
 FL_EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
 {
 	RESOLVE(real_wait4, "wait4");
-	TOUCHED_ONCE((touch(status, sizeof(*status), 1), touch(ru, sizeof(*ru), 1)), real_wait4(pid, status, options, ru));
+	if (!touching())
+		return real_wait4(pid, status, options, ru);
+	return bounced_wait4(pid, status, options, ru);
 }
 
+/* waitid sets six fields of *info when it succeeds, zeroes when no child was waiting
+ * (kernel/exit.c, the waitid system call) */
 FL_EXPORT int waitid(idtype_t type, id_t id, siginfo_t *info, int options)
 {
 	RESOLVE(real_waitid, "waitid");
-	TOUCHED_ONCE(touch(info, sizeof(*info), 1), real_waitid(type, id, info, options));
+	struct bounce *b = touching() && info ? bounce_claim() : NULL;
+	if (!b)
+		TOUCHED_ONCE(touch(info, sizeof(*info), 1), real_waitid(type, id, info, options));
+	siginfo_t *in = (siginfo_t *)b->buf;
+	int r = real_waitid(type, id, in, options);
+	if (r == 0)
+		COPY_OUT((info->si_signo = in->si_signo, info->si_errno = in->si_errno, info->si_code = in->si_code,
+			  info->si_pid = in->si_pid, info->si_uid = in->si_uid, info->si_status = in->si_status));
+	bounce_release(b);
+	return r;
+}
+
+static int bounced_pipe(int fds[2], int flags, int with_flags)
+{
+	struct bounce *b = touching() && fds ? bounce_claim() : NULL;
+	if (!b) {
+		if (touching())
+			touch(fds, 2 * sizeof(int), 1);
+		return with_flags ? real_pipe2(fds, flags) : real_pipe(fds);
+	}
+	int *in = (int *)b->buf;
+	int r = with_flags ? real_pipe2(in, flags) : real_pipe(in);
+	if (r == 0)
+		COPY_OUT((fds[0] = in[0], fds[1] = in[1]));
+	bounce_release(b);
+	return r;
 }
 
 FL_EXPORT int pipe(int fds[2])
 {
 	RESOLVE(real_pipe, "pipe");
-	TOUCHED_ONCE(touch(fds, 2 * sizeof(int), 1), real_pipe(fds));
+	return bounced_pipe(fds, 0, 0);
 }
 
 FL_EXPORT int pipe2(int fds[2], int flags)
 {
 	RESOLVE(real_pipe2, "pipe2");
-	TOUCHED_ONCE(touch(fds, 2 * sizeof(int), 1), real_pipe2(fds, flags));
+	return bounced_pipe(fds, flags, 1);
 }
 
 FL_EXPORT int getrusage(int who, struct rusage *ru)
@@ -287,12 +438,10 @@ FL_EXPORT int uname(struct utsname *u)
 
 /*
  * ---- waiting calls: poll, select, epoll_wait, nanosleep ----
- * The kernel reads their arguments before it waits and writes the results after, so a call that
- * met EFAULT has waited (and epoll_wait has consumed its edge-triggered events): touched once,
- * called once. The agent's own handler threads call poll and nanosleep too, and reach these
- * wrappers; the next definitions are therefore resolved at start (fl_touch_resolve), never by
- * dlsym from a handler thread, which would take the loader's lock that a program thread may
- * hold while it waits for that handler. Their buffers are agent memory: touching is harmless.
+ * The agent's own handler threads call poll and nanosleep too, and reach these wrappers; the
+ * next definitions are therefore resolved at start (fl_touch_resolve), never by dlsym from a
+ * handler thread, which would take the loader's lock that a program thread may hold while it
+ * waits for that handler.
  */
 static int (*real_poll)(struct pollfd *, nfds_t, int);
 static int (*real_ppoll)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
@@ -313,6 +462,7 @@ void fl_touch_resolve(void)
 	RESOLVE(real_epoll_pwait, "epoll_pwait");
 	RESOLVE(real_nanosleep, "nanosleep");
 	RESOLVE(real_clock_nanosleep, "clock_nanosleep");
+	RESOLVE(real_wait4, "wait4");
 }
 
 /* the bytes of an fd_set that select(2) reads and writes for nfds descriptors */
@@ -329,57 +479,184 @@ static void touch_fd_sets(int nfds, fd_set *r, fd_set *w, fd_set *e)
 	touch(e, fd_set_bytes(nfds), 1);
 }
 
+/*
+ * poll and ppoll write revents into every entry when the wait ends, ready, timed out or
+ * interrupted (fs/select.c, do_sys_poll); not when they failed before waiting (EINVAL, ENOMEM).
+ */
+static int bounced_poll(struct pollfd *fds, nfds_t n, int timeout, const struct timespec *t, const sigset_t *mask,
+			int is_ppoll)
+{
+	struct bounce *b = touching() && n > 0 ? bounce_claim() : NULL;
+	int ok = b != NULL;
+	struct carve c = { b ? b->buf : NULL, b ? b->buf + BOUNCE_BYTES : NULL };
+	struct pollfd *in = ok && n <= BOUNCE_BYTES / sizeof(*fds) ? carve_copy(&c, fds, n * sizeof(*fds), &ok) : NULL;
+	const struct timespec *tin = ok ? carve_copy(&c, t, sizeof(*t), &ok) : NULL;
+	const sigset_t *min = ok ? carve_copy(&c, mask, sizeof(*mask), &ok) : NULL;
+	if (!in || !ok) {
+		bounce_release(b);
+		if (touching())
+			touch(fds, n * sizeof(*fds), 1), touch(t, sizeof(*t), 0), touch(mask, sizeof(*mask), 0);
+		return is_ppoll ? real_ppoll(fds, n, t, mask) : real_poll(fds, n, timeout);
+	}
+	int r = is_ppoll ? real_ppoll(in, n, tin, min) : real_poll(in, n, timeout);
+	if (r >= 0 || errno == EINTR)
+		COPY_OUT(for (nfds_t i = 0; i < n; i++) fds[i].revents = in[i].revents);
+	bounce_release(b);
+	return r;
+}
+
 FL_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
 	RESOLVE(real_poll, "poll");
-	TOUCHED_ONCE(touch(fds, n * sizeof(*fds), 1), real_poll(fds, n, timeout));
+	if (!touching())
+		return real_poll(fds, n, timeout);
+	return bounced_poll(fds, n, timeout, NULL, NULL, 0);
 }
 
 FL_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *t, const sigset_t *mask)
 {
 	RESOLVE(real_ppoll, "ppoll");
-	TOUCHED_ONCE((touch(fds, n * sizeof(*fds), 1), touch(t, sizeof(*t), 0), touch(mask, sizeof(*mask), 0)),
-		     real_ppoll(fds, n, t, mask));
+	if (!touching())
+		return real_ppoll(fds, n, t, mask);
+	return bounced_poll(fds, n, 0, t, mask, 1);
+}
+
+/*
+ * select and pselect write the three sets when they return a count, zero included, and not
+ * when interrupted (fs/select.c, core_sys_select); select also writes the time left into *t,
+ * Linux only, on every return (poll_select_finish), which the copy back repeats: the bytes are
+ * the kernel's when it wrote them and the program's own when it did not.
+ */
+static int bounced_select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv, const struct timespec *ts,
+			  const sigset_t *mask, int is_pselect)
+{
+	struct bounce *b = bounce_claim();
+	int ok = b != NULL && nfds >= 0;
+	size_t set = fd_set_bytes(nfds);
+	struct carve c = { b ? b->buf : NULL, b ? b->buf + BOUNCE_BYTES : NULL };
+	fd_set *rin = ok ? carve_copy(&c, r, set, &ok) : NULL;
+	fd_set *win = ok ? carve_copy(&c, w, set, &ok) : NULL;
+	fd_set *ein = ok ? carve_copy(&c, e, set, &ok) : NULL;
+	struct timeval *tvin = ok ? carve_copy(&c, tv, sizeof(*tv), &ok) : NULL;
+	const struct timespec *tsin = ok ? carve_copy(&c, ts, sizeof(*ts), &ok) : NULL;
+	const sigset_t *min = ok ? carve_copy(&c, mask, sizeof(*mask), &ok) : NULL;
+	/* the copies are nfds bits long, rounded up to a long, as the kernel's (fs/select.c) */
+	if (!ok) {
+		bounce_release(b);
+		touch_fd_sets(nfds, r, w, e);
+		touch(tv, sizeof(*tv), 1), touch(ts, sizeof(*ts), 0), touch(mask, sizeof(*mask), 0);
+		return is_pselect ? real_pselect(nfds, r, w, e, ts, mask) : real_select(nfds, r, w, e, tv);
+	}
+	int got = is_pselect ? real_pselect(nfds, rin, win, ein, tsin, min) : real_select(nfds, rin, win, ein, tvin);
+	COPY_OUT({
+		if (got >= 0) {
+			if (r)
+				memcpy(r, rin, set);
+			if (w)
+				memcpy(w, win, set);
+			if (e)
+				memcpy(e, ein, set);
+		}
+		if (tv)
+			*tv = *tvin;
+	});
+	bounce_release(b);
+	return got;
 }
 
 FL_EXPORT int select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *t)
 {
 	RESOLVE(real_select, "select");
-	/* Linux writes the time left back into *t */
-	TOUCHED_ONCE((touch_fd_sets(nfds, r, w, e), touch(t, sizeof(*t), 1)), real_select(nfds, r, w, e, t));
+	if (!touching())
+		return real_select(nfds, r, w, e, t);
+	return bounced_select(nfds, r, w, e, t, NULL, NULL, 0);
 }
 
 FL_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e, const struct timespec *t, const sigset_t *mask)
 {
 	RESOLVE(real_pselect, "pselect");
-	TOUCHED_ONCE((touch_fd_sets(nfds, r, w, e), touch(t, sizeof(*t), 0), touch(mask, sizeof(*mask), 0)),
-		     real_pselect(nfds, r, w, e, t, mask));
+	if (!touching())
+		return real_pselect(nfds, r, w, e, t, mask);
+	return bounced_select(nfds, r, w, e, NULL, t, mask, 1);
+}
+
+/*
+ * epoll_wait writes the events it returns; the bounce buffer holds BOUNCE_BYTES of them and the
+ * call asks for no more (returning fewer events than max is allowed: the rest stay ready).
+ */
+static int bounced_epoll(int epfd, struct epoll_event *ev, int max, int timeout, const sigset_t *mask, int is_pwait)
+{
+	struct bounce *b = touching() && max > 0 ? bounce_claim() : NULL;
+	int ok = b != NULL;
+	struct carve c = { b ? b->buf : NULL, b ? b->buf + BOUNCE_BYTES : NULL };
+	const sigset_t *min = ok ? carve_copy(&c, mask, sizeof(*mask), &ok) : NULL;
+	int room = (int)(((uintptr_t)c.end - (((uintptr_t)c.next + 15) & ~(uintptr_t)15)) / sizeof(*ev));
+	struct epoll_event *out = ok ? carve(&c, (size_t)(max < room ? max : room) * sizeof(*ev)) : NULL;
+	if (!out) {
+		bounce_release(b);
+		if (touching())
+			touch(ev, max > 0 ? (size_t)max * sizeof(*ev) : 0, 1), touch(mask, sizeof(*mask), 0);
+		return is_pwait ? real_epoll_pwait(epfd, ev, max, timeout, mask) : real_epoll_wait(epfd, ev, max, timeout);
+	}
+	int n = max < room ? max : room;
+	int r = is_pwait ? real_epoll_pwait(epfd, out, n, timeout, min) : real_epoll_wait(epfd, out, n, timeout);
+	if (r > 0)
+		COPY_OUT(memcpy(ev, out, (size_t)r * sizeof(*ev)));
+	bounce_release(b);
+	return r;
 }
 
 FL_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 {
 	RESOLVE(real_epoll_wait, "epoll_wait");
-	TOUCHED_ONCE(touch(ev, max > 0 ? (size_t)max * sizeof(*ev) : 0, 1), real_epoll_wait(epfd, ev, max, timeout));
+	if (!touching())
+		return real_epoll_wait(epfd, ev, max, timeout);
+	return bounced_epoll(epfd, ev, max, timeout, NULL, 0);
 }
 
 FL_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout, const sigset_t *mask)
 {
 	RESOLVE(real_epoll_pwait, "epoll_pwait");
-	TOUCHED_ONCE((touch(ev, max > 0 ? (size_t)max * sizeof(*ev) : 0, 1), touch(mask, sizeof(*mask), 0)),
-		     real_epoll_pwait(epfd, ev, max, timeout, mask));
+	if (!touching())
+		return real_epoll_pwait(epfd, ev, max, timeout, mask);
+	return bounced_epoll(epfd, ev, max, timeout, mask, 1);
+}
+
+/* the time left is written only when a signal ended the sleep (kernel/time/hrtimer.c,
+ * nanosleep_copyout); clock_nanosleep returns the error instead of setting errno */
+static int bounced_sleep(clockid_t clock, int flags, const struct timespec *req, struct timespec *rem, int is_clock)
+{
+	struct bounce *b = bounce_claim();
+	int ok = b != NULL;
+	struct carve c = { b ? b->buf : NULL, b ? b->buf + BOUNCE_BYTES : NULL };
+	const struct timespec *rin = ok ? carve_copy(&c, req, sizeof(*req), &ok) : NULL;
+	struct timespec *left = ok && rem ? carve(&c, sizeof(*rem)) : NULL;
+	if (!ok) {
+		bounce_release(b);
+		touch(req, sizeof(*req), 0), touch(rem, sizeof(*rem), 1);
+		return is_clock ? real_clock_nanosleep(clock, flags, req, rem) : real_nanosleep(req, rem);
+	}
+	int r = is_clock ? real_clock_nanosleep(clock, flags, rin, left) : real_nanosleep(rin, left);
+	if (rem && (is_clock ? r == EINTR : (r == -1 && errno == EINTR)))
+		COPY_OUT(*rem = *left);
+	bounce_release(b);
+	return r;
 }
 
 FL_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
 {
 	RESOLVE(real_nanosleep, "nanosleep");
-	TOUCHED_ONCE((touch(req, sizeof(*req), 0), touch(rem, sizeof(*rem), 1)), real_nanosleep(req, rem));
+	if (!touching())
+		return real_nanosleep(req, rem);
+	return bounced_sleep(0, 0, req, rem, 0);
 }
 
 FL_EXPORT int clock_nanosleep(clockid_t clock, int flags, const struct timespec *req, struct timespec *rem)
 {
 	RESOLVE(real_clock_nanosleep, "clock_nanosleep");
-	TOUCHED_ONCE((touch(req, sizeof(*req), 0), touch(rem, sizeof(*rem), 1)),
-		     real_clock_nanosleep(clock, flags, req, rem));
+	if (!touching())
+		return real_clock_nanosleep(clock, flags, req, rem);
+	return bounced_sleep(clock, flags, req, rem, 1);
 }
 
 /*
