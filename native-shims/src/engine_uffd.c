@@ -38,8 +38,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <time.h>
 
@@ -144,6 +146,23 @@ typedef int (*move_fail_fn)(const struct fl_range *r, uintptr_t page, int err);
 static uint32_t restore_stuck;
 
 /*
+ * Set while the restoring caller reads the userfaultfd and calls again when pages stay parked
+ * (a sampling window's close, the teardown, a fork's preparation): its restore gives up at
+ * once when EAGAIN persists and a message is waiting. The kernel refuses moves while a
+ * non-cooperative event is pending (ctx->mmap_changing), and only reading the event clears it:
+ * munmap(2) then waits in userfaultfd_unmap_complete until we do. Retrying instead (1,024
+ * times, 20 us apart) held a monitored sort's munmap for 100 ms in 3 of 20 runs here.
+ */
+static int restore_gives_way;
+
+/* a message (an event, or a fault) is waiting on the userfaultfd */
+static int uffd_readable(void)
+{
+	struct pollfd p = { .fd = fl_uffd, .events = POLLIN };
+	return fl_raw_syscall3(SYS_poll, (long)&p, 1, 0) > 0;
+}
+
+/*
  * Bulk move of [a, b) of r in one ioctl with ALLOW_SRC_HOLES (to_park: traced -> parking, else
  * parking -> traced). The kernel stops at the first page it cannot move: a partial move
  * returns EAGAIN with the bytes done in .move; a failure at the first page returns its errno.
@@ -174,6 +193,10 @@ static void bulk_move_pages(const struct fl_range *r, uintptr_t a, uintptr_t b, 
 			cur += (uintptr_t)moved;
 			retries = 0;
 			continue;
+		}
+		if (err == -EAGAIN && !to_park && restore_gives_way && retries > 4 && uffd_readable()) {
+			restore_stuck++; /* the caller reads the event and calls again */
+			return;
 		}
 		if (err == -EAGAIN && retries++ < EAGAIN_RETRIES * (to_park ? 1 : 64)) {
 			/* an event in flight (mmap_changing): let its thread run; restores must not give up */
@@ -296,6 +319,15 @@ static uint32_t uffd_restore(uintptr_t s, uintptr_t e)
 	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);)
 		bulk_move(o.r, o.a, o.b, 0, restore_fail);
 	return restore_stuck;
+}
+
+/* the engine's restore: its one caller (handler.c, a fork's preparation) reads and retries */
+static uint32_t uffd_restore_giving_way(uintptr_t s, uintptr_t e)
+{
+	restore_gives_way = 1;
+	uint32_t stuck = uffd_restore(s, e);
+	restore_gives_way = 0;
+	return stuck;
 }
 
 static void uffd_discard(uintptr_t s, uintptr_t e)
@@ -547,12 +579,15 @@ static void uffd_pin(uintptr_t addr)
 static int uffd_untrace_all(void)
 {
 	fl_evms_clear(); /* the eviction records in kVMTrace's order, before the ranges go */
+	restore_gives_way = 1;
+	int err = 0;
 	while (fl_range_count()) {
 		struct fl_range *r = fl_range_at(fl_range_count() - 1);
-		if (uffd_untrace(r->start, r->end, 0) == -EAGAIN)
-			return -EAGAIN;
+		if ((err = uffd_untrace(r->start, r->end, 0)) == -EAGAIN)
+			break;
 	}
-	return 0;
+	restore_gives_way = 0;
+	return err == -EAGAIN ? -EAGAIN : 0;
 }
 
 #ifndef MADV_POPULATE_WRITE
@@ -756,7 +791,10 @@ int fl_uffd_watch(uintptr_t page)
 
 int fl_uffd_unwatch(uintptr_t page)
 {
-	if (uffd_restore(page, page + FL_PAGE))
+	restore_gives_way = 1; /* sample.c keeps a stuck page and retries it after the next read */
+	uint32_t stuck = uffd_restore(page, page + FL_PAGE);
+	restore_gives_way = 0;
+	if (stuck)
 		return -EAGAIN;
 	fl_uffd_unregister(fl_uffd, page, FL_PAGE);
 	return 0;
@@ -774,7 +812,7 @@ const struct fl_engine fl_engine_uffd = {
 	.wake = uffd_wake,
 	.trace_new = uffd_trace_new,
 	.disable = uffd_disable,
-	.restore = uffd_restore,
+	.restore = uffd_restore_giving_way,
 	.discard = uffd_discard,
 	.untrace = uffd_untrace,
 	.relocate = uffd_relocate,
