@@ -3,15 +3,24 @@
 # A / B, so that a change to the monitor is measured against its predecessor in one run (these
 # machines drift by 10 % between runs). No timing is asserted anywhere; figures for BENCHMARKS.md.
 #
-#   bench/monitor-ab.sh A.jar B.jar [runs=6] [programs="touch jvm demo"]
-# Build each jar with mvn -q package -DskipTests (tools/target/faultline.jar) in its own checkout.
+#   bench/monitor-ab.sh A B [runs=6] [programs="touch jvm demo"]
+# A and B are jars (run by this checkout's launcher) or checkouts (each run by its own launcher and
+# jar, for a change to the launcher's JVM flags). Build each with mvn -q package -DskipTests
+# (tools/target/faultline.jar) in its own checkout.
 # Per program, the medians of: native wall time; each build's record duration_ns (the program's
 # life under the agent), access-check faults, and the mean time from posting a request to its
 # answer (since the agent times the sampling windows: a window's length, interval included).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-[[ $# -ge 2 && -f $1 && -f $2 ]] || { echo "$bench_name: usage: $bench_name A.jar B.jar [runs] [programs]" >&2; exit 2; }
-jar_a=$1 jar_b=$2
+build() { # a jar, or a checkout with a built jar: its launcher and jar
+  if [[ -d $1 && -f $1/faultline && -f $1/tools/target/faultline.jar ]]; then echo "$1/faultline $1/tools/target/faultline.jar"
+  elif [[ -f $1 ]]; then echo "$root/faultline $1"
+  else return 1; fi
+}
+[[ $# -ge 2 ]] && build "$1" > /dev/null && build "$2" > /dev/null || {
+  echo "$bench_name: usage: $bench_name A B [runs] [programs] (A, B: a jar, or a checkout with tools/target/faultline.jar built)" >&2; exit 2; }
+read -r launcher_a jar_a <<< "$(build "$1")"
+read -r launcher_b jar_b <<< "$(build "$2")"
 runs=${3:-6}
 read -r -a programs <<< "${4:-touch jvm demo}"
 scale=1
@@ -25,9 +34,9 @@ for p in "${programs[@]}"; do
   for ((i = 1; i <= runs; i++)); do
     nat+=" $(walltime $cmd)"
     for v in a b; do
-      jar=$jar_a; [[ $v == b ]] && jar=$jar_b
+      jar=$jar_a launcher=$launcher_a; [[ $v == b ]] && jar=$jar_b launcher=$launcher_b
       rm -rf "$out/rec"
-      FAULTLINE_JAR=$jar "$root/faultline" monitor -o "$out/rec" -- $cmd > /dev/null 2> "$out/err"
+      FAULTLINE_JAR=$jar "$launcher" monitor -o "$out/rec" -- $cmd > /dev/null 2> "$out/err"
       d=$(sed -n 's/^duration_ns=//p' "$out/rec/header.properties" | awk '{printf "%.3f", $1 / 1e9}')
       c=$(sed -n 's/.*(\([0-9,]*\) of them access checks.*/\1/p' "$out/err" | tr -d ,)
       r=$(sed -n 's/.* (\([0-9]*\) us each on average.*/\1/p' "$out/err")

@@ -46,5 +46,8 @@ public interface Libc extends Library
 
     int getpagesize();
 
+    /** setpriority(2); with PRIO_PROCESS and a thread id, Linux sets that one thread's nice value. */
+    int setpriority(int which, int who, int prio);
+
     String strerror(int errnum);
 }

@@ -113,6 +113,7 @@ public final class Recorder
         final int pageSize = Libc.INSTANCE.getpagesize();
         final boolean outputExisted = Files.exists(options.output);
 
+        CompilerThreads.yieldToProgram(); // our JIT's catching up must not take the program's CPUs
         final long startMonoNs = System.nanoTime(); // CLOCK_MONOTONIC on Linux, like the agent's clock
         final Instant startTime = Instant.now();
         final TraceHeader header = startHeader(options, pageSize, startTime);

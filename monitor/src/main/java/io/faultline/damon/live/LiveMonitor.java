@@ -17,6 +17,7 @@ import io.faultline.damon.record.MonitorRecordWriter;
 import io.faultline.damon.schemes.Scheme;
 import io.faultline.format.TraceHeader;
 import io.faultline.tracer.AgentLibrary;
+import io.faultline.tracer.CompilerThreads;
 import io.faultline.tracer.Preflight;
 import io.faultline.tracer.RecordOptions;
 import io.faultline.tracer.Recorder;
@@ -72,6 +73,7 @@ public final class LiveMonitor
         final TraceHeader start = MonitorRecordWriter.header(attrs, ops, pageSize, seed, schemes)
             .put(TraceHeader.PAGE_SIZE, pageSize)
             .put(TraceHeader.COMMAND, String.join(" ", command));
+        CompilerThreads.yieldToProgram(); // our JIT's catching up must not take the program's CPUs
         try (SharedMemory shm = SharedMemory.create(options, pageSize, System.nanoTime());
              MonitorRecordWriter writer = MonitorRecordWriter.create(out, start);
              AgentLink link = new AgentLink(shm))
