@@ -69,6 +69,34 @@ static uint8_t *alt_chunk;
 static size_t alt_used = ALTSTACK_CHUNK;
 static int alt_lock;
 
+/*
+ * Every alternate stack handed out, with the thread it went to. A stack is given again only
+ * once its thread is gone for the kernel (tgkill(pid, tid, 0) says ESRCH: the task is unhashed
+ * and will never again return to user space, where a signal frame is written). A process
+ * forked from this one inherits the table and its own thread's stack: the pid in each entry
+ * keeps the child from giving away a stack its only thread may be standing on.
+ */
+#define ALT_SLOTS 65536
+#define ALT_SCAN 8 /* entries looked at per thread start, from a rotating cursor */
+static struct alt {
+	int32_t pid, tid;
+	uint8_t *stack;
+} *alts;
+static uint32_t alt_n, alt_cursor;
+
+/* a stack of a thread that is gone, taken for tid; NULL if the few looked at are all alive */
+static uint8_t *alt_reuse(int32_t pid, int32_t tid)
+{
+	for (uint32_t k = 0; k < ALT_SCAN && k < alt_n; k++) {
+		struct alt *a = &alts[alt_cursor++ % alt_n];
+		if (a->pid == pid && a->tid != tid && fl_raw_syscall3(SYS_tgkill, pid, a->tid, 0) == -ESRCH) {
+			a->tid = tid;
+			return a->stack;
+		}
+	}
+	return NULL;
+}
+
 #define RESOLVE(var, name)                                          \
 	do {                                                        \
 		if (!(var))                                         \
@@ -181,24 +209,33 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 	pass_on(sig, si, uc);
 }
 
-/* an alternate signal stack for this thread, in agent memory, never freed (a thread may fault
- * during its exit, after the last moment the agent hears of it); SIGSEGV unblocked */
+/* an alternate signal stack for this thread, in agent memory, never unmapped (a thread may
+ * fault during its exit, after the last moment the agent hears of it) but given to a new
+ * thread once the kernel says its thread is gone; SIGSEGV unblocked */
 void fl_sigsegv_thread(void)
 {
 	if (!sigsegv_active())
 		return;
+	int32_t pid = (int32_t)fl_raw_syscall3(SYS_getpid, 0, 0, 0);
+	int32_t tid = (int32_t)fl_raw_syscall3(SYS_gettid, 0, 0, 0);
 	spin(&alt_lock);
-	if (alt_used + ALTSTACK > ALTSTACK_CHUNK) {
-		uint8_t *c = fl_mem_map(ALTSTACK_CHUNK);
-		if (c) {
-			alt_chunk = c;
-			alt_used = 0;
+	if (!alts)
+		alts = fl_mem_map(ALT_SLOTS * sizeof(*alts));
+	uint8_t *stack = alts ? alt_reuse(pid, tid) : NULL;
+	if (!stack) {
+		if (alt_used + ALTSTACK > ALTSTACK_CHUNK) {
+			uint8_t *c = fl_mem_map(ALTSTACK_CHUNK);
+			if (c) {
+				alt_chunk = c;
+				alt_used = 0;
+			}
 		}
-	}
-	uint8_t *stack = NULL;
-	if (alt_used + ALTSTACK <= ALTSTACK_CHUNK) {
-		stack = alt_chunk + alt_used;
-		alt_used += ALTSTACK;
+		if (alt_used + ALTSTACK <= ALTSTACK_CHUNK) {
+			stack = alt_chunk + alt_used;
+			alt_used += ALTSTACK;
+			if (alts && alt_n < ALT_SLOTS) /* past that, never given again */
+				alts[alt_n++] = (struct alt){ .pid = pid, .tid = tid, .stack = stack };
+		}
 	}
 	unspin(&alt_lock);
 	if (!stack)
