@@ -4,6 +4,8 @@
  * is inert or stopped, in a fork child, and on the handler thread.
  *
  * What interposition cannot see, and how the gap is closed:
+ *   - the malloc family calls the program's own allocator: glibc's, or the next definition
+ *     after ours when the program brings another (other_alloc below).
  *   - glibc's malloc maps memory with its internal __mmap/__brk/__mprotect: the malloc family
  *     wrappers check whether the returned block lies in a traced range (seqlock read of the
  *     range table, no syscall) and, if not, have the handler rescan /proc/self/maps before
@@ -297,16 +299,82 @@ static void note_block(void *p, size_t n)
 	errno = saved;
 }
 
+/*
+ * Whose malloc the program would call without us. A program linked with another allocator as a
+ * shared library (libjemalloc.so, libtcmalloc.so) or given one in LD_PRELOAD after ours gets that
+ * allocator's functions, each found as the next definition after ours (dlsym RTLD_NEXT), as the
+ * dynamic linker would have bound them: calling glibc's instead would change the program's heap
+ * and hand glibc's blocks to the other allocator's malloc_usable_size, sdallocx or free.
+ * glibc's malloc is __libc_malloc itself (malloc/malloc.c: strong_alias), so the next
+ * definition tells which it is. Only glibc's blocks have the chunk header that free and realloc
+ * read below. Resolved at the first call, not in the constructor: other libraries' constructors
+ * may allocate before ours runs, and their blocks must come from the same allocator as all later
+ * ones. dlsym allocates nothing when the symbol exists; should it, it gets glibc's malloc.
+ */
+enum { ALLOC_UNRESOLVED, ALLOC_RESOLVING, ALLOC_GLIBC, ALLOC_OTHER };
+static int alloc_state;
+static int32_t alloc_resolver;
+static struct {
+	void *(*malloc)(size_t);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	void (*free)(void *);
+	void *(*memalign)(size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+	int (*posix_memalign)(void **, size_t, size_t);
+	void *(*valloc)(size_t);
+	void *(*pvalloc)(size_t);
+} next_alloc;
+
+static void resolve_alloc(void)
+{
+	void *m = dlsym(RTLD_NEXT, "malloc");
+	if (!m || m == (void *)__libc_malloc) {
+		__atomic_store_n(&alloc_state, ALLOC_GLIBC, __ATOMIC_RELEASE);
+		return;
+	}
+	*(void **)&next_alloc.malloc = m;
+	*(void **)&next_alloc.calloc = dlsym(RTLD_NEXT, "calloc");
+	*(void **)&next_alloc.realloc = dlsym(RTLD_NEXT, "realloc");
+	*(void **)&next_alloc.free = dlsym(RTLD_NEXT, "free");
+	*(void **)&next_alloc.memalign = dlsym(RTLD_NEXT, "memalign");
+	*(void **)&next_alloc.aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
+	*(void **)&next_alloc.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
+	*(void **)&next_alloc.valloc = dlsym(RTLD_NEXT, "valloc");
+	*(void **)&next_alloc.pvalloc = dlsym(RTLD_NEXT, "pvalloc");
+	__atomic_store_n(&alloc_state, ALLOC_OTHER, __ATOMIC_RELEASE);
+}
+
+/* 1: the program's allocator is not glibc's (next_alloc holds its functions) */
+static int other_alloc(void)
+{
+	int state = __atomic_load_n(&alloc_state, __ATOMIC_ACQUIRE);
+	if (state >= ALLOC_GLIBC)
+		return state == ALLOC_OTHER;
+	int32_t tid = (int32_t)fl_raw_syscall3(SYS_gettid, 0, 0, 0);
+	if (state == ALLOC_RESOLVING && __atomic_load_n(&alloc_resolver, __ATOMIC_RELAXED) == tid)
+		return 0; /* dlsym's own allocation, in the middle of resolving */
+	int expect = ALLOC_UNRESOLVED;
+	if (__atomic_compare_exchange_n(&alloc_state, &expect, ALLOC_RESOLVING, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(&alloc_resolver, tid, __ATOMIC_RELAXED);
+		resolve_alloc();
+	} else {
+		while (__atomic_load_n(&alloc_state, __ATOMIC_ACQUIRE) == ALLOC_RESOLVING)
+			sched_yield();
+	}
+	return __atomic_load_n(&alloc_state, __ATOMIC_ACQUIRE) == ALLOC_OTHER;
+}
+
 FL_EXPORT void *malloc(size_t n)
 {
-	void *p = __libc_malloc(n);
+	void *p = other_alloc() ? next_alloc.malloc(n) : __libc_malloc(n);
 	note_block(p, n);
 	return p;
 }
 
 FL_EXPORT void *calloc(size_t n, size_t m)
 {
-	void *p = __libc_calloc(n, m);
+	void *p = other_alloc() ? next_alloc.calloc(n, m) : __libc_calloc(n, m);
 	note_block(p, n * m);
 	return p;
 }
@@ -342,12 +410,13 @@ FL_EXPORT void *realloc(void *old, size_t n)
 {
 	uintptr_t block;
 	size_t len;
-	if (old && says_map_events() && (len = mmapped_block(old, &block))) {
+	int other = other_alloc();
+	if (old && !other && says_map_events() && (len = mmapped_block(old, &block))) {
 		int saved = errno;
 		fl_req_call(FL_REQ_UNTRACE, block, block + len, 0, 0);
 		errno = saved;
 	}
-	void *p = __libc_realloc(old, n);
+	void *p = other ? next_alloc.realloc(old, n) : __libc_realloc(old, n);
 	note_block(p, n);
 	fl_touch_realloced(old, p, n);
 	return p;
@@ -367,6 +436,10 @@ FL_EXPORT void free(void *p)
 {
 	uintptr_t block;
 	size_t len;
+	if (other_alloc()) {
+		next_alloc.free(p); /* its own munmaps are interposed or seen as events */
+		return;
+	}
 	if (p && says_map_events() && (len = mmapped_block(p, &block))) {
 		int saved = errno;
 		fl_req_call(FL_REQ_UNTRACE, block, block + FL_PAGE, 0, 0);
@@ -390,20 +463,26 @@ FL_EXPORT void *reallocarray(void *old, size_t n, size_t m)
 
 FL_EXPORT void *memalign(size_t align, size_t n)
 {
-	void *p = __libc_memalign(align, n);
+	void *p = other_alloc() ? next_alloc.memalign(align, n) : __libc_memalign(align, n);
 	note_block(p, n);
 	return p;
 }
 
 FL_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
-	void *p = __libc_memalign(align, n);
+	void *p = other_alloc() ? next_alloc.aligned_alloc(align, n) : __libc_memalign(align, n);
 	note_block(p, n);
 	return p;
 }
 
 FL_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
+	if (other_alloc()) {
+		int r = next_alloc.posix_memalign(out, align, n);
+		if (r == 0)
+			note_block(*out, n);
+		return r;
+	}
 	/* glibc's own checks: a power of two multiple of sizeof(void *) */
 	if (align % sizeof(void *) != 0 || (align & (align - 1)) != 0 || align == 0)
 		return EINVAL;
@@ -420,14 +499,14 @@ FL_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 
 FL_EXPORT void *valloc(size_t n)
 {
-	void *p = __libc_valloc(n);
+	void *p = other_alloc() ? next_alloc.valloc(n) : __libc_valloc(n);
 	note_block(p, n);
 	return p;
 }
 
 FL_EXPORT void *pvalloc(size_t n)
 {
-	void *p = __libc_pvalloc(n);
+	void *p = other_alloc() ? next_alloc.pvalloc(n) : __libc_pvalloc(n);
 	note_block(p, n);
 	return p;
 }

@@ -63,6 +63,26 @@ class EngineTest
     }
 
     /**
+     * A program linked with an allocator of its own as a shared library, as jemalloc is: its
+     * blocks, and glibc's own (strdup, a FILE), all come from that allocator under the agent too.
+     * The agent's malloc family called glibc's, and the allocator's malloc_usable_size aborted on
+     * glibc's block.
+     */
+    @BothEngines
+    void aProgramsOwnAllocatorServesItsBlocks(final String engine) throws Exception
+    {
+        final Path allocator = Workloads.build("toy_alloc", "-shared", "-fPIC");
+        final String program = Workloads.build("other_allocator", allocator.toString()).toString();
+        final Faultline.Result nativeRun = Faultline.exec(List.of(program), 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        assertTrue(nativeRun.out().endsWith("served every block: yes\n"), nativeRun.describe());
+        final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--engine", engine, "-o",
+            tmp.resolve("allocator-" + engine).toString(), "--", program), 120);
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals(nativeRun.out(), traced.out(), traced.describe());
+    }
+
+    /**
      * 3,000 threads started and joined one after another under mprotect: each gets an alternate
      * signal stack of the agent's, and a stack is given again once the kernel says its thread is
      * gone. The agent that never gave one again grew the address space by 190 MiB here; glibc,
