@@ -2,10 +2,12 @@ package io.faultline.capture;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -53,13 +55,8 @@ class EngineTest
     void resultBuffersOnUntouchedPagesAreWrittenAsNatively(final String engine) throws Exception
     {
         final String program = Workloads.build("result_buffers").toString();
-        final Faultline.Result nativeRun = Faultline.exec(List.of(program), 60);
-        assertEquals(0, nativeRun.status(), nativeRun.describe());
-        assertTrue(nativeRun.out().startsWith("wait4 ok exit=7\n"), nativeRun.describe());
-        final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--engine", engine, "--evms", "16", "-o",
-            tmp.resolve("buffers-" + engine).toString(), "--", program), 120);
-        assertEquals(0, traced.status(), traced.describe());
-        assertEquals(nativeRun.out(), traced.out(), traced.describe());
+        assertTracedAsNatively(List.of("--engine", engine, "--evms", "16"), "buffers-" + engine, List.of(program),
+            run -> assertTrue(run.out().startsWith("wait4 ok exit=7\n"), run.describe()));
     }
 
     /**
@@ -73,13 +70,8 @@ class EngineTest
     {
         final Path allocator = Workloads.build("toy_alloc", "-shared", "-fPIC");
         final String program = Workloads.build("other_allocator", allocator.toString()).toString();
-        final Faultline.Result nativeRun = Faultline.exec(List.of(program), 60);
-        assertEquals(0, nativeRun.status(), nativeRun.describe());
-        assertTrue(nativeRun.out().endsWith("served every block: yes\n"), nativeRun.describe());
-        final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--engine", engine, "-o",
-            tmp.resolve("allocator-" + engine).toString(), "--", program), 120);
-        assertEquals(0, traced.status(), traced.describe());
-        assertEquals(nativeRun.out(), traced.out(), traced.describe());
+        assertTracedAsNatively(List.of("--engine", engine), "allocator-" + engine, List.of(program),
+            run -> assertTrue(run.out().endsWith("served every block: yes\n"), run.describe()));
     }
 
     /**
@@ -92,13 +84,8 @@ class EngineTest
     void shortLivedThreadsReuseTheAgentsSignalStacks() throws Exception
     {
         final String program = Workloads.build("thread_after_thread").toString();
-        final Faultline.Result nativeRun = Faultline.exec(List.of(program, "3000"), 60);
-        assertEquals(0, nativeRun.status(), nativeRun.describe());
-        assertTrue(nativeRun.out().endsWith(": yes\n"), nativeRun.describe());
-        final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--engine", "mprotect", "-o",
-            tmp.resolve("altstacks").toString(), "--", program, "3000"), 120);
-        assertEquals(0, traced.status(), traced.describe());
-        assertEquals(nativeRun.out(), traced.out(), traced.describe());
+        assertTracedAsNatively(List.of("--engine", "mprotect"), "altstacks", List.of(program, "3000"),
+            run -> assertTrue(run.out().endsWith(": yes\n"), run.describe()));
     }
 
     /**
@@ -111,13 +98,8 @@ class EngineTest
     void waitingCallsWhoseBuffersAreEvictedDuringTheWaitReturnAsNatively(final String engine) throws Exception
     {
         final String program = Workloads.build("waits_while_evicting").toString();
-        final Faultline.Result nativeRun = Faultline.exec(List.of(program, "12"), 60);
-        assertEquals(0, nativeRun.status(), nativeRun.describe());
-        assertEquals("rounds 12: poll 12, select 12, epoll_wait 12, waitpid 12\n", nativeRun.out(), nativeRun.describe());
-        final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--engine", engine, "--evms", "64", "-o",
-            tmp.resolve("waits-" + engine).toString(), "--", program, "12"), 120);
-        assertEquals(0, traced.status(), traced.describe());
-        assertEquals(nativeRun.out(), traced.out(), traced.describe());
+        assertTracedAsNatively(List.of("--engine", engine, "--evms", "64"), "waits-" + engine, List.of(program, "12"),
+            run -> assertEquals("rounds 12: poll 12, select 12, epoll_wait 12, waitpid 12\n", run.out(), run.describe()));
     }
 
     /**
@@ -167,14 +149,8 @@ class EngineTest
     void aRaceLostAgainAndAgainAtOneAddressIsRetriedEachTime() throws Exception
     {
         final String program = Workloads.build("same_address").toString();
-        final Faultline.Result nativeRun = Faultline.exec(List.of(program, "1000"), 60);
-        assertEquals(0, nativeRun.status(), nativeRun.describe());
-        assertEquals("same_address rounds=1000 sum=6000\n", nativeRun.out(), nativeRun.describe());
-        final Path trace = tmp.resolve("same-address");
-        final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--engine", "mprotect", "--evms", "16",
-            "-o", trace.toString(), "--", program, "1000"), 120);
-        assertEquals(0, traced.status(), traced.describe());
-        assertEquals(nativeRun.out(), traced.out(), traced.describe());
+        assertTracedAsNatively(List.of("--engine", "mprotect", "--evms", "16"), "same-address", List.of(program, "1000"),
+            run -> assertEquals("same_address rounds=1000 sum=6000\n", run.out(), run.describe()));
     }
 
     /**
@@ -187,13 +163,8 @@ class EngineTest
     void threadsStartWhileTheLocalesPagesWouldBeDisabled(final String engine) throws Exception
     {
         final String program = Workloads.build("locale_threads").toString();
-        final Faultline.Result nativeRun = Faultline.exec(List.of(program, "50"), 60);
-        assertEquals(0, nativeRun.status(), nativeRun.describe());
-        assertEquals("locale C.UTF-8 threads=50\n", nativeRun.out(), nativeRun.describe());
-        final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--engine", engine, "--evms", "16", "-o",
-            tmp.resolve("locale-" + engine).toString(), "--", program, "50"), 120);
-        assertEquals(0, traced.status(), traced.describe());
-        assertEquals(nativeRun.out(), traced.out(), traced.describe());
+        assertTracedAsNatively(List.of("--engine", engine, "--evms", "16"), "locale-" + engine, List.of(program, "50"),
+            run -> assertEquals("locale C.UTF-8 threads=50\n", run.out(), run.describe()));
     }
 
     /**
@@ -302,6 +273,25 @@ class EngineTest
         assertEquals(2, result.status(), result.describe());
         assertEquals(List.of("faultline record: unknown engine 'ptrace'; use --engine uffd or --engine mprotect"),
             result.err().lines().toList());
+    }
+
+    /**
+     * The program run natively, its output checked, then recorded with the given options: exit
+     * status 0 both times and the same output, byte for byte.
+     */
+    private void assertTracedAsNatively(final List<String> options, final String label, final List<String> command,
+        final Consumer<Faultline.Result> nativeCheck) throws Exception
+    {
+        final Faultline.Result nativeRun = Faultline.exec(command, 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        nativeCheck.accept(nativeRun);
+        final List<String> args = new ArrayList<>(List.of("record", "-q"));
+        args.addAll(options);
+        args.addAll(List.of("-o", tmp.resolve(label).toString(), "--"));
+        args.addAll(command);
+        final Faultline.Result traced = Faultline.run(args, 120);
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals(nativeRun.out(), traced.out(), traced.describe());
     }
 
     private static Faultline.Result runWithoutUffd(final List<String> args) throws Exception
