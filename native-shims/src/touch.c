@@ -239,7 +239,9 @@ FL_EXPORT ssize_t getdents64(int fd, void *buf, size_t n)
  * A buffer is claimed by the thread (its tid, by compare-and-swap: no lock, a signal handler
  * that polls inside a poll takes another) for the length of the call. The agent's own threads
  * reach these wrappers too and use them like any thread. With every buffer taken, or
- * arguments too big for one, the call falls back to a touch and one call.
+ * arguments too big for one, the call falls back to a touch and one call. A signal handler that
+ * longjmps out of a wait keeps its buffer taken for good; a thread cancelled in one gives it
+ * back when it is gone.
  */
 #define BOUNCES 64
 #define BOUNCE_BYTES 16384
@@ -257,6 +259,17 @@ static struct bounce *bounce_claim(void)
 		int32_t free_ = 0;
 		if (__atomic_load_n(&bounces[i].tid, __ATOMIC_RELAXED) == 0 &&
 		    __atomic_compare_exchange_n(&bounces[i].tid, &free_, tid, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return &bounces[i];
+	}
+	/*
+	 * All taken. A thread cancelled inside a wait (pthread_cancel unwinds from the call) never
+	 * released its buffer: once the kernel says that thread is gone, the buffer is free.
+	 */
+	long pid = fl_raw_syscall3(SYS_getpid, 0, 0, 0);
+	for (int i = 0; i < BOUNCES; i++) {
+		int32_t owner = __atomic_load_n(&bounces[i].tid, __ATOMIC_RELAXED);
+		if (owner && fl_raw_syscall3(SYS_tgkill, pid, owner, 0) == -ESRCH &&
+		    __atomic_compare_exchange_n(&bounces[i].tid, &owner, tid, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			return &bounces[i];
 	}
 	return NULL;

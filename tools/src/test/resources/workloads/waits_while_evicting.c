@@ -10,13 +10,17 @@
  * Each round the main thread asks the evictor for a pass over its 1024 pages, then waits: for
  * the byte the evictor writes into a pipe after the pass (poll, select, epoll_wait), or for a
  * child that exits when that byte reaches it (waitpid). The test records with --evms 64.
+ * Before the rounds, CANCELLED threads are cancelled while they wait in poll (the agent must
+ * get back what they held for the wait).
  *
- *   waits_while_evicting ROUNDS   prints what each call returned; the same natively and traced
+ *   waits_while_evicting ROUNDS [CANCELLED]   prints what each call returned; the same natively
+ *                                             and traced
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +28,7 @@
 #include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PAGE 4096
@@ -71,6 +76,43 @@ static void drain(void)
 	}
 }
 
+static int never[2]; /* a pipe nobody writes: poll on its read end waits until cancelled */
+static volatile int polling;
+
+static void *poll_forever(void *arg)
+{
+	(void)arg;
+	struct pollfd p = { .fd = never[0], .events = POLLIN };
+	polling = 1;
+	poll(&p, 1, -1);
+	return NULL;
+}
+
+/* n threads, one at a time, cancelled once they have waited in poll for a while */
+static void cancel_pollers(int n)
+{
+	if (n > 0 && pipe(never) != 0) {
+		perror("pipe");
+		exit(1);
+	}
+	for (int i = 0; i < n; i++) {
+		pthread_t t;
+		polling = 0;
+		if (pthread_create(&t, NULL, poll_forever, NULL) != 0) {
+			perror("pthread_create");
+			exit(1);
+		}
+		while (!polling)
+			sched_yield();
+		struct timespec settle = { 0, 2000000 }; /* into the system call */
+		nanosleep(&settle, NULL);
+		if (pthread_cancel(t) != 0 || pthread_join(t, NULL) != 0) {
+			perror("pthread_cancel");
+			exit(1);
+		}
+	}
+}
+
 /* a page of its own for each result buffer, so that nothing else keeps it young */
 static void *own_page(void)
 {
@@ -85,6 +127,7 @@ static void *own_page(void)
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 20;
+	cancel_pollers(argc > 2 ? atoi(argv[2]) : 0);
 	pages = mmap(NULL, (size_t)PASS * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (pages == MAP_FAILED || pipe(ping) != 0) {
 		perror("setup");
