@@ -38,10 +38,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <time.h>
 
@@ -155,13 +153,6 @@ static uint32_t restore_stuck;
  */
 static int restore_gives_way;
 
-/* a message (an event, or a fault) is waiting on the userfaultfd */
-static int uffd_readable(void)
-{
-	struct pollfd p = { .fd = fl_uffd, .events = POLLIN };
-	return fl_raw_syscall3(SYS_poll, (long)&p, 1, 0) > 0;
-}
-
 /*
  * Bulk move of [a, b) of r in one ioctl with ALLOW_SRC_HOLES (to_park: traced -> parking, else
  * parking -> traced). The kernel stops at the first page it cannot move: a partial move
@@ -194,7 +185,7 @@ static void bulk_move_pages(const struct fl_range *r, uintptr_t a, uintptr_t b, 
 			retries = 0;
 			continue;
 		}
-		if (err == -EAGAIN && !to_park && restore_gives_way && retries > 4 && uffd_readable()) {
+		if (err == -EAGAIN && !to_park && restore_gives_way && retries > 4 && fl_fd_readable(fl_uffd)) {
 			restore_stuck++; /* the caller reads the event and calls again */
 			return;
 		}
@@ -321,7 +312,8 @@ static uint32_t uffd_restore(uintptr_t s, uintptr_t e)
 	return restore_stuck;
 }
 
-/* the engine's restore: its one caller (handler.c, a fork's preparation) reads and retries */
+/* a restore whose caller reads and retries: the engine's (handler.c, a fork's preparation)
+ * and a sampling window's close (fl_uffd_unwatch) */
 static uint32_t uffd_restore_giving_way(uintptr_t s, uintptr_t e)
 {
 	restore_gives_way = 1;
@@ -791,10 +783,7 @@ int fl_uffd_watch(uintptr_t page)
 
 int fl_uffd_unwatch(uintptr_t page)
 {
-	restore_gives_way = 1; /* sample.c keeps a stuck page and retries it after the next read */
-	uint32_t stuck = uffd_restore(page, page + FL_PAGE);
-	restore_gives_way = 0;
-	if (stuck)
+	if (uffd_restore_giving_way(page, page + FL_PAGE)) /* sample.c retries it after the next read */
 		return -EAGAIN;
 	fl_uffd_unregister(fl_uffd, page, FL_PAGE);
 	return 0;

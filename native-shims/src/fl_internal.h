@@ -33,6 +33,10 @@ int fl_sys_munmap(void *addr, size_t len);
 int fl_sys_madvise(void *addr, size_t len, int advice);
 pid_t fl_gettid(void);
 long fl_raw_syscall3(long n, long a, long b, long c); /* -errno; errno untouched */
+int fl_fd_readable(int fd); /* something to read now (poll, no wait); errno untouched */
+/* the kernel no longer knows the thread (tgkill(pid, tid, 0) says ESRCH): it will never run
+ * again, nor return to user space, so what it held (a signal stack, a buffer) is free */
+int fl_thread_gone(pid_t pid, pid_t tid);
 uint64_t fl_now_ns(void);
 void fl_log(const char *a, const char *b, const char *c); /* one line to stderr via write(2) */
 size_t fl_fmt_u64(char *buf, uint64_t v);

@@ -1263,8 +1263,7 @@ static uint64_t stalls;
 
 static int traps_queued(void)
 {
-	struct pollfd p = { .fd = fl_engine->fd(), .events = POLLIN };
-	return poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
+	return fl_fd_readable(fl_engine->fd());
 }
 
 /*

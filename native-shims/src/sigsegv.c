@@ -89,7 +89,7 @@ static uint8_t *alt_reuse(int32_t pid, int32_t tid)
 {
 	for (uint32_t k = 0; k < ALT_SCAN && k < alt_n; k++) {
 		struct alt *a = &alts[alt_cursor++ % alt_n];
-		if (a->pid == pid && a->tid != tid && fl_raw_syscall3(SYS_tgkill, pid, a->tid, 0) == -ESRCH) {
+		if (a->pid == pid && a->tid != tid && fl_thread_gone(pid, a->tid)) {
 			a->tid = tid;
 			return a->stack;
 		}

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/futex.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -32,6 +33,17 @@ int fl_sys_madvise(void *addr, size_t len, int advice)
 pid_t fl_gettid(void)
 {
 	return (pid_t)syscall(SYS_gettid);
+}
+
+int fl_fd_readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	return fl_raw_syscall3(SYS_poll, (long)&p, 1, 0) > 0 && (p.revents & POLLIN);
+}
+
+int fl_thread_gone(pid_t pid, pid_t tid)
+{
+	return fl_raw_syscall3(SYS_tgkill, pid, tid, 0) == -ESRCH;
 }
 
 uint64_t fl_now_ns(void)

@@ -268,7 +268,7 @@ static struct bounce *bounce_claim(void)
 	long pid = fl_raw_syscall3(SYS_getpid, 0, 0, 0);
 	for (int i = 0; i < BOUNCES; i++) {
 		int32_t owner = __atomic_load_n(&bounces[i].tid, __ATOMIC_RELAXED);
-		if (owner && fl_raw_syscall3(SYS_tgkill, pid, owner, 0) == -ESRCH &&
+		if (owner && fl_thread_gone((pid_t)pid, owner) &&
 		    __atomic_compare_exchange_n(&bounces[i].tid, &owner, tid, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			return &bounces[i];
 	}
@@ -292,6 +292,12 @@ void fl_touch_reset_after_fork(void)
 struct carve {
 	uint8_t *next, *end;
 };
+
+/* b's buffer to carve; with no buffer, nothing fits */
+static struct carve carve_of(struct bounce *b)
+{
+	return b ? (struct carve){ b->buf, b->buf + BOUNCE_BYTES } : (struct carve){ NULL, NULL };
+}
 
 static void *carve(struct carve *c, size_t n)
 {
@@ -347,7 +353,7 @@ static pid_t bounced_wait4(pid_t pid, int *status, int options, struct rusage *r
 			touch(status, sizeof(*status), 1), touch(ru, sizeof(*ru), 1);
 		return real_wait4(pid, status, options, ru);
 	}
-	struct carve c = { b->buf, b->buf + BOUNCE_BYTES };
+	struct carve c = carve_of(b);
 	int *st = status ? carve(&c, sizeof(*st)) : NULL;
 	struct rusage *r = ru ? carve(&c, sizeof(*r)) : NULL;
 	pid_t got = real_wait4(pid, st, options, r);
@@ -501,7 +507,7 @@ static int bounced_poll(struct pollfd *fds, nfds_t n, int timeout, const struct 
 {
 	struct bounce *b = touching() && n > 0 ? bounce_claim() : NULL;
 	int ok = b != NULL;
-	struct carve c = { b ? b->buf : NULL, b ? b->buf + BOUNCE_BYTES : NULL };
+	struct carve c = carve_of(b);
 	struct pollfd *in = ok && n <= BOUNCE_BYTES / sizeof(*fds) ? carve_copy(&c, fds, n * sizeof(*fds), &ok) : NULL;
 	const struct timespec *tin = ok ? carve_copy(&c, t, sizeof(*t), &ok) : NULL;
 	const sigset_t *min = ok ? carve_copy(&c, mask, sizeof(*mask), &ok) : NULL;
@@ -546,7 +552,7 @@ static int bounced_select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct time
 	struct bounce *b = bounce_claim();
 	int ok = b != NULL && nfds >= 0;
 	size_t set = fd_set_bytes(nfds);
-	struct carve c = { b ? b->buf : NULL, b ? b->buf + BOUNCE_BYTES : NULL };
+	struct carve c = carve_of(b);
 	fd_set *rin = ok ? carve_copy(&c, r, set, &ok) : NULL;
 	fd_set *win = ok ? carve_copy(&c, w, set, &ok) : NULL;
 	fd_set *ein = ok ? carve_copy(&c, e, set, &ok) : NULL;
@@ -601,7 +607,7 @@ static int bounced_epoll(int epfd, struct epoll_event *ev, int max, int timeout,
 {
 	struct bounce *b = touching() && max > 0 ? bounce_claim() : NULL;
 	int ok = b != NULL;
-	struct carve c = { b ? b->buf : NULL, b ? b->buf + BOUNCE_BYTES : NULL };
+	struct carve c = carve_of(b);
 	const sigset_t *min = ok ? carve_copy(&c, mask, sizeof(*mask), &ok) : NULL;
 	int room = (int)(((uintptr_t)c.end - (((uintptr_t)c.next + 15) & ~(uintptr_t)15)) / sizeof(*ev));
 	struct epoll_event *out = ok ? carve(&c, (size_t)(max < room ? max : room) * sizeof(*ev)) : NULL;
@@ -641,7 +647,7 @@ static int bounced_sleep(clockid_t clock, int flags, const struct timespec *req,
 {
 	struct bounce *b = bounce_claim();
 	int ok = b != NULL;
-	struct carve c = { b ? b->buf : NULL, b ? b->buf + BOUNCE_BYTES : NULL };
+	struct carve c = carve_of(b);
 	const struct timespec *rin = ok ? carve_copy(&c, req, sizeof(*req), &ok) : NULL;
 	struct timespec *left = ok && rem ? carve(&c, sizeof(*rem)) : NULL;
 	if (!ok) {
