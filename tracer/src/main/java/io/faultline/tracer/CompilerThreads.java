@@ -12,9 +12,10 @@ import java.util.List;
  * live {@code monitor} share this machine's two CPUs with the program, and the JIT compiles the
  * code that grew hot while the recorder started (picocli, the queue, the shared memory) just as
  * the program starts: under {@code monitor}, a 35 ms {@code sort} spent 2.0 of its 4.1 ms off-CPU
- * preempted by the monitor's C1 threads (perf's sched_switch events, BENCHMARKS.md "Live
- * monitoring"). A compilation is never urgent for the recorder, so its compiler threads run at
- * nice 19: the scheduler gives them what the program leaves over.
+ * preempted by the monitor's C1 threads (perf's sched_switch events, BENCHMARKS.md "A 100 ms
+ * stall in munmap, and the monitor's JIT"; in medians the change is within that machine's
+ * noise). A compilation is never urgent for the recorder, so its compiler threads run at nice
+ * 19: the scheduler gives them what the program leaves over.
  *
  * <p>Linux's setpriority(2) with {@code PRIO_PROCESS} and a thread id sets that thread's nice
  * value alone (man 2 setpriority, "BUGS": the POSIX per-process meaning is not Linux's). HotSpot
