@@ -151,6 +151,14 @@ static uint64_t chunk_id;
 static int quiet;        /* tearing down: events are written only if the ring has room */
 static int recorder_dead;
 /*
+ * Nothing drains our ring any more: the recorder asked us to stop (its logger failed, a full
+ * disk) or drained nothing for RING_STALL_NS (stopped, or hung). Sticky until a new session: the
+ * guard tears down and the program runs on untraced, because a traced program must never wait
+ * on its recorder for good.
+ */
+static int ring_abandoned;
+#define RING_STALL_NS (10ULL * 1000000000ULL)
+/*
  * FAULTLINE_TEST_EVENT_DELAY_US (tests only): sleep this long after reading a batch that holds
  * a non-cooperative event, before handling it. The thread that raised the event runs on in the
  * meantime, which is the window handle_batch has to be correct in; the test makes it wide.
@@ -303,13 +311,14 @@ static int stop_requested(void)
 
 /*
  * Write one message; a full ring makes us wait (spin briefly, then sleep 50 us), never drop.
- * Gives up only when the recorder is dead, or in quiet mode (teardown). -EPIPE then.
+ * Gives up when the recorder is dead, asked us to stop, or drained nothing for RING_STALL_NS,
+ * and in quiet mode (teardown): -EPIPE then.
  */
 static int ring_put(int32_t type, const void *msg, uint32_t len)
 {
 	if (fl_ring_try_write(&fl_agent.ring, type, msg, len) == 0)
 		return 0;
-	if (quiet || recorder_dead)
+	if (quiet || recorder_dead || ring_abandoned)
 		return -EPIPE;
 	uint64_t t0 = fl_now_ns();
 	fl_cnt.ring_waits++;
@@ -323,7 +332,10 @@ static int ring_put(int32_t type, const void *msg, uint32_t len)
 		}
 		if (fl_ring_try_write(&fl_agent.ring, type, msg, len) == 0)
 			break;
-		if ((i & 255) == 0 && !recorder_alive()) {
+		if ((i & 255) == 0 && (!recorder_alive() || stop_requested() || fl_now_ns() - t0 > RING_STALL_NS)) {
+			if (!recorder_dead)
+				ring_abandoned = 1;
+			fl_handler_poke(); /* the guard tears down now, not at its next liveness tick */
 			rc = -EPIPE;
 			break;
 		}
@@ -1248,7 +1260,7 @@ static void liveness_due(uint64_t now)
 	(void)now;
 	if (stop_requested())
 		stop_reason = FL_STOP_REQUESTED;
-	else if (!recorder_alive())
+	else if (!recorder_alive() || ring_abandoned)
 		stop_reason = FL_STOP_RECORDER_GONE;
 }
 
@@ -1492,6 +1504,7 @@ void fl_handler_reset_after_fork(void)
 	chunk_id = 0;
 	quiet = 0;
 	recorder_dead = 0;
+	ring_abandoned = 0;
 	known_brk = 0;
 	deferred_n = 0;
 	held_n = 0;

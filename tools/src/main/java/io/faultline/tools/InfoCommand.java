@@ -77,8 +77,12 @@ final class InfoCommand implements Callable<Integer>
         final ReadSummary s)
     {
         origin(out, path, h);
-        row(out, "state", String.format(java.util.Locale.ROOT, "incomplete: the recorder stopped before finishing; "
-            + "readable up to excerpt %d at %.3f s", s.lastExcerpt(), s.lastTimeNs() / 1e9));
+        final String cause = h.get(TraceHeader.STOP_CAUSE);
+        row(out, "state", String.format(java.util.Locale.ROOT, "incomplete: %s; readable up to excerpt %d at %.3f s",
+            cause == null ? "the recorder stopped before finishing"
+                : String.format(java.util.Locale.ROOT, "the recording stopped at %.3f s (%s), the program ran on untraced",
+                    h.longValue(TraceHeader.STOPPED_NS) / 1e9, cause),
+            s.lastExcerpt(), s.lastTimeNs() / 1e9));
         row(out, "processes", String.valueOf(s.processes()));
         row(out, "references", String.format("%,d", s.references()));
         row(out, "excerpts", String.format("%,d, events %,d", s.excerpts(), s.events()));

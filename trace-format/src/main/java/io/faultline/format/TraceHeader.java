@@ -65,6 +65,9 @@ public final class TraceHeader
     public static final String RING_WAIT_NS = "ring_wait_ns";
     public static final String EVICTIONS = "evictions";
     public static final String RACES = "races";
+    /** state=incomplete: why the recording stopped, and when (ns since the recording started). */
+    public static final String STOP_CAUSE = "stop_cause";
+    public static final String STOPPED_NS = "stopped_ns";
     /** Moca mode: nanoseconds the agents spent disabling pages at interval ends ({@link #EVICTIONS} pages). */
     public static final String DISABLE_NS = "disable_ns";
     /** Prefix of per-thread lines: {@code thread.TID=pid=P references=N reads=R writes=W name=comm}. */

@@ -24,6 +24,11 @@ public final class TraceLayout
     public static final int EXCERPT_KIND_SIZE = 4;
 
     public static final String STATE_RECORDING = "recording";
+    /**
+     * The recording stopped early (its logger could not write: a full file system, a removed
+     * directory) while the program ran on untraced: everything before the stop is in the queue.
+     */
+    public static final String STATE_INCOMPLETE = "incomplete";
     public static final String STATE_COMPLETE = "complete";
 
     /**

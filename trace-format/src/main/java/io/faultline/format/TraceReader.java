@@ -87,10 +87,11 @@ public final class TraceReader implements AutoCloseable
                 + TraceLayout.FORMAT_VERSION + "; use a matching faultline");
         }
         final String state = header.get(TraceHeader.STATE);
-        if (!header.isComplete() && !TraceLayout.STATE_RECORDING.equals(state))
+        if (!header.isComplete() && !TraceLayout.STATE_RECORDING.equals(state)
+            && !TraceLayout.STATE_INCOMPLETE.equals(state))
         {
             throw new TraceFormatException("corrupt trace header " + headerFile + ": state is '" + state
-                + "', not complete or recording");
+                + "', not complete, incomplete or recording");
         }
         header.pageSize();
         final Path queueDir = dir.resolve(TraceLayout.QUEUE_DIR);
@@ -213,6 +214,12 @@ public final class TraceReader implements AutoCloseable
         }
         catch (final InternalError ex)
         {
+            if (!header.isComplete() && s.brokenOrdinal != Long.MAX_VALUE)
+            {
+                // A partial trace cut short mid-write: the fault of the cut, which reached the
+                // survey late, reached this pass an excerpt or so earlier. Its end is here.
+                return s.summary;
+            }
             // The survey read the same bytes without a fault: the files changed under us.
             throw new TraceFormatException("trace " + dir + " changed while it was read: its queue file is now "
                 + "cut short; read it again");
@@ -324,8 +331,9 @@ public final class TraceReader implements AutoCloseable
         {
             brokenOrdinal = Math.min(brokenOrdinal, cursor.ordinal());
             final String where = where(cursor) + problem;
-            if (skipCorrupt)
+            if (skipCorrupt || !header.isComplete())
             {
+                // a partial trace ends where its recorder stopped writing, often mid-excerpt
                 unreadable = where;
             }
             else if (stopError == null)

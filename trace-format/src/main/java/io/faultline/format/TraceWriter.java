@@ -144,6 +144,27 @@ public final class TraceWriter implements AutoCloseable
         finished = true;
     }
 
+    /**
+     * Marks a trace whose recording stopped early (state=incomplete, with the cause and when):
+     * the queue is closed as it is, every excerpt written so far kept. The header is small, but
+     * on a full file system even it may not fit: then the trace keeps state=recording, which
+     * readers also take as partial.
+     */
+    public void finishIncomplete(final TraceHeader end) throws IOException
+    {
+        try
+        {
+            close();
+        }
+        catch (final RuntimeException | InternalError ex)
+        {
+            // the queue's own end-of-file marker could not be written: readers stop at the last whole excerpt
+        }
+        end.put(TraceHeader.STATE, TraceLayout.STATE_INCOMPLETE);
+        end.write(dir.resolve(TraceLayout.HEADER_FILE));
+        finished = true;
+    }
+
     public boolean isFinished()
     {
         return finished;

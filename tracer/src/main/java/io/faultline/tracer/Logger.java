@@ -104,9 +104,24 @@ public final class Logger implements Agent
         }
     }
 
+    private volatile boolean halted;
+
+    /**
+     * The trace cannot be written (the writer failed): no more reading, so what the rings still
+     * hold stays there, and the agents, told to stop, give up waiting for room (ring_put).
+     */
+    public void halt()
+    {
+        halted = true;
+    }
+
     @Override
     public int doWork()
     {
+        if (halted)
+        {
+            return 0;
+        }
         // Slots are claimed in order, so the first FREE one ends the scan.
         int work = 0;
         int slot = 0;

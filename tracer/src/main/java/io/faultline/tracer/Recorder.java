@@ -129,14 +129,27 @@ public final class Recorder
                     options.engine == io.faultline.format.ShmLayout.ENGINE_MPROTECT);
                 logger.mainPid((int)process.pid());
                 forwardSignals(process);
-                final AgentRunner runner = new AgentRunner(
-                    new BackoffIdleStrategy(100, 10, 1_000, 1_000_000), this::loggerFailed, null, logger);
-                AgentRunner.startOnThread(runner);
+                final RecordingStop stop = new RecordingStop(options.output, startMonoNs);
+                final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(100, 10, 1_000, 1_000_000),
+                    t -> loggerFailed(t, stop, logger, shm), null, logger);
+                // Agrona rethrows an Error after the error handler has seen it: the handler
+                // already acted, so the dying thread says nothing more
+                AgentRunner.startOnThread(runner, r -> {
+                    final Thread thread = new Thread(r);
+                    thread.setUncaughtExceptionHandler((t, e) -> { });
+                    return thread;
+                });
                 final int exitStatus = process.waitFor();
                 final long endMonoNs = System.nanoTime();
                 // Agents in processes that outlive the program restore their pages and stop.
                 shm.requestStop();
                 runner.close();
+                if (stop.happened())
+                {
+                    kept = true; // what was written before the stop is the user's
+                    return stoppedEarly(stop, writer, header, stats, slotCounters(shm, logger), exitStatus,
+                        endMonoNs - startMonoNs);
+                }
                 writer.takeOver();
                 logger.drain();
                 writeExitEvent(writer, (int)process.pid(), exitStatus, shm.clock(), endMonoNs - startMonoNs);
@@ -245,9 +258,57 @@ public final class Recorder
         }
     }
 
-    private void loggerFailed(final Throwable throwable)
+    /**
+     * The logger could not write the trace (a full file system, a removed directory): fail open.
+     * The logger stops, the agents are told to stop, and since nothing drains their rings any
+     * more they stop waiting for room, put every page back and let the program run on untraced
+     * (native-shims, ring_put). The program's output and exit status stay its own.
+     */
+    private void loggerFailed(final Throwable throwable, final RecordingStop stop, final Logger logger,
+        final SharedMemory shm)
     {
-        err.println("faultline record: logger failed: " + throwable);
+        if (stop.stop(throwable))
+        {
+            logger.halt();
+            shm.requestStop();
+        }
+    }
+
+    /**
+     * The end of a recording whose logger failed: the trace is marked incomplete (if the file
+     * system still takes its small header), and one line says what happened, from when, and
+     * what was lost. The exit status is the program's if it failed, else 1: the recording did not
+     * complete.
+     */
+    private int stoppedEarly(final RecordingStop stop, final TraceWriter writer, final TraceHeader header,
+        final TraceStats stats, final List<SlotCounters> slots, final int exitStatus, final long durationNs)
+    {
+        long published = 0;
+        for (final SlotCounters slot : slots)
+        {
+            published += slot.records();
+        }
+        final long lost = Math.max(0, published - stats.references);
+        try
+        {
+            header.put(TraceHeader.END_TIME, Instant.now())
+                .put(TraceHeader.DURATION_NS, durationNs)
+                .put(TraceHeader.EXIT_STATUS, exitStatus)
+                .put(TraceHeader.REFERENCES, stats.references)
+                .put(TraceHeader.AGENT_RECORDS, published)
+                .put(TraceHeader.STOP_CAUSE, stop.cause())
+                .put(TraceHeader.STOPPED_NS, stop.atNs());
+            writer.finishIncomplete(header);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            // the header stays state=recording: still read as a partial trace
+        }
+        err.printf("faultline record: recording stopped %.2f s into the run: %s; %,d references were written, "
+                + "%,d more that the agents published were not, and the program ran on to its end untraced "
+                + "(exit status %d); %s holds an incomplete trace%n",
+            stop.atNs() / 1e9, stop.cause(), stats.references, lost, exitStatus, options.output);
+        return exitStatus != 0 ? exitStatus : 1;
     }
 
     private static void writeExitEvent(final TraceWriter writer, final int pid, final int exitStatus, final long seq,
