@@ -207,45 +207,87 @@ public final class Logger implements Agent
 
     /**
      * Writes a process-exit event (status unknown: a = -1) for each traced process other than
-     * the program that is gone, after everything its ring held. Its parent, not the recorder,
+     * the program that is gone, after everything its rings held. Its parent, not the recorder,
      * collects its status. A pid that exec'd lives on in a newer slot and has not exited. When
      * the agents follow forks, the slots of a process that is gone (every image of it) are then
      * given back, their counters kept in {@link #retired()}, so a long script needs only as many
      * slots as it runs processes at once.
+     * <p>
+     * Every slot is looked at, not only those {@link #doWork} has seen: an image claimed since
+     * may already be gone too.
      */
     private int noteExits(final long now)
     {
         int work = 0;
-        final boolean reuse = shm.followsForks();
-        for (int slot = slotsInUse - 1; slot >= 0; slot--)
+        for (int slot = 0; slot < shm.slotCount(); slot++)
         {
             final int pid = shm.slotInt(slot, ShmLayout.SLOT_PID);
-            if (pid <= 0 || pid == mainPid || ProcessHandle.of(pid).isPresent())
+            if (pid > 0 && pid != mainPid && shm.slotState(slot) != ShmLayout.SLOT_FREE
+                && !ProcessHandle.of(pid).isPresent())
             {
-                continue;
-            }
-            shm.ring(slot).read(this::onMessage, Integer.MAX_VALUE);
-            flushJoined();
-            if (exited.add(pid))
-            {
-                exitEvent.setMemory(0, EventDescriptor.HEADER_SIZE, (byte)0);
-                exitEvent.putInt(EventDescriptor.TYPE, EventType.PROCESS_EXIT.code());
-                exitEvent.putInt(EventDescriptor.PID, pid);
-                exitEvent.putInt(EventDescriptor.TID, pid);
-                exitEvent.putLong(EventDescriptor.SEQ, shm.clock());
-                exitEvent.putLong(EventDescriptor.TIME_NS, now - shm.startMonoNs());
-                exitEvent.putLong(EventDescriptor.A, -1);
-                writer.write(TraceLayout.EXCERPT_EVENT, exitEvent, 0, EventDescriptor.HEADER_SIZE);
-                stats.onEvent(exitEvent, 0);
-                work++;
-            }
-            if (reuse)
-            {
-                retired.add(shm.retire(slot));
-                java.util.Arrays.fill(execPredecessor, UNKNOWN); // a slot's meaning changed: ask again
+                work += processGone(pid, now);
             }
         }
         return work;
+    }
+
+    /**
+     * One process is gone, so none of its images writes any more: drains the rings of all its
+     * images, oldest claim first (an exec's new image may hold a lower slot index than the image
+     * it replaced), then writes its exit event, whose seq, the clock now, is above every seq
+     * they held; then gives the slots back when following forks. Writing the event after the
+     * first slot found and draining the others after it put a new image's records (and its
+     * process-start) behind the exit event in the queue: a process whose excerpts went back in
+     * seq, which every reader refuses (issue 24).
+     */
+    private int processGone(final int pid, final long now)
+    {
+        final boolean reuse = shm.followsForks();
+        int work = 0;
+        for (int slot = nextImage(pid, -1); slot >= 0; slot = nextImage(pid, shm.slotLong(slot, ShmLayout.SLOT_CLAIM)))
+        {
+            work += shm.ring(slot).read(this::onMessage, Integer.MAX_VALUE);
+            flushJoined();
+            if (reuse)
+            {
+                retired.add(shm.retire(slot)); // zeroes the claim: the next image is the oldest left
+                java.util.Arrays.fill(execPredecessor, UNKNOWN); // a slot's meaning changed: ask again
+            }
+        }
+        // without reuse the slots stay, and the pid is seen gone again at every check; with it a
+        // later process given the same pid by the kernel is another process with its own exit
+        if (reuse || exited.add(pid))
+        {
+            exitEvent.setMemory(0, EventDescriptor.HEADER_SIZE, (byte)0);
+            exitEvent.putInt(EventDescriptor.TYPE, EventType.PROCESS_EXIT.code());
+            exitEvent.putInt(EventDescriptor.PID, pid);
+            exitEvent.putInt(EventDescriptor.TID, pid);
+            exitEvent.putLong(EventDescriptor.SEQ, shm.clock());
+            exitEvent.putLong(EventDescriptor.TIME_NS, now - shm.startMonoNs());
+            exitEvent.putLong(EventDescriptor.A, -1);
+            writer.write(TraceLayout.EXCERPT_EVENT, exitEvent, 0, EventDescriptor.HEADER_SIZE);
+            stats.onEvent(exitEvent, 0);
+            work++;
+        }
+        return work;
+    }
+
+    /** The slot of pid's oldest image claimed after {@code after}, or -1. */
+    private int nextImage(final int pid, final long after)
+    {
+        int next = -1;
+        long nextClaim = Long.MAX_VALUE;
+        for (int s = 0; s < shm.slotCount(); s++)
+        {
+            final long c = shm.slotLong(s, ShmLayout.SLOT_CLAIM);
+            if (shm.slotInt(s, ShmLayout.SLOT_PID) == pid && shm.slotState(s) != ShmLayout.SLOT_FREE
+                && c > after && c < nextClaim)
+            {
+                next = s;
+                nextClaim = c;
+            }
+        }
+        return next;
     }
 
     /** What the slots given back for reuse reported, in the order they were given back. */
