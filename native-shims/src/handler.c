@@ -149,14 +149,13 @@ static uint8_t *event_buf;
 static uint32_t chunk_records;
 static uint64_t chunk_id;
 static int quiet;        /* tearing down: events are written only if the ring has room */
-static int recorder_dead;
 /*
- * Nothing drains our ring any more: the recorder asked us to stop (its logger failed, a full
- * disk) or drained nothing for RING_STALL_NS (stopped, or hung). Sticky until a new session: the
- * guard tears down and the program runs on untraced, because a traced program must never wait
- * on its recorder for good.
+ * The recorder is gone, or as good as gone: it asked us to stop (its logger failed, a full disk)
+ * while we waited for room, or drained nothing for RING_STALL_NS (stopped, or hung). Sticky until
+ * a new session: the guard tears down and the program runs on untraced, because a traced program
+ * must never wait on its recorder for good.
  */
-static int ring_abandoned;
+static int recorder_dead;
 #define RING_STALL_NS (10ULL * 1000000000ULL)
 /*
  * FAULTLINE_TEST_EVENT_DELAY_US (tests only): sleep this long after reading a batch that holds
@@ -318,7 +317,7 @@ static int ring_put(int32_t type, const void *msg, uint32_t len)
 {
 	if (fl_ring_try_write(&fl_agent.ring, type, msg, len) == 0)
 		return 0;
-	if (quiet || recorder_dead || ring_abandoned)
+	if (quiet || recorder_dead)
 		return -EPIPE;
 	uint64_t t0 = fl_now_ns();
 	fl_cnt.ring_waits++;
@@ -333,8 +332,7 @@ static int ring_put(int32_t type, const void *msg, uint32_t len)
 		if (fl_ring_try_write(&fl_agent.ring, type, msg, len) == 0)
 			break;
 		if ((i & 255) == 0 && (!recorder_alive() || stop_requested() || fl_now_ns() - t0 > RING_STALL_NS)) {
-			if (!recorder_dead)
-				ring_abandoned = 1;
+			recorder_dead = 1;
 			fl_handler_poke(); /* the guard tears down now, not at its next liveness tick */
 			rc = -EPIPE;
 			break;
@@ -1260,7 +1258,7 @@ static void liveness_due(uint64_t now)
 	(void)now;
 	if (stop_requested())
 		stop_reason = FL_STOP_REQUESTED;
-	else if (!recorder_alive() || ring_abandoned)
+	else if (!recorder_alive())
 		stop_reason = FL_STOP_RECORDER_GONE;
 }
 
@@ -1504,7 +1502,6 @@ void fl_handler_reset_after_fork(void)
 	chunk_id = 0;
 	quiet = 0;
 	recorder_dead = 0;
-	ring_abandoned = 0;
 	known_brk = 0;
 	deferred_n = 0;
 	held_n = 0;
