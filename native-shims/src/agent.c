@@ -22,30 +22,11 @@
 
 #include "fl_internal.h"
 
-struct fl_agent fl_agent = { .recorder_pidfd = -1 };
-struct fl_counters fl_cnt;
-int fl_fork_depth;
-
 /* a fork child, or a new attached session: counters from zero */
 static void reset_counters(void)
 {
-	memset(&fl_cnt, 0, sizeof(fl_cnt));
+	fl_counters_reset();
 	fl_fork_depth = 0;
-}
-
-static char exe_path[4096];
-static char shm_path[512];
-
-/* the recorder is gone: nobody else will delete its shared-memory file (handler.c, teardown) */
-void fl_unlink_shm(void)
-{
-	if (shm_path[0])
-		unlink(shm_path);
-}
-
-const char *fl_exe_path(void)
-{
-	return exe_path;
 }
 
 int fl_interpose_alloc(void);
@@ -349,8 +330,8 @@ static int start_tracing(const char *path)
 	fl_check = getenv("FAULTLINE_CHECK") != NULL;
 	if (map_shm(path) < 0)
 		return -EINVAL;
-	if (strlen(path) < sizeof(shm_path))
-		strcpy(shm_path, path);
+	if (strlen(path) < sizeof(fl_agent.shm_path))
+		strcpy(fl_agent.shm_path, path);
 	if (claim_slot() < 0)
 		return -EBUSY;
 	fl_agent.pid = getpid();
@@ -411,8 +392,8 @@ static int start_tracing(const char *path)
 		}
 	}
 
-	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
-	exe_path[n > 0 ? n : 0] = 0;
+	ssize_t n = readlink("/proc/self/exe", fl_agent.exe_path, sizeof(fl_agent.exe_path) - 1);
+	fl_agent.exe_path[n > 0 ? n : 0] = 0;
 
 	static int lib_data_added; /* once per process: a fork child inherits them, detach keeps them */
 	if (!lib_data_added) {
@@ -452,7 +433,7 @@ __attribute__((constructor)) static void fl_init(void)
  */
 __attribute__((destructor)) static void fl_fini(void)
 {
-	if (fl_tracing() && !fl_handler_is_handler_thread())
+	if (fl_tracing() && !fl_on_handler_thread())
 		fl_req_call(FL_REQ_EVMS_FLUSH, 0, 0, 0, 0);
 }
 

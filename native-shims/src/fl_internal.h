@@ -2,12 +2,7 @@
  * fl_internal.h: declarations shared by the agent's files. Nothing here is exported: the
  * library is built with -fvisibility=hidden and only FL_EXPORT symbols are visible.
  *
- * Threads and state (single writer):
- *   - the handler threads (handler.c: one fault thread per CPU and a guard) change the range
- *     table, the EVMS, the pinned-page set, the ring and the slot counters only under the
- *     agent lock, and never touch traced memory. "Handler only" below means: lock held.
- *   - program threads only read the range table (seqlock, maps.c) and post requests
- *     (request.c) that a handler thread executes.
+ * Threads and state: state.h.
  */
 #ifndef FL_INTERNAL_H
 #define FL_INTERNAL_H
@@ -18,44 +13,10 @@
 #include <sys/types.h>
 
 #include "faultline_shm.h"
-
-#define FL_EXPORT __attribute__((visibility("default")))
-#define FL_STR_(x) #x
-#define FL_STR(x) FL_STR_(x) /* a macro's value as a string literal */
-
-#define FL_PAGE 4096UL
-#define FL_PAGE_DOWN(x) ((uintptr_t)(x) & ~(FL_PAGE - 1))
-#define FL_PAGE_UP(x) (((uintptr_t)(x) + FL_PAGE - 1) & ~(FL_PAGE - 1))
-
-/* ---- sys.c: raw system calls that must not go through our own interposed symbols ---- */
-void *fl_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
-int fl_sys_munmap(void *addr, size_t len);
-int fl_sys_madvise(void *addr, size_t len, int advice);
-pid_t fl_gettid(void);
-long fl_raw_syscall3(long n, long a, long b, long c); /* -errno; errno untouched */
-int fl_fd_readable(int fd); /* something to read now (poll, no wait); errno untouched */
-/* the kernel no longer knows the thread (tgkill(pid, tid, 0) says ESRCH): it will never run
- * again, nor return to user space, so what it held (a signal stack, a buffer) is free */
-int fl_thread_gone(pid_t pid, pid_t tid);
-uint64_t fl_now_ns(void);
-void fl_log(const char *a, const char *b, const char *c); /* one line to stderr via write(2) */
-size_t fl_fmt_u64(char *buf, uint64_t v);
-extern int fl_debug;
-void fl_debug_op(const char *what, uintptr_t a, uintptr_t b, long r);
-#define FL_DEBUG(what, a, b, r) do { if (fl_debug) fl_debug_op(what, (uintptr_t)(a), (uintptr_t)(b), (long)(r)); } while (0)
-int fl_futex_wait(uint32_t *word, uint32_t expected, long timeout_ns);
-void fl_futex_wake(uint32_t *word);
-int fl_futex_wait_shared(uint32_t *word, uint32_t expected, long timeout_ns);
-void fl_futex_wake_shared(uint32_t *word);
-
-/* ---- mem.c: agent-owned memory, always from mmap, remembered so scope all skips it ---- */
-void *fl_mem_map(size_t len); /* zeroed, MAP_NORESERVE; NULL on failure */
-void fl_mem_unmap(void *p, size_t len);
-int fl_mem_is_agent(uintptr_t start, uintptr_t end); /* overlaps any agent range */
-/* subtract agent ranges from [s,e): calls fn for each remaining piece */
-void fl_mem_subtract(uintptr_t s, uintptr_t e, void (*fn)(uintptr_t, uintptr_t, void *), void *ctx);
-void fl_mem_add(uintptr_t start, uintptr_t end); /* a range the agent owns but did not map itself */
-void fl_mem_release(uintptr_t start, uintptr_t end); /* part of an agent mapping was unmapped */
+#include "mem.h"
+#include "ring.h"
+#include "state.h"
+#include "sys.h"
 
 /* ---- maps.c: /proc/self/maps and the range table ---- */
 struct fl_range {
@@ -118,7 +79,6 @@ struct fl_range fl_range_carve(uint32_t i, uintptr_t a, uintptr_t b); /* [a,b) o
 void fl_range_free_state(const struct fl_range *piece); /* its engine state, once no piece uses it (2 * bits_pages pages) */
 void fl_range_dropped(const struct fl_range *piece); /* carved out for good: counted, freed, event emitted */
 void fl_ranges_relocate(uintptr_t from, uintptr_t to, size_t len); /* mremap moved them: the table follows */
-void fl_mem_reset_after_fork(void);
 /* make present pages of [s,e) exclusive again after fork (MADV_POPULATE_WRITE); never on a
  * registered range from the handler thread. pm_fd: an open /proc/self/pagemap */
 void fl_break_cow(int pm_fd, uintptr_t s, uintptr_t e);
@@ -166,17 +126,6 @@ int fl_pins_has(uintptr_t page);
 uint32_t fl_pins_collect(uintptr_t start, uintptr_t end, uintptr_t *out, uint32_t max);
 void fl_pins_add(uintptr_t page);
 void fl_pins_forget(uintptr_t start, uintptr_t end);
-
-/* ---- ring.c: Agrona one-to-one ring producer (handler only) ---- */
-struct fl_ring {
-	uint8_t *buf;
-	uint32_t capacity;
-	uint32_t max_msg;
-	volatile int64_t *tail, *head_cache, *head;
-};
-void fl_ring_init(struct fl_ring *r, uint8_t *base, uint32_t capacity);
-/* 0 on success, -EAGAIN when the ring has no room now */
-int fl_ring_try_write(struct fl_ring *r, int32_t type, const void *msg, uint32_t len);
 
 /* ---- request.c: program thread -> handler requests ---- */
 enum fl_req_type {
@@ -235,14 +184,6 @@ uint64_t fl_req_serve(int (*fn)(struct fl_req *)); /* bit i set: slot i served, 
 void fl_req_wake(uint64_t served);                 /* wake the posters fl_req_serve left sleeping */
 void fl_req_cancel_all(void);
 int fl_req_pending(void);
-
-/* ---- counters of the agent (handler only, or under the agent lock) ---- */
-struct fl_counters {
-	uint64_t records, ring_waits, faults, chunks, evictions, wait_ns, races, registered_pages;
-	uint64_t lost; /* pages that could not be disabled (EBUSY: shared after fork, pinned) */
-};
-extern struct fl_counters fl_cnt;
-extern int fl_fork_depth; /* a fork is being prepared: pages stay enabled (FL_REQ_FORK_PREPARE) */
 
 /*
  * ---- engine.c, engine_*.c: the trapping mechanism ----
@@ -361,13 +302,11 @@ void fl_scope_unretire(uintptr_t s, uintptr_t e);           /* handler: ...a thr
 int fl_handler_start(void);
 void fl_handler_poke(void);                  /* the guard looks at the stop flag now */
 int fl_handler_wait_stopped(long timeout_ms); /* 0 once the guard has torn down and returned; -ETIMEDOUT */
-int fl_handler_is_handler_thread(void);
 void fl_wake_later(uintptr_t page); /* agent lock held: wake the page's faulting threads at release */
 /* an engine without fd, on the faulting thread: 1 if the engine caused the fault (recorded, resolved) */
 int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access);
 void fl_emit_event(uint32_t type, uint32_t tid, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
 		   const char *text, uint32_t text_len);
-void fl_publish_counters(void);
 int fl_publish_message(int32_t type, const void *msg, uint32_t len); /* into the ring; a full ring waits */
 int fl_hint_post(uint32_t kind, uint64_t start, uint64_t len, uint64_t value);
 int fl_hint_take(int i);
@@ -384,42 +323,10 @@ void fl_touch_exec(const char *path, char *const argv[], char *const envp[]);
 void fl_touch_realloced(void *old, void *p, size_t n); /* a block the kernel fills next? (touch.c) */
 
 /* ---- interpose.c ---- */
-/*
- * Threads created but not yet pinned (mprotect engine): while any is, no rescan registers new
- * memory, since the new thread's stack and struct pthread (one mapping) would be disabled
- * before they are pinned, and glibc starts the thread with every signal blocked.
- */
-extern uint32_t fl_threads_starting;
 void fl_interpose_init(void);
 int fl_real_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
 
-/* ---- agent.c: process-wide state ---- */
-const char *fl_exe_path(void);
-void fl_unlink_shm(void);
-struct fl_agent {
-	/* written once by the constructor, then read-only */
-	uint8_t *shm;
-	size_t shm_len;
-	uint8_t *slot;
-	uint32_t slot_index;
-	uint32_t scope, evms_pages, chunk_records, flags;
-	uint32_t mode;          /* FL_MODE_*, from the control block */
-	uint64_t interval_ns;   /* Moca mode: the interval (at least FL_MOCA_MIN_INTERVAL_NS) */
-	uint64_t start_mono_ns;
-	int recorder_pidfd;
-	pid_t pid, ppid;
-	struct fl_ring ring;
-	/* changes at run time */
-	int active;            /* 0 starting, 1 tracing, 2 stopped; interposers pass through unless 1 */
-	volatile int in_child; /* this process is a fork child: never trace, never touch the shm */
-	int exec_event;        /* this image replaced a traced one that did not announce FL_EV_EXEC */
-};
-extern struct fl_agent fl_agent;
-
-static inline uint32_t *fl_ctl32(size_t off) { return (uint32_t *)(fl_agent.shm + off); }
-static inline uint64_t *fl_ctl64(size_t off) { return (uint64_t *)(fl_agent.shm + off); }
-static inline uint32_t *fl_slot32(size_t off) { return (uint32_t *)(fl_agent.slot + off); }
-static inline uint64_t *fl_slot64(size_t off) { return (uint64_t *)(fl_agent.slot + off); }
+/* ---- agent.c ---- */
 
 /* monitor mode (FL_MODE_MONITOR): DAMON's access checks only, no records, no EVMS (sample.c) */
 static inline int fl_monitoring(void)
@@ -431,11 +338,6 @@ static inline int fl_monitoring(void)
 static inline int fl_moca(void)
 {
 	return fl_agent.mode == FL_MODE_MOCA;
-}
-
-static inline int fl_tracing(void)
-{
-	return __atomic_load_n(&fl_agent.active, __ATOMIC_ACQUIRE) == 1 && !fl_agent.in_child;
 }
 
 #endif

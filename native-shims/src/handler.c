@@ -104,33 +104,8 @@ struct staged {
 
 static pthread_t guard_thread;
 static pthread_t fault_threads[MAX_FAULT_THREADS];
-/* kernel tids of the handler threads, each stored by the thread itself first thing: the
- * program's threads are what /proc/self/task lists minus these (existing_threads) */
-static pid_t handler_tids[MAX_FAULT_THREADS + 1];
-static uint32_t handler_tids_known; /* futex word: fl_handler_start waits for all of them */
-
-static void note_handler_tid(void)
-{
-	pid_t tid = fl_gettid();
-	for (uint32_t k = 0; k <= MAX_FAULT_THREADS; k++) {
-		pid_t expect = 0;
-		if (__atomic_compare_exchange_n(&handler_tids[k], &expect, tid, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-			break;
-	}
-	__atomic_add_fetch(&handler_tids_known, 1, __ATOMIC_ACQ_REL);
-	fl_futex_wake(&handler_tids_known);
-}
-
-static int is_handler_tid(pid_t tid)
-{
-	for (uint32_t k = 0; k <= MAX_FAULT_THREADS; k++)
-		if (__atomic_load_n(&handler_tids[k], __ATOMIC_ACQUIRE) == tid)
-			return 1;
-	return 0;
-}
 static uint32_t n_fault_threads;
 static uint32_t fault_threads_alive; /* futex word: teardown waits for 0 */
-static int handler_started;
 static int single_handler;  /* FAULTLINE_HANDLERS=single: the guard handles every fault */
 static int stopping;        /* under the lock: teardown has begun, fault threads leave */
 static int stop_efd = -1;   /* teardown -> fault threads */
@@ -225,19 +200,6 @@ static void check_brk(uint32_t tid)
 	known_brk = now;
 }
 
-int fl_handler_is_handler_thread(void)
-{
-	if (!handler_started)
-		return 0;
-	pthread_t self = pthread_self();
-	if (pthread_equal(self, guard_thread))
-		return 1;
-	for (uint32_t i = 0; i < n_fault_threads; i++)
-		if (pthread_equal(self, fault_threads[i]))
-			return 1;
-	return 0;
-}
-
 static void agent_lock_take(void)
 {
 	pthread_mutex_lock(&agent_lock);
@@ -277,18 +239,6 @@ static void serve_requests(int (*fn)(struct fl_req *))
 		wake_reqs |= served;
 		__atomic_add_fetch(&progress, 1, __ATOMIC_RELEASE);
 	}
-}
-
-void fl_publish_counters(void)
-{
-	__atomic_store_n(fl_slot64(FL_SLOT_RECORDS), fl_cnt.records, __ATOMIC_RELEASE);
-	__atomic_store_n(fl_slot64(FL_SLOT_RING_WAITS), fl_cnt.ring_waits, __ATOMIC_RELEASE);
-	__atomic_store_n(fl_slot64(FL_SLOT_FAULTS), fl_cnt.faults, __ATOMIC_RELEASE);
-	__atomic_store_n(fl_slot64(FL_SLOT_CHUNKS), fl_cnt.chunks, __ATOMIC_RELEASE);
-	__atomic_store_n(fl_slot64(FL_SLOT_EVICTIONS), fl_cnt.evictions, __ATOMIC_RELEASE);
-	__atomic_store_n(fl_slot64(FL_SLOT_WAIT_NS), fl_cnt.wait_ns, __ATOMIC_RELEASE);
-	__atomic_store_n(fl_slot64(FL_SLOT_RACES), fl_cnt.races, __ATOMIC_RELEASE);
-	__atomic_store_n(fl_slot64(FL_SLOT_REGISTERED_PAGES), fl_cnt.registered_pages, __ATOMIC_RELEASE);
 }
 
 static int recorder_alive(void)
@@ -645,7 +595,7 @@ static void resolve_faults(uint32_t n)
 		resolve_one(page, staged[i].flags & FL_REC_WRITE, fl_pins_has(page), staged[i].soft, staged[i].tid);
 	}
 	if (n)
-		fl_publish_counters();
+		fl_counters_publish();
 }
 
 /* faults whose resolution met EAGAIN (an event in flight): retried after the next read */
@@ -696,7 +646,7 @@ static void handle_event(const struct fl_trap *m)
 	default:
 		break;
 	}
-	fl_publish_counters();
+	fl_counters_publish();
 }
 
 /*
@@ -834,7 +784,7 @@ static void existing_threads(void)
 			if (d->d_name[0] < '0' || d->d_name[0] > '9')
 				continue;
 			uint32_t tid = (uint32_t)atoi(d->d_name);
-			if ((pid_t)tid == self || is_handler_tid((pid_t)tid)) /* ours, not the program's */
+			if ((pid_t)tid == self || fl_is_handler_tid((pid_t)tid)) /* ours, not the program's */
 				continue;
 			emit_name_of(tid);
 			void *head = NULL;
@@ -877,7 +827,7 @@ static int serve(struct fl_req *q)
 		fl_engine->pin(q->a + 2303);
 		int err = all ? fl_scope_rescan() : 0;
 		existing_threads(); /* names every thread, this one included */
-		fl_publish_counters();
+		fl_counters_publish();
 		return err;
 	}
 	case FL_REQ_MMAP:
@@ -915,7 +865,7 @@ static int serve(struct fl_req *q)
 			}
 		}
 		fl_emit_event(FL_EV_TRACE_RANGE, (uint32_t)q->tid, s, e - s, FL_RANGE_API, 0, NULL, 0);
-		fl_publish_counters();
+		fl_counters_publish();
 		return 0;
 	}
 	case FL_REQ_THREAD_START:
@@ -998,7 +948,7 @@ static int serve(struct fl_req *q)
 			fl_emit_event(FL_EV_FORK, (uint32_t)q->tid, q->a, 0, 0, 0, NULL, 0);
 			announce_fork((uint32_t)q->a);
 		}
-		fl_publish_counters();
+		fl_counters_publish();
 		return 0;
 	case FL_REQ_MREMAP:
 		/* not said by a REMAP event (untraced range, or resized in place): say it now */
@@ -1029,7 +979,7 @@ static int serve(struct fl_req *q)
 		for (uint32_t i = 0; i < fl_range_count(); i++)
 			fl_engine->disable(fl_range_at(i)->start, fl_range_at(i)->end);
 		emit_name_of((uint32_t)q->tid);
-		fl_publish_counters();
+		fl_counters_publish();
 		return 0;
 	}
 	case FL_REQ_EVMS_FLUSH:
@@ -1126,7 +1076,7 @@ static void teardown(uint32_t reason, int err)
 	agent_unlock(); /* wakes what the last drains resolved, on the still open uffd */
 	agent_lock_take();
 	fl_engine->close();
-	fl_publish_counters();
+	fl_counters_publish();
 	__atomic_store_n(fl_slot32(FL_SLOT_ERROR), (uint32_t)err, __ATOMIC_RELEASE);
 	__atomic_store_n(fl_slot32(FL_SLOT_STOP_REASON), reason, __ATOMIC_RELEASE);
 	__atomic_store_n(fl_slot32(FL_SLOT_STATE), FL_SLOT_STOPPED, __ATOMIC_RELEASE);
@@ -1146,7 +1096,7 @@ static int guard_efd = -1; /* anyone -> guard: look at fatal_error / stop now */
 
 static void *fault_main(void *arg)
 {
-	note_handler_tid();
+	fl_handler_thread_note();
 	int cpu = (int)(intptr_t)arg;
 	cpu_set_t set;
 	CPU_ZERO(&set);
@@ -1321,8 +1271,8 @@ static int guard_handles_faults(uint64_t now)
 static void *guard_main(void *arg)
 {
 	(void)arg;
-	note_handler_tid();
-	const char *exe = fl_exe_path();
+	fl_handler_thread_note();
+	const char *exe = fl_agent.exe_path;
 	agent_lock_take();
 	fl_emit_event(FL_EV_PROCESS_START, (uint32_t)fl_agent.pid, (uint64_t)fl_agent.ppid, fl_agent.slot_index, 0, 0,
 		      exe, (uint32_t)strlen(exe));
@@ -1480,9 +1430,7 @@ void fl_handler_reset_after_fork(void)
 {
 	/* the child has only the forking thread: no handler thread, the lock as the fork left it */
 	pthread_mutex_init(&agent_lock, NULL);
-	handler_started = 0;
-	memset(handler_tids, 0, sizeof(handler_tids));
-	handler_tids_known = 0;
+	fl_handler_threads_reset();
 	n_fault_threads = 0;
 	fault_threads_alive = 0;
 	stopping = 0;
@@ -1607,16 +1555,7 @@ int fl_handler_start(void)
 		(void)w;
 		return err;
 	}
-	/*
-	 * The program's threads are listed at FL_REQ_INIT as /proc/self/task minus the handler
-	 * threads: wait until each has noted its tid (they start at normal priority, so at once).
-	 */
-	for (int waited = 0; waited < 1000; waited++) {
-		uint32_t known = __atomic_load_n(&handler_tids_known, __ATOMIC_ACQUIRE);
-		if (known >= n_fault_threads + 1)
-			break;
-		fl_futex_wait(&handler_tids_known, known, 1000 * 1000L);
-	}
-	handler_started = 1;
+	/* the program's threads are listed at FL_REQ_INIT as /proc/self/task minus the handler threads */
+	fl_handler_threads_await(n_fault_threads + 1);
 	return 0;
 }

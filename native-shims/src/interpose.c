@@ -525,7 +525,6 @@ struct tramp {
 	uint32_t counted; /* in fl_threads_starting until its THREAD_START is served */
 };
 
-uint32_t fl_threads_starting;
 #define TRAMPS 1024
 static struct tramp *tramps;
 

@@ -224,7 +224,7 @@ uint32_t fl_moca_close(void)
 	entries_n = 0;
 	active_n = 0;
 	interval_no++;
-	fl_publish_counters();
+	fl_counters_publish();
 	return enabled_n;
 }
 

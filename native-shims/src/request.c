@@ -69,7 +69,7 @@ static int wait_done(struct fl_req *q);
 
 int fl_req_call_text(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d, const char *text, uint32_t len)
 {
-	if (!fl_tracing() || fl_handler_is_handler_thread())
+	if (!fl_tracing() || fl_on_handler_thread())
 		return -ENOSYS;
 	struct fl_req *q = post(type, a, b, c, d, text, len, 0);
 	if (!q)
@@ -79,7 +79,7 @@ int fl_req_call_text(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t
 
 void fl_req_post(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d, const char *text, uint32_t len)
 {
-	if (!fl_tracing() || fl_handler_is_handler_thread())
+	if (!fl_tracing() || fl_on_handler_thread())
 		return;
 	post(type, a, b, c, d, text, len, 1);
 }

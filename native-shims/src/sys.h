@@ -1,0 +1,41 @@
+/*
+ * sys.h: the agent's base, below every other room: page arithmetic, raw system calls that must
+ * not go through our own interposed symbols, the monotonic clock, futexes and one-line output
+ * to stderr (sys.c). Nothing here allocates, uses stdio or needs another room.
+ */
+#ifndef FL_SYS_H
+#define FL_SYS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define FL_EXPORT __attribute__((visibility("default")))
+#define FL_STR_(x) #x
+#define FL_STR(x) FL_STR_(x) /* a macro's value as a string literal */
+
+#define FL_PAGE 4096UL
+#define FL_PAGE_DOWN(x) ((uintptr_t)(x) & ~(FL_PAGE - 1))
+#define FL_PAGE_UP(x) (((uintptr_t)(x) + FL_PAGE - 1) & ~(FL_PAGE - 1))
+
+void *fl_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+int fl_sys_munmap(void *addr, size_t len);
+int fl_sys_madvise(void *addr, size_t len, int advice);
+pid_t fl_gettid(void);
+long fl_raw_syscall3(long n, long a, long b, long c); /* -errno; errno untouched */
+int fl_fd_readable(int fd); /* something to read now (poll, no wait); errno untouched */
+/* the kernel no longer knows the thread (tgkill(pid, tid, 0) says ESRCH): it will never run
+ * again, nor return to user space, so what it held (a signal stack, a buffer) is free */
+int fl_thread_gone(pid_t pid, pid_t tid);
+uint64_t fl_now_ns(void);
+void fl_log(const char *a, const char *b, const char *c); /* one line to stderr via write(2) */
+size_t fl_fmt_u64(char *buf, uint64_t v);
+extern int fl_debug;
+void fl_debug_op(const char *what, uintptr_t a, uintptr_t b, long r);
+#define FL_DEBUG(what, a, b, r) do { if (fl_debug) fl_debug_op(what, (uintptr_t)(a), (uintptr_t)(b), (long)(r)); } while (0)
+int fl_futex_wait(uint32_t *word, uint32_t expected, long timeout_ns);
+void fl_futex_wake(uint32_t *word);
+int fl_futex_wait_shared(uint32_t *word, uint32_t expected, long timeout_ns);
+void fl_futex_wake_shared(uint32_t *word);
+
+#endif
