@@ -45,32 +45,24 @@
 
 #include "engine_uffd.h"
 
-#define PM_ENTRIES 8192
 /*
  * EAGAIN means "the page tables changed under the move, try again"; in practice it is
  * transient, but some pages keep answering EAGAIN (seen in libjvm's .bss under a JVM): after
  * this many tries the page takes the error path (copy instead of move, or stays enabled).
  */
 #define EAGAIN_RETRIES 16
-#define PM_PRESENT (1ULL << 63)
-#define PM_SWAPPED (1ULL << 62)
 
 int fl_uffd = -1;
 
-static int pagemap_fd = -1;
-static uint64_t *pm_buf;
 static uintptr_t zero_src; /* a zeroed agent page: UFFDIO_COPY source for first-touch writes */
 
 static int uffd_init(void)
 {
-	if (pm_buf)
-		return 0; /* a later attached session: the fd was reopened by uffd_reset_after_fork */
-	pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	if (pagemap_fd < 0)
-		return -errno;
-	pm_buf = fl_mem_map(PM_ENTRIES * sizeof(uint64_t));
+	int err = fl_pagemap_open();
+	if (err || zero_src)
+		return err; /* a later attached session: the rest is there */
 	zero_src = (uintptr_t)fl_mem_map(FL_PAGE);
-	if (!pm_buf || !zero_src)
+	if (!zero_src)
 		return -ENOMEM;
 	/* populate it now (a plain fault, the page is not registered) so COPY never faults on it */
 	*(volatile char *)zero_src = 0;
@@ -80,33 +72,6 @@ static int uffd_init(void)
 static inline uintptr_t park_of(const struct fl_range *r, uintptr_t page)
 {
 	return r->park + (page - r->start);
-}
-
-/* 1 if the page at addr is present (or swapped) according to /proc/self/pagemap */
-int fl_page_present(uintptr_t addr)
-{
-	uint64_t e = 0;
-	if (pread(pagemap_fd, &e, sizeof(e), (off_t)(addr / FL_PAGE * 8)) != sizeof(e))
-		return 0;
-	return (e & (PM_PRESENT | PM_SWAPPED)) != 0;
-}
-
-/* handler only: fn(page) for every page of [s, e) present (or swapped) in /proc/self/pagemap */
-void fl_pagemap_each_present(uintptr_t s, uintptr_t e, void (*fn)(uintptr_t page, void *ctx), void *ctx)
-{
-	for (uintptr_t cur = s; cur < e;) {
-		size_t n = (e - cur) / FL_PAGE;
-		if (n > PM_ENTRIES)
-			n = PM_ENTRIES;
-		ssize_t got = pread(pagemap_fd, pm_buf, n * 8, (off_t)(cur / FL_PAGE * 8));
-		if (got <= 0)
-			return;
-		n = (size_t)got / 8;
-		for (size_t i = 0; i < n; i++)
-			if (pm_buf[i] & (PM_PRESENT | PM_SWAPPED))
-				fn(cur + i * FL_PAGE, ctx);
-		cur += n * FL_PAGE;
-	}
 }
 
 static void set_populated(uintptr_t page, void *r)
@@ -582,46 +547,6 @@ static int uffd_untrace_all(void)
 	return err == -EAGAIN ? -EAGAIN : 0;
 }
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-
-/*
- * fork clears PageAnonExclusive on every anonymous page it shares with the child, and
- * UFFDIO_MOVE refuses such pages (EBUSY) until a write fault makes them exclusive again
- * (reusing the page if the child is gone, copying it otherwise). MADV_POPULATE_WRITE is that
- * write fault without touching the data; it fails cleanly on a mapping that is not writable.
- * Only present pages (pagemap): populating a missing page of a registered range would raise a
- * userfault, which is fine from a program thread (the handler resolves it) but must never
- * happen on the handler thread; the handler calls this only on ranges not registered yet.
- */
-void fl_break_cow(int pm_fd, uintptr_t s, uintptr_t e)
-{
-	uint64_t buf[512];
-	for (uintptr_t cur = s; cur < e;) {
-		size_t n = (e - cur) / FL_PAGE;
-		if (n > 512)
-			n = 512;
-		ssize_t got = pread(pm_fd, buf, n * 8, (off_t)(cur / FL_PAGE * 8));
-		if (got <= 0)
-			return;
-		n = (size_t)got / 8;
-		size_t i = 0;
-		while (i < n) {
-			if (!(buf[i] & PM_PRESENT)) {
-				i++;
-				continue;
-			}
-			size_t j = i;
-			while (j < n && (buf[j] & PM_PRESENT))
-				j++;
-			fl_sys_madvise((void *)(cur + i * FL_PAGE), (j - i) * FL_PAGE, MADV_POPULATE_WRITE);
-			i = j;
-		}
-		cur += n * FL_PAGE;
-	}
-}
-
 /* fork child (only the forking thread exists), or a new attached session: our own pagemap;
  * the fd, if any, is the parent's (or the last session's) and must not be used */
 static void uffd_reset_after_fork(void)
@@ -629,9 +554,7 @@ static void uffd_reset_after_fork(void)
 	if (fl_uffd >= 0)
 		close(fl_uffd);
 	fl_uffd = -1;
-	if (pagemap_fd >= 0)
-		close(pagemap_fd); /* it is the parent's: /proc/self was resolved at open time */
-	pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	fl_pagemap_open(); /* the parent's descriptor: /proc/self was resolved at open time */
 }
 
 /*
@@ -648,7 +571,7 @@ static int uffd_fork_child(void)
 	for (uint32_t i = 0; i < fl_range_count();) {
 		struct fl_range *r = fl_range_at(i);
 		size_t len = r->end - r->start;
-		fl_break_cow(pagemap_fd, r->start, r->end);
+		fl_pagemap_break_cow(r->start, r->end);
 		int err = fl_uffd_register(fd, r->park, len);
 		if (!err && (err = fl_uffd_register(fd, r->start, len)) != 0)
 			fl_uffd_unregister(fd, r->park, len);

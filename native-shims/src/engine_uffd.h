@@ -25,6 +25,15 @@ int fl_uffd_copy(int fd, uintptr_t dst, uintptr_t src, size_t len, int dontwake)
 int fl_uffd_wake(int fd, uintptr_t start, size_t len);
 int fl_uffd_writeprotect(int fd, uintptr_t start, size_t len, int protect); /* never wakes */
 
+/* ---- uffd_check.c: FAULTLINE_CHECK's shadow of the parking slots (only while fl_check) ---- */
+void fl_check_enable(const struct fl_range *r, uintptr_t page, int err);   /* after moving page home */
+void fl_check_evict(const struct fl_range *r, uintptr_t page, int err);    /* after moving it out */
+void fl_check_moved(const struct fl_range *r, uintptr_t page, int to_park); /* another move that worked */
+void fl_check_discarded(const struct fl_range *r, uintptr_t a, uintptr_t b); /* slots of [a, b) dropped */
+void fl_check_resync(const struct fl_range *r, uintptr_t a, uintptr_t b);   /* after a bulk move */
+void fl_check_report(const struct fl_range *r, uintptr_t page, const char *what);
+int fl_check_parked(const struct fl_range *r, uintptr_t page); /* the shadow: parked by us */
+
 /* the "populated" bitmap of a range (fl_range.bits) */
 static inline int fl_range_bit(const struct fl_range *r, uintptr_t page)
 {

@@ -13,6 +13,10 @@
 #include <sys/types.h>
 
 #include "faultline_shm.h"
+#include "check.h"
+#include "emit.h"
+#include "evms.h"
+#include "pagemap.h"
 #include "mem.h"
 #include "ring.h"
 #include "state.h"
@@ -79,46 +83,8 @@ struct fl_range fl_range_carve(uint32_t i, uintptr_t a, uintptr_t b); /* [a,b) o
 void fl_range_free_state(const struct fl_range *piece); /* its engine state, once no piece uses it (2 * bits_pages pages) */
 void fl_range_dropped(const struct fl_range *piece); /* carved out for good: counted, freed, event emitted */
 void fl_ranges_relocate(uintptr_t from, uintptr_t to, size_t len); /* mremap moved them: the table follows */
-/* make present pages of [s,e) exclusive again after fork (MADV_POPULATE_WRITE); never on a
- * registered range from the handler thread. pm_fd: an open /proc/self/pagemap */
-void fl_break_cow(int pm_fd, uintptr_t s, uintptr_t e);
 void fl_handler_reset_after_fork(void);
 int fl_agent_follow_child(void);
-
-/* ---- evms.c and policy_*.c: the evicted virtual mapping set and its policies (lock held) ---- */
-enum { FL_EVMS_OUT = 0, FL_EVMS_DISABLED = 1, FL_EVMS_ENABLED = 2 }; /* a page's place */
-struct fl_policy {
-	const char *name;
-	int (*init)(uint32_t capacity, uint32_t lead_pages);
-	/* page was just enabled by a reference fault of tid: it enters the set; what leaves is
-	 * said through fl_evms_evicted and fl_evms_disable_later */
-	void (*admit)(uintptr_t page, uint32_t tid, int write);
-	int (*state)(uintptr_t page);                 /* FL_EVMS_*, changes nothing */
-	/* a fault that is no reference record: a disabled resident page is referenced again (it is
-	 * enabled again, in place), or an enabled one written; returns the state before */
-	int (*touch)(uintptr_t page, int write);
-	int (*dirty)(uintptr_t page);                 /* resident and written */
-	void (*delete)(uintptr_t start, uintptr_t end);  /* munmap/madvise/mremap: evicted in turn */
-	void (*flush)(uintptr_t start, uintptr_t end);   /* untraced or disabled now: evicted now */
-	void (*clear)(void);                             /* every page leaves now (exit, fork) */
-	uint32_t (*count)(void);
-};
-extern const struct fl_policy fl_policy_fifo, fl_policy_segq_clock, fl_policy_segq_fifo;
-const struct fl_policy *fl_policy_for(uint32_t id); /* FL_POLICY_*; NULL if unknown */
-int fl_evms_init(uint32_t policy, uint32_t capacity, uint32_t lead_pages);
-/* returns how many pages the caller must disable, listed at *disable */
-uint32_t fl_evms_admit(uintptr_t page, uint32_t tid, int write, const uintptr_t **disable);
-int fl_evms_state(uintptr_t page);
-int fl_evms_touch(uintptr_t page, int write);
-int fl_evms_dirty(uintptr_t page);
-void fl_evms_delete(uintptr_t start, uintptr_t end);
-void fl_evms_forget(uintptr_t start, uintptr_t end);
-void fl_evms_clear(void);   /* every page leaves, with its eviction record */
-void fl_evms_reset(void);   /* every page forgotten, no records (a fork child's copy) */
-uint32_t fl_evms_count(void);
-/* called by the policies */
-void fl_evms_evicted(uintptr_t page, uint32_t tid, char tag, int deleted);
-void fl_evms_disable_later(uintptr_t page);
 
 /* ---- pins.c: pinned pages (thread descriptors): enabled, never in the EVMS (see handler.c) */
 int fl_pins_init(uint32_t capacity);
@@ -273,22 +239,6 @@ void fl_moca_enabled(uintptr_t page); /* a fault enabled page: disabled when the
 uint32_t fl_moca_close(void);     /* the interval ends: every thread's chunk written; returns its pages to disable */
 void fl_moca_disable(uint32_t n); /* disable the first n pages enabled (the ended interval's); keep the rest */
 
-/* ---- check.c: FAULTLINE_CHECK, the agent checking its own bookkeeping (handler only) ---- */
-extern int fl_check;
-enum { FL_OP_FAULT = 1, FL_OP_ENABLE, FL_OP_EVICT, FL_OP_BULK_DISABLE, FL_OP_BULK_RESTORE, FL_OP_PIN, FL_OP_DISCARD,
-       FL_OP_FILL_ZERO, FL_OP_PUSH, FL_OP_FORGET, FL_OP_REGISTER, FL_OP_RELOCATE };
-void fl_check_log(uint32_t what, uintptr_t a, uintptr_t b, int r);
-#define FL_CHECK_LOG(w, a, b, r) do { if (fl_check) fl_check_log((w), (uintptr_t)(a), (uintptr_t)(b), (int)(r)); } while (0)
-void fl_check_enable(const struct fl_range *r, uintptr_t page, int err);   /* after moving page home */
-void fl_check_evict(const struct fl_range *r, uintptr_t page, int err);    /* after moving it out */
-void fl_check_moved(const struct fl_range *r, uintptr_t page, int to_park); /* another move that worked */
-void fl_check_discarded(const struct fl_range *r, uintptr_t a, uintptr_t b); /* slots of [a, b) dropped */
-void fl_check_resync(const struct fl_range *r, uintptr_t a, uintptr_t b);   /* after a bulk move */
-void fl_check_report(const struct fl_range *r, uintptr_t page, const char *what);
-int fl_check_parked(const struct fl_range *r, uintptr_t page); /* the shadow: parked by us */
-int fl_page_present(uintptr_t addr); /* engine_uffd.c: present or swapped, from /proc/self/pagemap */
-void fl_pagemap_each_present(uintptr_t s, uintptr_t e, void (*fn)(uintptr_t page, void *ctx), void *ctx);
-
 /* ---- scope.c: what scope "all" registers, and what faultline_trace_range accepts ---- */
 int fl_scope_init(void);
 int fl_scope_rescan(void);                                   /* handler */
@@ -305,9 +255,6 @@ int fl_handler_wait_stopped(long timeout_ms); /* 0 once the guard has torn down 
 void fl_wake_later(uintptr_t page); /* agent lock held: wake the page's faulting threads at release */
 /* an engine without fd, on the faulting thread: 1 if the engine caused the fault (recorded, resolved) */
 int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access);
-void fl_emit_event(uint32_t type, uint32_t tid, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
-		   const char *text, uint32_t text_len);
-int fl_publish_message(int32_t type, const void *msg, uint32_t len); /* into the ring; a full ring waits */
 int fl_hint_post(uint32_t kind, uint64_t start, uint64_t len, uint64_t value);
 int fl_hint_take(int i);
 

@@ -76,7 +76,6 @@
 
 #define MSG_BATCH 64
 #define HANDLER_STACK (512UL << 10)
-#define EVENT_TEXT_MAX 1024
 
 /*
  * Faults that are no reference records (evms.c): a re-reference of a resident page the
@@ -86,12 +85,6 @@
 #define SOFT_REREF 1
 #define SOFT_DIRTY 2
 
-struct staged {
-	uint64_t address;
-	uint32_t tid;
-	uint32_t flags;
-	int soft; /* a fault that is no reference record: SOFT_* */
-};
 
 #define MAX_FAULT_THREADS 64
 #define FAULT_STACK (256UL << 10)
@@ -118,20 +111,7 @@ static uintptr_t wake_pages[WAKE_MAX]; /* under the lock: resolved, to wake at u
 static uint32_t wake_n;
 static uint64_t wake_reqs;             /* under the lock: request slots to wake at unlock */
 static struct fl_trap *msgs;
-static struct staged *staged;
-static uint8_t *chunk_buf;
-static uint8_t *event_buf;
-static uint32_t chunk_records;
-static uint64_t chunk_id;
-static int quiet;        /* tearing down: events are written only if the ring has room */
-/*
- * The recorder is gone, or as good as gone: it asked us to stop (its logger failed, a full disk)
- * while we waited for room, or drained nothing for RING_STALL_NS (stopped, or hung). Sticky until
- * a new session: the guard tears down and the program runs on untraced, because a traced program
- * must never wait on its recorder for good.
- */
-static int recorder_dead;
-#define RING_STALL_NS (10ULL * 1000000000ULL)
+static struct fl_fault *staged;
 /*
  * FAULTLINE_TEST_EVENT_DELAY_US (tests only): sleep this long after reading a batch that holds
  * a non-cooperative event, before handling it. The thread that raised the event runs on in the
@@ -241,86 +221,9 @@ static void serve_requests(int (*fn)(struct fl_req *))
 	}
 }
 
-static int recorder_alive(void)
-{
-	if (recorder_dead)
-		return 0;
-	if (fl_agent.recorder_pidfd < 0)
-		return 1;
-	struct pollfd p = { .fd = fl_agent.recorder_pidfd, .events = POLLIN };
-	if (poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR)))
-		recorder_dead = 1;
-	return !recorder_dead;
-}
-
 static int stop_requested(void)
 {
 	return __atomic_load_n(fl_ctl32(FL_CTL_STOP), __ATOMIC_ACQUIRE) != 0;
-}
-
-/*
- * Write one message; a full ring makes us wait (spin briefly, then sleep 50 us), never drop.
- * Gives up when the recorder is dead, asked us to stop, or drained nothing for RING_STALL_NS,
- * and in quiet mode (teardown): -EPIPE then.
- */
-static int ring_put(int32_t type, const void *msg, uint32_t len)
-{
-	if (fl_ring_try_write(&fl_agent.ring, type, msg, len) == 0)
-		return 0;
-	if (quiet || recorder_dead)
-		return -EPIPE;
-	uint64_t t0 = fl_now_ns();
-	fl_cnt.ring_waits++;
-	int rc = 0;
-	for (uint64_t i = 1;; i++) {
-		if (i < 200) {
-			__builtin_ia32_pause();
-		} else {
-			struct timespec ts = { 0, 50000 };
-			nanosleep(&ts, NULL);
-		}
-		if (fl_ring_try_write(&fl_agent.ring, type, msg, len) == 0)
-			break;
-		if ((i & 255) == 0 && (!recorder_alive() || stop_requested() || fl_now_ns() - t0 > RING_STALL_NS)) {
-			recorder_dead = 1;
-			fl_handler_poke(); /* the guard tears down now, not at its next liveness tick */
-			rc = -EPIPE;
-			break;
-		}
-	}
-	fl_cnt.wait_ns += fl_now_ns() - t0;
-	__atomic_store_n(fl_slot64(FL_SLOT_RING_WAITS), fl_cnt.ring_waits, __ATOMIC_RELEASE);
-	__atomic_store_n(fl_slot64(FL_SLOT_WAIT_NS), fl_cnt.wait_ns, __ATOMIC_RELEASE);
-	return rc;
-}
-
-int fl_publish_message(int32_t type, const void *msg, uint32_t len)
-{
-	return ring_put(type, msg, len);
-}
-
-static inline void put32(uint8_t *p, size_t off, uint32_t v) { memcpy(p + off, &v, 4); }
-static inline void put64(uint8_t *p, size_t off, uint64_t v) { memcpy(p + off, &v, 8); }
-
-void fl_emit_event(uint32_t type, uint32_t tid, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
-		   const char *text, uint32_t text_len)
-{
-	if (text_len > EVENT_TEXT_MAX)
-		text_len = EVENT_TEXT_MAX;
-	uint8_t *e = event_buf;
-	put32(e, FL_EVENT_TYPE, type);
-	put32(e, FL_EVENT_PID, (uint32_t)fl_agent.pid);
-	put32(e, FL_EVENT_TID, tid);
-	put32(e, FL_EVENT_TEXT_LENGTH, text_len);
-	put64(e, FL_EVENT_SEQ, __atomic_load_n(fl_ctl64(FL_CTL_CLOCK), __ATOMIC_ACQUIRE));
-	put64(e, FL_EVENT_TIME_NS, fl_now_ns() - fl_agent.start_mono_ns);
-	put64(e, FL_EVENT_A, a);
-	put64(e, FL_EVENT_B, b);
-	put64(e, FL_EVENT_C, c);
-	put64(e, FL_EVENT_D, d);
-	if (text_len)
-		memcpy(e + FL_EVENT_HEADER_SIZE, text, text_len);
-	ring_put(FL_MSG_EVENT, e, FL_EVENT_HEADER_SIZE + text_len);
 }
 
 /*
@@ -338,61 +241,11 @@ static void announce_fork(uint32_t child)
 	fl_futex_wake_shared(count);
 }
 
-/* publish staged[from..to) as chunks of consecutive same-thread records */
-static void publish(uint32_t from, uint32_t to)
-{
-	uint32_t n = 0;
-	for (uint32_t i = from; i < to; i++)
-		n += !staged[i].soft;
-	if (!n)
-		return;
-	uint64_t seq = __atomic_fetch_add(fl_ctl64(FL_CTL_CLOCK), n, __ATOMIC_ACQ_REL);
-	uint64_t t = fl_now_ns() - fl_agent.start_mono_ns;
-	uint32_t i = from;
-	while (i < to) {
-		if (staged[i].soft) {
-			i++;
-			continue;
-		}
-		uint32_t tid = staged[i].tid, count = 0;
-		uint8_t *c = chunk_buf;
-		while (i < to && staged[i].tid == tid && count < chunk_records) {
-			if (staged[i].soft) {
-				i++;
-				continue;
-			}
-			uint8_t *rec = c + FL_CHUNK_HEADER_SIZE + (size_t)count * FL_RECORD_SIZE;
-			put64(rec, FL_RECORD_SEQ, seq++);
-			put64(rec, FL_RECORD_TIME_NS, t);
-			put64(rec, FL_RECORD_ADDRESS, staged[i].address);
-			put32(rec, FL_RECORD_FLAGS, staged[i].flags);
-			put32(rec, 28, 0);
-			count++;
-			i++;
-		}
-		put32(c, FL_CHUNK_PID, (uint32_t)fl_agent.pid);
-		put32(c, FL_CHUNK_TID, tid);
-		put64(c, FL_CHUNK_ID, chunk_id);
-		put32(c, FL_CHUNK_COUNT, count);
-		put32(c, FL_CHUNK_FLAGS, 0);
-		if (ring_put(FL_MSG_CHUNK, c, FL_CHUNK_HEADER_SIZE + count * FL_RECORD_SIZE) == 0) {
-			chunk_id++;
-			fl_cnt.chunks++;
-			fl_cnt.records += count;
-		}
-	}
-	/* before resolution too: a woken thread may end the process right away */
-	__atomic_store_n(fl_slot64(FL_SLOT_RECORDS), fl_cnt.records, __ATOMIC_RELEASE);
-	__atomic_store_n(fl_slot64(FL_SLOT_CHUNKS), fl_cnt.chunks, __ATOMIC_RELEASE);
-}
-
 /* one reference record outside a batch's publishing (resolve_one says when) */
 static void publish_late(uintptr_t address, uint32_t tid, int write)
 {
-	struct staged keep = staged[0];
-	staged[0] = (struct staged){ .address = address, .tid = tid, .flags = write ? FL_REC_WRITE : 0 };
-	publish(0, 1);
-	staged[0] = keep;
+	struct fl_fault f = { .address = address, .tid = tid, .flags = write ? FL_REC_WRITE : 0 };
+	fl_emit_references(&f, 1);
 }
 
 struct deferred {
@@ -449,7 +302,7 @@ static void label_and_publish(uint32_t from, uint32_t to)
 		for (uint32_t i = from; i < to; i++)
 			fl_moca_fault(staged[i].address, staged[i].tid, staged[i].flags);
 	else if (!fl_monitoring()) /* monitor mode records nothing: its faults are access checks */
-		publish(from, to);
+		fl_emit_references(staged + from, to - from);
 }
 
 /*
@@ -694,7 +547,7 @@ int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access)
 	int ours = fl_tracing() && fl_engine->trapped(address, access, &flags);
 	int allowed = !ours && (flags & FL_TRAP_ALLOWED);
 	if (ours) {
-		staged[0] = (struct staged){ .address = address, .tid = tid,
+		staged[0] = (struct fl_fault){ .address = address, .tid = tid,
 					     .flags = (flags & FL_TRAP_WRITE) ? FL_REC_WRITE : 0,
 					     .soft = (flags & FL_TRAP_WP) ? SOFT_DIRTY : 0 };
 		label_and_publish(0, 1);
@@ -1058,7 +911,7 @@ static void teardown(uint32_t reason, int err)
 			;
 		fl_moca_close(); /* the last interval's chunks, while the ring may still wait */
 	}
-	quiet = 1;
+	fl_emit_quiet();
 	/* faults already queued: record what we can without waiting, resolve them all */
 	while (drain_traps() > 0)
 		;
@@ -1208,7 +1061,7 @@ static void liveness_due(uint64_t now)
 	(void)now;
 	if (stop_requested())
 		stop_reason = FL_STOP_REQUESTED;
-	else if (!recorder_alive())
+	else if (!fl_recorder_alive() || fl_ring_abandoned())
 		stop_reason = FL_STOP_RECORDER_GONE;
 }
 
@@ -1397,7 +1250,7 @@ unlocked:
 			deadlines[DL_LIVENESS].due = fl_now_ns();
 		}
 		if (watched > 1 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)))
-			recorder_dead = 1, stop_reason = FL_STOP_RECORDER_GONE;
+			fl_recorder_gone(), stop_reason = FL_STOP_RECORDER_GONE;
 		if (!handles && nfds > watched && ((fds[watched].revents | fds[watched + 1].revents) & POLLIN)) {
 			/* the first fault or request after a quiet spell: start ticking */
 			now = fl_now_ns();
@@ -1447,9 +1300,7 @@ void fl_handler_reset_after_fork(void)
 		close(guard_efd);
 	stop_efd = guard_efd = -1;
 	guard_done = 0;
-	chunk_id = 0;
-	quiet = 0;
-	recorder_dead = 0;
+	fl_emit_reset();
 	known_brk = 0;
 	deferred_n = 0;
 	held_n = 0;
@@ -1481,19 +1332,14 @@ static int start_thread(pthread_t *t, size_t stack_len, void *(*fn)(void *), voi
 
 int fl_handler_start(void)
 {
-	chunk_records = fl_agent.chunk_records;
-	uint32_t max_records = (fl_agent.ring.max_msg - FL_CHUNK_HEADER_SIZE) / FL_RECORD_SIZE;
-	if (chunk_records == 0 || chunk_records > max_records)
-		chunk_records = max_records;
-	if (chunk_records > MSG_BATCH)
-		chunk_records = MSG_BATCH; /* a chunk never spans batches: a batch has <= MSG_BATCH faults */
+	int err = fl_emit_init();
+	if (err)
+		return err;
 	if (!msgs) {
 		msgs = fl_mem_map(MSG_BATCH * sizeof(*msgs));
 		staged = fl_mem_map(MSG_BATCH * sizeof(*staged));
-		chunk_buf = fl_mem_map(FL_CHUNK_HEADER_SIZE + (size_t)MSG_BATCH * FL_RECORD_SIZE);
-		event_buf = fl_mem_map(FL_EVENT_HEADER_SIZE + EVENT_TEXT_MAX);
 	}
-	if (!msgs || !staged || !chunk_buf || !event_buf)
+	if (!msgs || !staged)
 		return -ENOMEM;
 	const char *delay = getenv("FAULTLINE_TEST_EVENT_DELAY_US");
 	if (delay)
@@ -1522,7 +1368,6 @@ int fl_handler_start(void)
 	 * a program that later widens its own affinity gets no fault thread on the new CPUs, and
 	 * the guard covers their faults when they stall).
 	 */
-	int err;
 	if (!single_handler) {
 		cpu_set_t allowed;
 		if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) {

@@ -695,12 +695,8 @@ static void parent_break_cow(void)
 	if (!buf)
 		return;
 	uint32_t n = fl_ranges_snapshot(buf, (uint32_t)cap);
-	int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	if (pm >= 0) {
-		for (uint32_t i = 0; i < n; i++)
-			fl_break_cow(pm, buf[2 * i], buf[2 * i + 1]);
-		close(pm);
-	}
+	for (uint32_t i = 0; i < n; i++)
+		fl_pagemap_break_cow(buf[2 * i], buf[2 * i + 1]);
 	fl_mem_unmap(buf, cap * 2 * sizeof(uintptr_t));
 }
 

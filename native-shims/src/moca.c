@@ -51,8 +51,6 @@ static struct thread *threads;
 static uint32_t *active, active_n;  /* threads with entries this interval, in order of first fault */
 static uintptr_t *enabled;          /* pages enabled this interval (disabled at its end) */
 static uint32_t enabled_n;
-static uint8_t *chunk;              /* one ring message */
-static uint32_t part_max;           /* records in one message */
 static uint64_t interval_no;
 
 int fl_moca_init(void)
@@ -66,14 +64,9 @@ int fl_moca_init(void)
 	}
 	if (!entries || !table || !threads || !active || !enabled)
 		return -ENOMEM;
-	uint32_t max_msg = fl_agent.ring.max_msg;
-	part_max = max_msg > FL_CHUNK_MOCA_HEADER_SIZE ? (max_msg - FL_CHUNK_MOCA_HEADER_SIZE) / FL_RECORD_MOCA_SIZE : 0;
-	if (!part_max)
-		return -EINVAL;
-	if (!chunk)
-		chunk = fl_mem_map(FL_CHUNK_MOCA_HEADER_SIZE + (size_t)part_max * FL_RECORD_MOCA_SIZE);
-	if (!chunk)
-		return -ENOMEM;
+	int err = fl_emit_moca_init();
+	if (err)
+		return err;
 	fl_moca_reset();
 	return 0;
 }
@@ -111,45 +104,24 @@ static struct thread *thread_of(uint32_t tid)
 	return NULL;
 }
 
-static inline void put32(uint8_t *p, size_t off, uint32_t v) { memcpy(p + off, &v, 4); }
-static inline void put64(uint8_t *p, size_t off, uint64_t v) { memcpy(p + off, &v, 8); }
+/* the records of a thread's chunk, from its first entry of the interval on (emit.c writes them) */
+static int next_record(struct fl_moca_record *out, void *ctx)
+{
+	uint32_t *e = ctx;
+	if (*e == NONE)
+		return 0;
+	const struct entry *x = &entries[*e];
+	*out = (struct fl_moca_record){ .seq = x->seq, .time_ns = x->time_ns, .address = x->address,
+					.flags = x->flags, .reads = x->reads, .writes = x->writes };
+	*e = x->next;
+	return 1;
+}
 
-/* one thread's chunk of this interval, in parts of at most part_max records */
+/* one thread's chunk of this interval */
 static void publish_thread(struct thread *t, uint64_t close_seq, uint64_t close_ns)
 {
 	uint32_t e = t->head;
-	while (e != NONE) {
-		uint32_t count = 0;
-		uint64_t start = entries[e].seq, end = start;
-		while (e != NONE && count < part_max) {
-			const struct entry *x = &entries[e];
-			uint8_t *rec = chunk + FL_CHUNK_MOCA_HEADER_SIZE + (size_t)count * FL_RECORD_MOCA_SIZE;
-			put64(rec, FL_RECORD_SEQ, x->seq);
-			put64(rec, FL_RECORD_TIME_NS, x->time_ns);
-			put64(rec, FL_RECORD_ADDRESS, x->address);
-			put32(rec, FL_RECORD_FLAGS, x->flags);
-			put32(rec, FL_RECORD_FLAGS + 4, 0);
-			put32(rec, FL_RECORD_MOCA_READS, x->reads);
-			put32(rec, FL_RECORD_MOCA_WRITES, x->writes);
-			end = x->seq + 1;
-			count++;
-			e = x->next;
-		}
-		put32(chunk, FL_CHUNK_PID, (uint32_t)fl_agent.pid);
-		put32(chunk, FL_CHUNK_TID, t->tid);
-		put64(chunk, FL_CHUNK_ID, t->next_id);
-		put32(chunk, FL_CHUNK_COUNT, count);
-		put32(chunk, FL_CHUNK_FLAGS, FL_CHUNK_MOCA);
-		put64(chunk, FL_CHUNK_MOCA_START_SEQ, start);
-		put64(chunk, FL_CHUNK_MOCA_END_SEQ, end);
-		put64(chunk, FL_CHUNK_MOCA_CLOSE_SEQ, close_seq);
-		put64(chunk, FL_CHUNK_MOCA_CLOSE_NS, close_ns);
-		put64(chunk, FL_CHUNK_MOCA_INTERVAL, interval_no);
-		if (fl_publish_message(FL_MSG_CHUNK, chunk, FL_CHUNK_MOCA_HEADER_SIZE + count * FL_RECORD_MOCA_SIZE) == 0) {
-			fl_cnt.chunks++;
-			fl_cnt.records += count;
-		}
-	}
+	fl_emit_moca_chunk(t->tid, t->next_id, interval_no, close_seq, close_ns, next_record, &e);
 	t->next_id++;
 	t->head = t->tail = NONE;
 }
@@ -215,7 +187,7 @@ void fl_moca_disable(uint32_t n)
 
 uint32_t fl_moca_close(void)
 {
-	uint64_t close_seq = __atomic_load_n(fl_ctl64(FL_CTL_CLOCK), __ATOMIC_ACQUIRE);
+	uint64_t close_seq = fl_clock_now();
 	uint64_t close_ns = fl_now_ns() - fl_agent.start_mono_ns;
 	for (uint32_t i = 0; i < active_n; i++)
 		publish_thread(&threads[active[i]], close_seq, close_ns);
@@ -255,7 +227,7 @@ void fl_moca_fault(uintptr_t address, uint32_t tid, uint32_t flags)
 	uint32_t e = entries_n++;
 	entries[e] = (struct entry){
 		.page = page, .address = address, .tid = tid, .flags = flags, .next = NONE, .slot = i,
-		.seq = __atomic_fetch_add(fl_ctl64(FL_CTL_CLOCK), 1, __ATOMIC_ACQ_REL),
+		.seq = fl_clock_take(1),
 		.time_ns = fl_now_ns() - fl_agent.start_mono_ns,
 		.reads = !(flags & FL_REC_WRITE), .writes = !!(flags & FL_REC_WRITE),
 	};

@@ -18,7 +18,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "fl_internal.h"
+#include "emit.h"
+#include "mem.h"
+#include "policy.h"
 
 #define E_DIRTY   1u /* written while resident */
 #define E_REF     2u /* referenced since the hand last passed (trailing segment) */
@@ -43,6 +45,15 @@ static struct ring lead, trail;
 static int trail_clock;
 static uint32_t *table; /* open addressing, linear probing: pool index + 1, 0 = empty */
 static uint32_t table_mask;
+/* what one admission disables: at most the lead's exit and every trailing entry the hand passes */
+static uintptr_t *to_disable;
+static uint32_t to_disable_n, to_disable_cap;
+
+static void disable_later(uintptr_t page)
+{
+	if (to_disable_n < to_disable_cap)
+		to_disable[to_disable_n++] = page;
+}
 
 static uint32_t hash_of(uintptr_t page)
 {
@@ -127,7 +138,10 @@ static int segq_init(uint32_t capacity, uint32_t lead_pages, int clock)
 	table = fl_mem_map((size_t)size * sizeof(*table));
 	lead.slot = map_array(lead.cap, sizeof(uint32_t));
 	trail.slot = map_array(trail.cap, sizeof(uint32_t));
-	if (!pool || !free_idx || !table || !lead.slot || !trail.slot)
+	to_disable_cap = capacity + 1;
+	to_disable_n = 0;
+	to_disable = fl_mem_map((size_t)to_disable_cap * sizeof(*to_disable));
+	if (!pool || !free_idx || !table || !lead.slot || !trail.slot || !to_disable)
 		return -ENOMEM;
 	free_n = capacity;
 	for (uint32_t i = 0; i < capacity; i++)
@@ -147,11 +161,11 @@ static char tag_of(const struct entry *x)
 static void evict(uint32_t e, int disable)
 {
 	struct entry *x = &pool[e];
-	fl_evms_evicted(x->page, x->tid, tag_of(x), (x->flags & E_DELETED) != 0);
+	fl_emit_eviction(x->page, x->tid, tag_of(x), (x->flags & E_DELETED) != 0);
 	if (!(x->flags & E_DELETED)) {
 		table_remove(x->page);
 		if (disable && (x->flags & E_ENABLED))
-			fl_evms_disable_later(x->page);
+			disable_later(x->page);
 	}
 	free_idx[free_n++] = e;
 }
@@ -164,7 +178,7 @@ static void trail_evict_one(void)
 		struct entry *x = &pool[e];
 		if (trail_clock && (x->flags & (E_REF | E_DELETED)) == E_REF) {
 			x->flags &= ~(E_REF | E_ENABLED);
-			fl_evms_disable_later(x->page);
+			disable_later(x->page);
 			ring_push(&trail, e);
 			continue;
 		}
@@ -183,18 +197,21 @@ static void leave_lead(uint32_t e)
 	if (trail.n == trail.cap)
 		trail_evict_one();
 	x->flags &= ~(E_REF | E_ENABLED);
-	fl_evms_disable_later(x->page);
+	disable_later(x->page);
 	ring_push(&trail, e);
 }
 
-static void segq_admit(uintptr_t page, uint32_t tid, int write)
+static uint32_t segq_admit(uintptr_t page, uint32_t tid, int write, const uintptr_t **disable)
 {
+	to_disable_n = 0;
 	if (lead.n == lead.cap) /* first: a full set has no free entry */
 		leave_lead(ring_pop(&lead));
 	uint32_t e = free_idx[--free_n];
 	pool[e] = (struct entry){ .page = page, .tid = tid, .flags = E_ENABLED | (write ? E_DIRTY : 0) };
 	table_put(page, e);
 	ring_push(&lead, e);
+	*disable = to_disable;
+	return to_disable_n;
 }
 
 static int segq_state(uintptr_t page)
@@ -272,6 +289,24 @@ static void segq_clear(void)
 	flush_ring(&lead, 0, 0, 1);
 }
 
+/* every entry forgotten without a record: a fork child's copy of its parent's set */
+static void forget_ring(struct ring *r)
+{
+	for (uint32_t k = 0; k < r->n; k++) {
+		uint32_t e = ring_at(r, k);
+		if (!(pool[e].flags & E_DELETED))
+			table_remove(pool[e].page);
+		free_idx[free_n++] = e;
+	}
+	r->n = 0;
+}
+
+static void segq_reset(void)
+{
+	forget_ring(&trail);
+	forget_ring(&lead);
+}
+
 static uint32_t segq_count(void)
 {
 	return lead.n + trail.n;
@@ -294,7 +329,7 @@ static int segq_fifo_init(uint32_t capacity, uint32_t lead_pages)
 }
 
 #define SEGQ_OPS .admit = segq_admit, .state = segq_state, .touch = segq_touch, .dirty = segq_dirty, \
-	.delete = segq_delete, .flush = segq_flush, .clear = segq_clear, .count = segq_count
+	.delete = segq_delete, .flush = segq_flush, .clear = segq_clear, .reset = segq_reset, .count = segq_count
 
 const struct fl_policy fl_policy_fifo = { .name = "fifo", .init = fifo_init, SEGQ_OPS };
 const struct fl_policy fl_policy_segq_clock = { .name = "segq-clock", .init = segq_clock_init, SEGQ_OPS };

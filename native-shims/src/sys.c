@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <poll.h>
 #include <string.h>
@@ -13,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fl_internal.h"
+#include "sys.h"
 
 void *fl_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
@@ -161,4 +162,18 @@ long fl_raw_syscall3(long n, long a, long b, long c)
 	long r;
 	__asm__ volatile("syscall" : "=a"(r) : "0"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
 	return r;
+}
+
+int fl_self_fd(struct fl_self_fd *f)
+{
+	pid_t pid = (pid_t)fl_raw_syscall3(SYS_getpid, 0, 0, 0);
+	if (f->fd >= 0 && f->pid == pid)
+		return f->fd;
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0)
+		return -errno;
+	f->pid = pid;
+	return f->fd;
 }

@@ -38,4 +38,21 @@ void fl_futex_wake(uint32_t *word);
 int fl_futex_wait_shared(uint32_t *word, uint32_t expected, long timeout_ns);
 void fl_futex_wake_shared(uint32_t *word);
 
+/*
+ * A /proc/self file kept open for this process image. The kernel resolves /proc/self when the
+ * file is opened, so a fork child's inherited descriptor describes its parent: it is reopened
+ * when the pid is no longer the one it was opened for (the inherited copy closed first: it is
+ * the child's own). An exec'd image starts with fresh static state, and O_CLOEXEC closed the
+ * old descriptor. Like the agent's other descriptors it must stay open: a program that closes
+ * descriptors it did not open breaks tracing anyway. Its users serialize the first call in a
+ * process (the agent lock, or a fork child's only thread).
+ */
+struct fl_self_fd {
+	const char *path;
+	int fd;
+	pid_t pid;
+};
+#define FL_SELF_FD(p) { .path = (p), .fd = -1, .pid = 0 }
+int fl_self_fd(struct fl_self_fd *f); /* the descriptor, or -errno */
+
 #endif

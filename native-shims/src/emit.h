@@ -1,0 +1,54 @@
+/*
+ * emit.h: every message the agent writes into its process's ring (emit.c), in the layouts of
+ * faultline_shm.h: reference records in chunks, Moca chunks, and events (evictions, mappings,
+ * threads, processes, tracing). The one writer of the ring, below the rooms whose records these
+ * are: the fault path and the modes (references, Moca chunks), the EVMS policies (evictions),
+ * the engines, the range table and the request handlers (mapping and thread events), the guard
+ * (process start, trace stop). Lock held: from a handler thread, or from a faulting thread in
+ * its signal handler (fault.c, engines without fd), so nothing here allocates, uses stdio or
+ * writes errno. A full ring waits for the recorder while it is alive; nothing is dropped but
+ * in teardown's quiet mode.
+ */
+#ifndef FL_EMIT_H
+#define FL_EMIT_H
+
+#include "state.h"
+
+/* a fault as the fault path labelled it (fault.c): what a reference record is made of */
+struct fl_fault {
+	uint64_t address;
+	uint32_t tid;
+	uint32_t flags; /* FL_REC_* */
+	int soft;       /* nonzero: a fault that is no reference record (fault.c says which) */
+};
+
+int fl_emit_init(void);  /* handler start: buffers, the chunk size from the control block */
+void fl_emit_reset(void); /* a fork child or a new session: chunk ids from 0, recorder alive */
+
+uint64_t fl_clock_now(void);           /* the global clock: the next reference's seq */
+uint64_t fl_clock_take(uint32_t n);    /* n ticks: the first one's seq */
+
+/* the reference records of f[0..n) (soft ones skipped): consecutive faults of one thread as one chunk */
+void fl_emit_references(const struct fl_fault *f, uint32_t n);
+void fl_emit_event(uint32_t type, uint32_t tid, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
+		   const char *text, uint32_t text_len);
+/* a page leaves the EVMS (FL_EV_EVICT): tag r/w/R/W, deleted if its mapping went first */
+void fl_emit_eviction(uintptr_t page, uint32_t tid, char tag, int deleted);
+
+/* one page of a Moca chunk (FL_RECORD_MOCA_*) */
+struct fl_moca_record {
+	uint64_t seq, time_ns, address;
+	uint32_t flags, reads, writes;
+};
+int fl_emit_moca_init(void); /* Moca mode's start: its message buffer; -EINVAL if the ring is too small */
+/* one thread's Moca chunk of an interval, in as many messages as the ring's size asks; next()
+ * gives the records in seq order, 0 when there are no more */
+void fl_emit_moca_chunk(uint32_t tid, uint64_t id, uint64_t interval, uint64_t close_seq, uint64_t close_ns,
+			int (*next)(struct fl_moca_record *out, void *ctx), void *ctx);
+
+int fl_recorder_alive(void); /* its pidfd says so (polled, no wait) */
+void fl_recorder_gone(void); /* the guard saw its pidfd: the ring no longer waits for it */
+int fl_ring_abandoned(void); /* the recorder stopped draining the ring: the guard tears down */
+void fl_emit_quiet(void);    /* teardown: from now on a message is written only if the ring has room */
+
+#endif

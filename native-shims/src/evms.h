@@ -1,0 +1,23 @@
+/*
+ * evms.h: the evicted virtual mapping set (kVMTrace), as every room sees it: the policy the
+ * control block names (policy.h), behind calls that log to FAULTLINE_CHECK (evms.c). Lock held.
+ */
+#ifndef FL_EVMS_H
+#define FL_EVMS_H
+
+#include "policy.h"
+
+const struct fl_policy *fl_policy_for(uint32_t id); /* FL_POLICY_*; NULL if unknown */
+int fl_evms_init(uint32_t policy, uint32_t capacity, uint32_t lead_pages);
+/* returns how many pages the caller must disable, listed at *disable */
+uint32_t fl_evms_admit(uintptr_t page, uint32_t tid, int write, const uintptr_t **disable);
+int fl_evms_state(uintptr_t page);
+int fl_evms_touch(uintptr_t page, int write);
+int fl_evms_dirty(uintptr_t page);
+void fl_evms_delete(uintptr_t start, uintptr_t end);
+void fl_evms_forget(uintptr_t start, uintptr_t end);
+void fl_evms_clear(void);   /* every page leaves, with its eviction record */
+void fl_evms_reset(void);   /* every page forgotten, no records (a fork child's copy) */
+uint32_t fl_evms_count(void);
+
+#endif
