@@ -188,7 +188,7 @@ FL_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...
 	if (!fl_tracing())
 		return real_mremap(old, old_len, new_len, flags, new_addr);
 	/* a traced range that moves raises UFFD_EVENT_REMAP, which knows the old length only */
-	int h = fl_hint_post(2, (uintptr_t)old, old_len, new_len);
+	int h = fl_hint_post(FL_HINT_MREMAP, (uintptr_t)old, old_len, new_len);
 	void *p = real_mremap(old, old_len, new_len, flags, new_addr);
 	if (p != MAP_FAILED && says_map_events()) {
 		/* what the kernel's events would have said: the cut tail, then the move */
@@ -212,7 +212,7 @@ FL_EXPORT int madvise(void *addr, size_t len, int advice)
 	if (!fl_tracing())
 		return real_madvise(addr, len, advice);
 	/* UFFD_EVENT_REMOVE (handler.c) does not say which advice zapped the range */
-	int h = fl_hint_post(1, (uintptr_t)addr, len, (uint64_t)advice);
+	int h = fl_hint_post(FL_HINT_MADVISE, (uintptr_t)addr, len, (uint64_t)advice);
 	int r = real_madvise(addr, len, advice);
 	if (r == 0 && (advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE) && says_map_events())
 		map_event(FL_TRAP_REMOVE, FL_PAGE_DOWN((uintptr_t)addr), FL_PAGE_UP((uintptr_t)addr + len), 0);

@@ -1,0 +1,73 @@
+/*
+ * engine.h: what an engine is: the trapping mechanism behind one ops table (engine_*.c), chosen
+ * from the control block's FL_CTL_ENGINE (engine.c)
+ */
+#ifndef FL_ENGINE_H
+#define FL_ENGINE_H
+
+#include "maps.h"
+
+/*
+ * ---- engine.c, engine_*.c: the trapping mechanism ----
+ * How a traced page is disabled and enabled again, and how its faults reach the fault loop
+ * (handler.c). One ops table per engine, chosen from the control block's FL_CTL_ENGINE; the
+ * fault loop, the EVMS and the rings call only through it. Every op but read and wake runs
+ * with the agent lock held. What an engine keeps per page (parking slots, bitmaps,
+ * protections) is its own and hangs off fl_range.
+ */
+#define FL_OBSERVES_KERNEL_ACCESS 1u /* a kernel-mode access to a disabled page waits and is recorded */
+#define FL_OBSERVES_MAP_EVENTS    2u /* munmap, mremap and madvise(DONTNEED) arrive as traps by themselves */
+
+#define FL_TRAP_BATCH 64 /* most traps one read returns */
+enum fl_trap_kind { FL_TRAP_FAULT = 1, FL_TRAP_UNMAP, FL_TRAP_REMOVE, FL_TRAP_REMAP, FL_TRAP_OTHER };
+#define FL_TRAP_WRITE 1u /* a write fault */
+#define FL_TRAP_WP    2u /* a write to a write-protected enabled page: the EVMS's dirty flag */
+#define FL_TRAP_ALLOWED 4u /* trapped() said no, yet the page allows the access now: another thread enabled it first */
+/* one fault or mapping event, as the engine read it */
+struct fl_trap {
+	uint32_t kind;    /* FL_TRAP_* */
+	uint32_t tid;     /* FAULT: the faulting thread */
+	uint32_t flags;   /* FAULT: FL_TRAP_WRITE, FL_TRAP_WP */
+	uint64_t a, b, c; /* FAULT: address; UNMAP, REMOVE: start, end; REMAP: from, to, len */
+};
+
+struct fl_engine {
+	const char *name;
+	uint32_t observes; /* FL_OBSERVES_* */
+	int (*init)(void);  /* once per process image: tables */
+	/* constructor, attach or followed fork child: ready to trace; 0, or -errno after saying why on stderr */
+	int (*open)(void);
+	void (*close)(void); /* tracing is over (teardown, or a fork child that runs untraced) */
+	void (*reset_after_fork)(void); /* fork child or a new attached session, before open */
+	int (*fd)(void);     /* pollable while traps are queued, or -1: faults arrive on the faulting thread */
+	int (*read)(struct fl_trap *out, uint32_t max); /* traps read (0: none now), or -errno */
+	void (*wake)(uintptr_t page); /* lock released: threads waiting on page retry */
+	int (*trace_new)(uintptr_t s, uintptr_t e, uint32_t source, int emit); /* register and disable */
+	void (*disable)(uintptr_t s, uintptr_t e);     /* every traced page in [s,e) */
+	uint32_t (*restore)(uintptr_t s, uintptr_t e); /* every disabled page in [s,e) enabled; pages left (an event pending) */
+	void (*discard)(uintptr_t s, uintptr_t e);     /* [s,e) is being zapped (madvise): saved contents dropped */
+	int (*untrace)(uintptr_t s, uintptr_t e, int unmapped); /* forget [s,e): restore first unless unmapped; -EAGAIN: retry after reading traps */
+	void (*relocate)(uintptr_t from, uintptr_t to, size_t len); /* mremap moved the pages */
+	int (*first_touch)(struct fl_range *r, uintptr_t page); /* never populated? (it is from now on) */
+	/* resolve a fault at page; 1 if the page was enabled by us (read_only: its writes trap, the
+	 * EVMS's dirty flag; the handler decides), 0 if resolved otherwise, -EAGAIN: retry after
+	 * the next read; the faulting threads are woken at unlock */
+	int (*enable)(uintptr_t page, int write, int read_only);
+	/* an enabled page's writes trap (1) or not (0) from now on; -EAGAIN: retry later */
+	int (*protect_writes)(uintptr_t page, int protect);
+	int (*evict)(uintptr_t page);  /* disable an enabled page the EVMS let go; -EAGAIN: retry after the next read */
+	void (*pin)(uintptr_t addr);   /* enabled for good (thread descriptors, pins.c) */
+	int (*untrace_all)(void);      /* teardown; -EAGAIN: read traps and call again */
+	int (*fork_child)(void);       /* followed fork child: take over the inherited ranges */
+	/* no fd: on the faulting thread: did the engine cause this fault? (flags: FL_TRAP_*) */
+	int (*trapped)(uintptr_t addr, uint32_t access, uint32_t *flags);
+	/* no map events: the program's own mprotect of [s, s + len), kept for the pages' enabling */
+	int (*protect)(uintptr_t s, size_t len, int prot);
+};
+#define FL_ACCESS_WRITE 1u /* what a fault on the faulting thread tried: from the x86 error code */
+#define FL_ACCESS_EXEC  2u
+extern const struct fl_engine *fl_engine;
+extern const struct fl_engine fl_engine_uffd, fl_engine_mprotect;
+const struct fl_engine *fl_engine_for(uint32_t id); /* FL_ENGINE_*; NULL if unknown */
+
+#endif

@@ -1,0 +1,382 @@
+/*
+ * fault.c: the fault path. The trapping mechanism is the engine's (struct fl_engine, engine.h):
+ * this code reads its traps (faults and mapping events, several per read) and calls it to
+ * enable, evict and restore pages, never knowing which engine runs. An engine without fd
+ * (mprotect) has no queue to read: each fault runs the same steps on the faulting thread
+ * (fl_fault_on_thread).
+ *
+ * Per batch of traps (read several at once):
+ *   1. label each fault (write? first touch?) and take its seq from the global clock;
+ *   2. publish the records to the ring, grouped into chunks of consecutive same-thread faults;
+ *   3. only then resolve the faults: evict the oldest EVMS page first, then move the faulting
+ *      page back (or zero-fill it); its thread is woken at unlock (lock.c). A thread woken by
+ *      step 3 may call exit_group at once; its record is already in shared memory, so the
+ *      recorder cannot lose it. Evicting before waking keeps the trace independent of timing:
+ *      the woken thread never sees an EVMS larger than the model's.
+ * Non-cooperative events (UNMAP, REMOVE, REMAP) split the publishing: the records of the
+ * faults before an event go out first, then the event. Resolution waits until every event of
+ * the batch is applied (handle_batch says why). The thread that caused an event waits in the
+ * kernel until we have read it, which is why a handler thread must never munmap/madvise/
+ * mremap a registered range (it would wait for itself). Lock held throughout.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+
+#include "fl_internal.h"
+#include "fault.h"
+#include "lock.h"
+#include "map_events.h"
+
+/*
+ * Faults that are no reference records (evms.c): a re-reference of a resident page the
+ * trailing segment has disabled, and the first write to a page enabled by a read (it was
+ * write-protected so that the write is seen: the EVMS's dirty flag).
+ */
+#define SOFT_REREF 1
+#define SOFT_DIRTY 2
+
+static struct fl_trap *msgs;
+static struct fl_fault *staged;
+/*
+ * FAULTLINE_TEST_EVENT_DELAY_US (tests only): sleep this long after reading a batch that holds
+ * a non-cooperative event, before handling it. The thread that raised the event runs on in the
+ * meantime, which is the window handle_batch has to be correct in; the test makes it wide.
+ */
+static int test_event_delay_us;
+
+int fl_fault_init(void)
+{
+	if (!msgs) {
+		msgs = fl_mem_map(FL_BATCH * sizeof(*msgs));
+		staged = fl_mem_map(FL_BATCH * sizeof(*staged));
+	}
+	if (!msgs || !staged)
+		return -ENOMEM;
+	const char *delay = getenv("FAULTLINE_TEST_EVENT_DELAY_US");
+	if (delay)
+		test_event_delay_us = atoi(delay);
+	return 0;
+}
+
+/* one reference record outside a batch's publishing (resolve_one says when) */
+static void publish_late(uintptr_t address, uint32_t tid, int write)
+{
+	struct fl_fault f = { .address = address, .tid = tid, .flags = write ? FL_REC_WRITE : 0 };
+	fl_emit_references(&f, 1);
+}
+
+/* faults whose resolution met EAGAIN (an event in flight): retried after the next read */
+struct deferred {
+	uintptr_t page;
+	int write, pinned, soft;
+	uint32_t tid;
+};
+#define DEFERRED_MAX 1024
+static struct deferred deferred[DEFERRED_MAX];
+static uint32_t deferred_n;
+
+static void defer(uintptr_t page, int write, int pinned, int soft, uint32_t tid)
+{
+	for (uint32_t i = 0; i < deferred_n; i++)
+		if (deferred[i].page == page)
+			return;
+	if (deferred_n < DEFERRED_MAX)
+		deferred[deferred_n++] = (struct deferred){ page, write, pinned, soft, tid };
+	else
+		fl_wake_later(page); /* it faults again */
+}
+
+/*
+ * A victim whose eviction met a pending event (EAGAIN) is still enabled: the page whose fault
+ * chose it stays away (its resolution deferred) until the eviction succeeds after the event is
+ * read, or its thread could reference the victim without a fault (in an N+1 loop the victim is
+ * its very next page).
+ */
+struct held {
+	uintptr_t victim, page;
+};
+static struct held held[DEFERRED_MAX];
+static uint32_t held_n;
+
+static void hold(uintptr_t victim, uintptr_t page)
+{
+	if (held_n == DEFERRED_MAX)
+		return; /* the page comes home anyway: one reference may go unrecorded, never a hang */
+	held[held_n++] = (struct held){ victim, page };
+}
+
+static int held_page(uintptr_t page)
+{
+	for (uint32_t i = 0; i < held_n; i++)
+		if (held[i].page == page)
+			return 1;
+	return 0;
+}
+
+/* before the deferred faults are retried: the pages whose victims are now out may come home */
+static void retry_held(void)
+{
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < held_n; i++)
+		if (fl_engine->evict(held[i].victim) == -EAGAIN)
+			held[kept++] = held[i];
+	held_n = kept;
+}
+
+void fl_fault_reset(void)
+{
+	deferred_n = 0;
+	held_n = 0;
+}
+
+/*
+ * Label staged[from..to) (write? first touch?) and publish them. Called in message order, so
+ * the labels and the records' seq reflect the table as it was before any later event.
+ */
+static void label_and_publish(uint32_t from, uint32_t to)
+{
+	if (from == to)
+		return;
+	int rescanned = 0;
+	fl_cnt.faults += to - from;
+	for (uint32_t i = from; i < to; i++) {
+		uintptr_t page = FL_PAGE_DOWN(staged[i].address);
+		FL_CHECK_LOG(FL_OP_FAULT, staged[i].address, staged[i].tid, (int)staged[i].flags);
+		if (staged[i].soft)
+			continue;
+		if (fl_evms_state(page) == FL_EVMS_DISABLED) {
+			staged[i].soft = SOFT_REREF;
+			continue;
+		}
+		struct fl_range *r = fl_range_find(page);
+		if (!r && !rescanned && fl_agent.scope == FL_SCOPE_ALL) {
+			/* a registered vma we do not know yet (grown in place): learn it first */
+			fl_scope_register_around(page, page + FL_PAGE);
+			rescanned = 1;
+			r = fl_range_find(page);
+		}
+		/* later faults on the same page in this batch are not first touches */
+		if (!r || fl_engine->first_touch(r, page))
+			staged[i].flags |= FL_REC_FIRST_TOUCH;
+	}
+	if (fl_moca()) /* counted into the thread's chunk of this interval, written when it ends */
+		for (uint32_t i = from; i < to; i++)
+			fl_moca_fault(staged[i].address, staged[i].tid, staged[i].flags);
+	else if (!fl_monitoring()) /* monitor mode records nothing: its faults are access checks */
+		fl_emit_references(staged + from, to - from);
+}
+
+/*
+ * Enable a faulting page and let the EVMS policy admit it, disabling the victim it names. The
+ * faulting thread is woken only when the agent lock is released (fl_unlock), so the victim
+ * is always disabled before the thread runs again: the trace does not depend on timing, and
+ * the thread never sees a set larger than the policy's. (Before the wake was deferred, a
+ * retried fault was woken by its move back before the victim was evicted.)
+ */
+/*
+ * Whether the page a fault enables comes back read-only, so that its first write is a fault
+ * too (SOFT_DIRTY): the EVMS's dirty flag, and Moca's count of write faults. Not after a
+ * write, nor a re-reference of a page written before; not without dirty tracking (record
+ * --no-dirty, which the recorder refuses in Moca mode), nor in monitor mode (no EVMS), nor for
+ * a pinned page (never in the EVMS). The one place this is decided: the engines carry it out.
+ */
+static int enables_read_only(uintptr_t page, int write, int pinned, int soft)
+{
+	if (write || (fl_agent.flags & FL_FLAG_NO_DIRTY) || fl_monitoring())
+		return 0;
+	return soft ? !fl_evms_dirty(page) : !pinned;
+}
+
+static void resolve_one(uintptr_t page, int write, int pinned, int soft, uint32_t tid)
+{
+	if (soft == SOFT_DIRTY) {
+		fl_evms_touch(page, 1);
+		if (fl_engine->protect_writes(page, 0) == -EAGAIN) {
+			defer(page, write, pinned, soft, tid);
+			return;
+		}
+		fl_wake_later(page);
+		return;
+	}
+	if (soft && fl_evms_state(page) == FL_EVMS_OUT) {
+		/*
+		 * Labelled soft, but an earlier fault of the batch evicted the page meanwhile: this
+		 * reference now brings it in, so it is a reference record after all.
+		 */
+		publish_late(page, tid, write);
+		soft = 0;
+	}
+	/*
+	 * A reference brings its page into the EVMS, and the victims go out BEFORE the page comes
+	 * home. The kernel lets a faulting thread go on without any wake-up once it finds its page
+	 * present (handle_userfault checks before it sleeps), so a page moved home first could let
+	 * the thread run while its victim, in an N+1 loop its very next page, was still enabled,
+	 * and if that eviction then met a pending event (EAGAIN) the thread ran whole loops without
+	 * a fault (StressTest.aRetriedFaultEvictsItsVictimBeforeItsThreadRunsAgain lost a third of
+	 * its records so, about one run in ten). A victim that cannot be disabled yet (held) keeps
+	 * the page away too; a deferred page is not admitted twice (its state is no longer OUT).
+	 */
+	int admits = !pinned && !soft && !fl_monitoring() && !fl_moca();
+	int admitted_now = 0;
+	if (admits && fl_evms_state(page) == FL_EVMS_OUT && fl_range_find(page)) {
+		const uintptr_t *victims;
+		uint32_t n = fl_evms_admit(page, tid, write, &victims);
+		for (uint32_t i = 0; i < n; i++)
+			if (!fl_fork_depth && fl_engine->evict(victims[i]) == -EAGAIN)
+				hold(victims[i], page);
+		admitted_now = 1;
+	}
+	if (admits && held_page(page)) {
+		defer(page, write, pinned, soft, tid);
+		return;
+	}
+	int read_only = enables_read_only(page, write, pinned, soft);
+	int r = fl_engine->enable(page, write, read_only);
+	if (r == -EAGAIN) {
+		defer(page, write, pinned, soft, tid);
+		return;
+	}
+	if (soft) {
+		fl_evms_touch(page, write);
+		/* resolved otherwise (present already, or copied home): still resident, so its
+		 * first write must still be seen */
+		if (r == 0 && read_only)
+			fl_engine->protect_writes(page, 1);
+		return;
+	}
+	if (fl_monitoring()) {
+		fl_sample_fault(page); /* no EVMS: the page stays enabled until the next check */
+		return;
+	}
+	if (fl_moca()) {
+		/* no EVMS: enabled until the interval ends (write-protected if read: enables_read_only) */
+		if (r > 0 && !pinned)
+			fl_moca_enabled(page);
+		return;
+	}
+	/* resolved otherwise (present already, copied, untraced meanwhile): not ours to keep */
+	if (admitted_now && r <= 0)
+		fl_evms_forget(page, page + FL_PAGE);
+}
+
+/* resolve staged[0..n): every event of the batch has been applied already (handle_batch) */
+static void resolve_faults(uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uintptr_t page = FL_PAGE_DOWN(staged[i].address);
+		resolve_one(page, staged[i].flags & FL_REC_WRITE, fl_pins_has(page), staged[i].soft, staged[i].tid);
+	}
+	if (n)
+		fl_counters_publish();
+}
+
+/* faults whose resolution met EAGAIN (an event in flight): retried after the next read */
+static void retry_deferred(void)
+{
+	retry_held();
+	uint32_t n = deferred_n;
+	deferred_n = 0;
+	for (uint32_t i = 0; i < n; i++)
+		resolve_one(deferred[i].page, deferred[i].write, deferred[i].pinned, deferred[i].soft, deferred[i].tid);
+}
+
+/*
+ * One read(2) worth of messages. Records and event records go out in message order, but no
+ * fault is resolved before every event of the batch has been applied to the table. Reading an
+ * event releases the thread that raised it at once: by the time we look at the faults that
+ * preceded it, an unmapped or moved range may already hold a new, unregistered mapping of the
+ * program's at the same address. UFFDIO_MOVE needs only its destination registered, so an
+ * eviction from the stale range would move the new mapping's page into a parking slot that
+ * the UNMAP then frees: the program's data would be gone. Likewise a page of a range zapped by
+ * madvise (REMOVE) must not come back from its parking slot after the zap.
+ */
+static void handle_batch(uint32_t n)
+{
+	uint32_t k = 0, published = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct fl_trap *m = &msgs[i];
+		if (m->kind == FL_TRAP_FAULT) {
+			staged[k].address = m->a;
+			staged[k].tid = m->tid;
+			staged[k].flags = (m->flags & FL_TRAP_WRITE) ? FL_REC_WRITE : 0;
+			staged[k].soft = (m->flags & FL_TRAP_WP) ? SOFT_DIRTY : 0;
+			k++;
+		} else {
+			label_and_publish(published, k);
+			published = k;
+			fl_map_event(m);
+		}
+	}
+	label_and_publish(published, k);
+	resolve_faults(k);
+}
+
+/*
+ * An engine without fd (mprotect): one fault, on the faulting thread (its SIGSEGV handler),
+ * through the same steps as a batch of one: label, publish, resolve (evict, then enable). The
+ * thread runs on when its handler returns, after the lock is released.
+ */
+int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access)
+{
+	fl_lock();
+	uint32_t flags = 0;
+	int ours = fl_tracing() && fl_engine->trapped(address, access, &flags);
+	int allowed = !ours && (flags & FL_TRAP_ALLOWED);
+	if (ours) {
+		staged[0] = (struct fl_fault){ .address = address, .tid = tid,
+					     .flags = (flags & FL_TRAP_WRITE) ? FL_REC_WRITE : 0,
+					     .soft = (flags & FL_TRAP_WP) ? SOFT_DIRTY : 0 };
+		label_and_publish(0, 1);
+		resolve_faults(1);
+		fl_progress();
+	}
+	fl_unlock();
+	return ours ? 1 : allowed ? 2 : 0;
+}
+
+int fl_fault_drain(void)
+{
+	int r = fl_engine->fd() >= 0 ? fl_engine->read(msgs, FL_BATCH) : 0;
+	if (r <= 0) {
+		if (deferred_n || held_n) {
+			/* the event's thread must run to clear mmap_changing */
+			struct timespec ts = { 0, 20000 };
+			nanosleep(&ts, NULL);
+			retry_deferred();
+			return deferred_n || held_n ? 1 : 0;
+		}
+		return r;
+	}
+	uint32_t n = (uint32_t)r;
+	if (test_event_delay_us > 0)
+		for (uint32_t i = 0; i < n; i++)
+			if (msgs[i].kind != FL_TRAP_FAULT) {
+				struct timespec ts = { test_event_delay_us / 1000000, (test_event_delay_us % 1000000) * 1000L };
+				nanosleep(&ts, NULL);
+				break;
+			}
+	handle_batch(n);
+	if (deferred_n || held_n)
+		retry_deferred();
+	return (int)n;
+}
+
+/* restores stuck behind a pending event: how often to read the traps and retry (each try
+ * already spent EAGAIN_RETRIES * 64 moves in the engine; an event is normally read on the first) */
+#define STUCK_TRIES 200
+
+int fl_fault_until_unstuck(int (*op)(void))
+{
+	for (int tries = 0; tries < STUCK_TRIES; tries++) {
+		if (op() == 0)
+			return 0;
+		if (fl_fault_drain() <= 0) {
+			struct timespec ts = { 0, 100000 }; /* the event's thread has to queue it first */
+			nanosleep(&ts, NULL);
+		}
+	}
+	return -EAGAIN;
+}

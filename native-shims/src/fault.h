@@ -1,0 +1,31 @@
+/*
+ * fault.h: the fault path (fault.c): the engine's traps read in batches and handled, faults
+ * labelled, recorded and resolved, mapping events applied in between. Called by the handler
+ * threads (guard.c, serve.c) with the agent lock held, or, under an engine without fd, by the
+ * faulting thread's signal handler (fl_fault_on_thread, which takes the lock itself).
+ */
+#ifndef FL_FAULT_H
+#define FL_FAULT_H
+
+#include "sys.h"
+
+int fl_fault_init(void);   /* handler start: the batch buffers, once per image */
+void fl_fault_reset(void); /* a fork child or a new session: nothing deferred or held */
+/* lock held: read the engine's queued traps without blocking and handle them; traps handled
+ * (or retried), 0 when none was queued, or -errno (the engine's fd failed: tracing must stop) */
+int fl_fault_drain(void);
+/*
+ * Lock held: op() until it reports nothing stuck (0). A move meets EAGAIN while a mapping event
+ * is pending, and only reading the event clears it: between tries the queued traps are read,
+ * or, with none yet, the event's thread is given time to queue it. -EAGAIN after the last try.
+ */
+int fl_fault_until_unstuck(int (*op)(void));
+/*
+ * An engine without fd, on the faulting thread (its signal handler; raw system calls, no errno):
+ * one fault through the same steps as a batch of one. 1 if the engine caused the fault (it is
+ * recorded and resolved), 2 if not but the page allows the access now (a race lost to another
+ * thread: retry), 0 if it is the program's.
+ */
+int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access);
+
+#endif

@@ -1,0 +1,15 @@
+/*
+ * guard.h: the agent's handler threads: a guard (the deadline loop, teardown) and, opt-in, one
+ * fault thread per CPU (guard.c).
+ */
+#ifndef FL_GUARD_H
+#define FL_GUARD_H
+
+#include "sys.h"
+
+int fl_handler_start(void);
+void fl_handler_poke(void);                  /* the guard looks at the stop flag now */
+int fl_handler_wait_stopped(long timeout_ms); /* 0 once the guard has torn down and returned; -ETIMEDOUT */
+void fl_handler_reset_after_fork(void);      /* the child has only the forking thread */
+
+#endif

@@ -1,0 +1,107 @@
+/*
+ * map_events.c: mapping events (kernel fact 9, docs/ARCHITECTURE.md). An unmap forgets the
+ * range's pages (the EVMS keeps them until their turn, kVMTrace's deleted pages), a remove
+ * (madvise DONTNEED, FREE, REMOVE) drops their saved contents, a remap moves the range; each is
+ * recorded as its event. The fault path applies them in the order read (fault.c), before any
+ * fault of the same batch is resolved.
+ */
+#define _GNU_SOURCE
+#include <string.h>
+#include <sys/mman.h>
+
+#include "emit.h"
+#include "evms.h"
+#include "map_events.h"
+#include "scope.h"
+#include "state.h"
+
+struct hint {
+	uint32_t state; /* 0 free, 1 filling, 2 posted, 3 posted and used by an event */
+	uint32_t kind;  /* FL_HINT_* */
+	uint64_t start, len, value;
+};
+#define HINTS 64
+static struct hint hints[HINTS];
+
+int fl_hint_post(uint32_t kind, uint64_t start, uint64_t len, uint64_t value)
+{
+	for (int i = 0; i < HINTS; i++) {
+		uint32_t expect = 0;
+		if (__atomic_compare_exchange_n(&hints[i].state, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			hints[i].kind = kind;
+			hints[i].start = start;
+			hints[i].len = len;
+			hints[i].value = value;
+			__atomic_store_n(&hints[i].state, 2, __ATOMIC_RELEASE);
+			return i;
+		}
+	}
+	return -1;
+}
+
+int fl_hint_take(int i)
+{
+	if (i < 0)
+		return 0;
+	uint32_t st = __atomic_load_n(&hints[i].state, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&hints[i].state, 0, __ATOMIC_RELEASE);
+	return st == 3;
+}
+
+void fl_hints_reset(void)
+{
+	memset(hints, 0, sizeof(hints));
+}
+
+static struct hint *hint_find(uint32_t kind, uint64_t s, uint64_t e)
+{
+	for (int i = 0; i < HINTS; i++) {
+		struct hint *h = &hints[i];
+		uint32_t st = __atomic_load_n(&h->state, __ATOMIC_ACQUIRE);
+		if ((st == 2 || st == 3) && h->kind == kind && s >= FL_PAGE_DOWN(h->start) &&
+		    e <= FL_PAGE_UP(h->start + h->len))
+			return h;
+	}
+	return NULL;
+}
+
+void fl_map_event(const struct fl_trap *m)
+{
+	switch (m->kind) {
+	case FL_TRAP_UNMAP: {
+		uintptr_t s = m->a, e = m->b;
+		fl_engine->untrace(s, e, 1);
+		fl_scope_unretire(s, e);
+		fl_emit_event(FL_EV_MUNMAP, 0, s, e - s, 0, 0, NULL, 0);
+		break;
+	}
+	case FL_TRAP_REMOVE: {
+		/*
+		 * madvise(DONTNEED/FREE/REMOVE) is about to zap [s, e): parked copies must go too,
+		 * or a later fault would bring back stale data; enabled pages leave the EVMS (they
+		 * will be empty). userfaultfd does not say which advice it was.
+		 */
+		uintptr_t s = m->a, e = m->b;
+		fl_evms_delete(s, e);
+		fl_engine->discard(s, e);
+		struct hint *h = hint_find(FL_HINT_MADVISE, s, e);
+		fl_emit_event(FL_EV_MADVISE, 0, s, e - s, h ? h->value : MADV_DONTNEED, 0, NULL, 0);
+		break;
+	}
+	case FL_TRAP_REMAP: {
+		uintptr_t from = m->a, to = m->b, len = m->c;
+		fl_engine->relocate(from, to, len);
+		struct hint *h = hint_find(FL_HINT_MREMAP, from, from + len);
+		uint64_t new_len = len;
+		if (h && FL_PAGE_DOWN(h->start) == from) {
+			new_len = h->value;
+			__atomic_store_n(&h->state, 3, __ATOMIC_RELEASE);
+		}
+		fl_emit_event(FL_EV_MREMAP, 0, from, len, to, new_len, NULL, 0);
+		break;
+	}
+	default:
+		break;
+	}
+	fl_counters_publish();
+}

@@ -1,0 +1,24 @@
+/*
+ * map_events.h: the program's munmap, madvise and mremap, applied to the agent's state and
+ * recorded (map_events.c): as the engine read them (FL_OBSERVES_MAP_EVENTS) or as an
+ * interposed call said them (FL_REQ_MAP_EVENT), with the hints those calls leave.
+ */
+#ifndef FL_MAP_EVENTS_H
+#define FL_MAP_EVENTS_H
+
+#include "engine.h"
+
+/* lock held: an FL_TRAP_UNMAP, REMOVE or REMAP (anything else is ignored) */
+void fl_map_event(const struct fl_trap *t);
+
+/*
+ * Hints from interposed calls, for events the kernel reports without them: madvise's advice
+ * (UFFD_EVENT_REMOVE does not say) and mremap's new length (UFFD_EVENT_REMAP gives the old
+ * length only). Posted before the call (any thread), withdrawn after it.
+ */
+enum { FL_HINT_MADVISE = 1, FL_HINT_MREMAP = 2 };
+int fl_hint_post(uint32_t kind, uint64_t start, uint64_t len, uint64_t value); /* its index, or -1 */
+int fl_hint_take(int i); /* withdraw; returns 1 if an event used it */
+void fl_hints_reset(void); /* a fork child: none posted */
+
+#endif
