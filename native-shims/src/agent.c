@@ -251,7 +251,7 @@ static int open_engine(void)
 }
 
 /*
- * The child waits until its parent's agent has emitted the FORK event naming it (handler.c,
+ * The child waits until its parent's agent has emitted the FORK event naming it (serve.c,
  * announce_fork), reading the parent's slot, which fl_agent.slot still points to. It gives up
  * after FORK_WAIT_NS, or at once when the parent's agent has stopped: a trace whose order is off
  * by one fork is better than a program that hangs.
@@ -353,21 +353,24 @@ static int start_tracing(const char *path)
 		     fl_agent.shm + *fl_ctl64(FL_CTL_RING_OFFSET) + (uint64_t)fl_agent.slot_index * *fl_ctl64(FL_CTL_RING_STRIDE),
 		     cap);
 
+	int err;
+	const struct fl_engine *engine = fl_engine_for(*fl_ctl32(FL_CTL_ENGINE));
+	const struct fl_mode *mode = fl_mode_for(fl_agent.mode);
+	if (!engine || !mode) {
+		stop_with_error(FL_STOP_ERROR, EINVAL);
+		fl_log(engine ? "unknown mode in the control block of " : "unknown engine in the control block of ", path,
+		       ": this agent is older than the recorder");
+		return -EINVAL;
+	}
+	fl_engine = engine;
+	fl_mode = mode;
+
 	/*
 	 * Moves must act on 4 KiB pages, not 2 MiB folios. Monitoring leaves THP as the program
 	 * has it (DAMOS hugepage actions): a check's move of one page splits its huge mapping.
 	 */
-	if (!fl_monitoring())
+	if (!(fl_mode->flags & FL_KEEPS_THP))
 		prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
-
-	int err;
-	const struct fl_engine *engine = fl_engine_for(*fl_ctl32(FL_CTL_ENGINE));
-	if (!engine) {
-		stop_with_error(FL_STOP_ERROR, EINVAL);
-		fl_log("unknown engine in the control block of ", path, ": this agent is older than the recorder");
-		return -EINVAL;
-	}
-	fl_engine = engine;
 	if ((err = init_tables()) != 0) {
 		stop_with_error(FL_STOP_ERROR, -err);
 		fl_log("cannot allocate agent memory: ", strerror(-err), NULL);

@@ -1,24 +1,20 @@
 /*
- * engine.h: what an engine is: the trapping mechanism behind one ops table (engine_*.c), chosen
- * from the control block's FL_CTL_ENGINE (engine.c)
+ * engine.h: what an engine is: how a traced page is disabled and enabled again, and how its
+ * faults reach the fault path (fault.c). One ops table per engine (engine_*.c), chosen from the
+ * control block's FL_CTL_ENGINE (engine.c); the fault path, the EVMS, the modes and the
+ * interposers call only through it, and ask what an engine observes by its flags, never which
+ * engine runs. Every op but read, wake and the program threads' ones runs with the agent lock
+ * held. What an engine keeps per page (parking slots, bitmaps, protections) is its own and
+ * hangs off fl_range.
  */
 #ifndef FL_ENGINE_H
 #define FL_ENGINE_H
 
 #include "maps.h"
 
-/*
- * ---- engine.c, engine_*.c: the trapping mechanism ----
- * How a traced page is disabled and enabled again, and how its faults reach the fault loop
- * (handler.c). One ops table per engine, chosen from the control block's FL_CTL_ENGINE; the
- * fault loop, the EVMS and the rings call only through it. Every op but read and wake runs
- * with the agent lock held. What an engine keeps per page (parking slots, bitmaps,
- * protections) is its own and hangs off fl_range.
- */
 #define FL_OBSERVES_KERNEL_ACCESS 1u /* a kernel-mode access to a disabled page waits and is recorded */
 #define FL_OBSERVES_MAP_EVENTS    2u /* munmap, mremap and madvise(DONTNEED) arrive as traps by themselves */
 
-#define FL_TRAP_BATCH 64 /* most traps one read returns */
 enum fl_trap_kind { FL_TRAP_FAULT = 1, FL_TRAP_UNMAP, FL_TRAP_REMOVE, FL_TRAP_REMAP, FL_TRAP_OTHER };
 #define FL_TRAP_WRITE 1u /* a write fault */
 #define FL_TRAP_WP    2u /* a write to a write-protected enabled page: the EVMS's dirty flag */
@@ -63,6 +59,13 @@ struct fl_engine {
 	int (*trapped)(uintptr_t addr, uint32_t access, uint32_t *flags);
 	/* no map events: the program's own mprotect of [s, s + len), kept for the pages' enabling */
 	int (*protect)(uintptr_t s, size_t len, int prot);
+	/* what a mode asks of the engine (NULL: the engine cannot serve that mode) */
+	int (*watch)(uintptr_t page);   /* an access check (FL_CHECKS_ONLY): trap the page's next access; 0 armed, else not */
+	int (*unwatch)(uintptr_t page); /* the check is over: the page home and untrapped; -EAGAIN: retry after the next read */
+	void (*disable_enabled)(uintptr_t s, uintptr_t e); /* [s, e) enabled by faults, none pinned (Moca's interval end) */
+	/* program threads, no lock (NULL: nothing to do) */
+	void (*thread_start)(void); /* a new thread, first thing, before its stack can be traced */
+	void (*fork_parent)(void);  /* the parent after a fork, before its pages are disabled again */
 };
 #define FL_ACCESS_WRITE 1u /* what a fault on the faulting thread tried: from the x86 error code */
 #define FL_ACCESS_EXEC  2u

@@ -2,7 +2,7 @@
  * engine_mprotect.c: the mprotect engine (struct fl_engine), for kernels or users without
  * userfaultfd, and as a comparison. A disabled page is mprotect'ed PROT_NONE in place (its
  * contents stay where they are); its next reference raises SIGSEGV on the faulting thread,
- * whose handler (sigsegv.c) runs the fault loop's path for one fault (handler.c,
+ * whose handler (sigsegv.c) runs the fault path for one fault (fault.c,
  * fl_fault_on_thread) and enables the page before the access is retried. The design card's
  * second engine (kVMTrace traps in the kernel; user-space tracers before userfaultfd did this).
  *
@@ -479,4 +479,5 @@ const struct fl_engine fl_engine_mprotect = {
 	.fork_child = mp_fork_child,
 	.trapped = mp_trapped,
 	.protect = mp_protect,
+	.thread_start = fl_sigsegv_thread,
 };

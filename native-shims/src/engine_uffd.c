@@ -31,7 +31,7 @@
  *
  * The "populated" bitmap (one bit per traced page: it has content, present or parked) exists
  * only to set FL_REC_FIRST_TOUCH before the fault is resolved: records are published before
- * resolution (see handler.c), so the resolution's outcome cannot be used. When a range is
+ * resolution (see fault.c), so the resolution's outcome cannot be used. When a range is
  * disabled in bulk the bits come from /proc/self/pagemap read just before the move; a page
  * populated by another thread in between is labelled a first touch although it was not.
  */
@@ -44,6 +44,7 @@
 #include <time.h>
 
 #include "engine_uffd.h"
+#include "mode.h"
 
 /*
  * EAGAIN means "the page tables changed under the move, try again"; in practice it is
@@ -249,7 +250,7 @@ static void uffd_disable(uintptr_t s, uintptr_t e)
 	fl_evms_forget(s, e);
 	if (fl_fork_depth) /* a fork child is about to copy this memory: it must be complete */
 		return;
-	if (fl_monitoring()) /* monitoring disables only the pages it checks (sample.c) */
+	if (fl_mode->flags & FL_CHECKS_ONLY) /* monitoring disables only the pages it checks (uffd_watch) */
 		return;
 	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);) {
 		populate_bits(o.r, o.a, o.b);
@@ -259,11 +260,11 @@ static void uffd_disable(uintptr_t s, uintptr_t e)
 }
 
 /*
- * Moca's interval end (moca.c): every page of [s, e) was enabled by a fault in the interval and
- * none is pinned, so neither uffd_disable's pagemap read (their populated bits are set) nor
- * its pass over the pins is needed: one bulk move per range. Moca mode runs on this engine only.
+ * Moca's interval end (mode_moca.c): every page of [s, e) was enabled by a fault in the interval
+ * and none is pinned, so neither uffd_disable's pagemap read (their populated bits are set) nor
+ * its pass over the pins is needed: one bulk move per range.
  */
-void fl_uffd_disable_enabled(uintptr_t s, uintptr_t e)
+static void uffd_disable_enabled(uintptr_t s, uintptr_t e)
 {
 	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);)
 		bulk_move(o.r, o.a, o.b, 1, disable_fail);
@@ -277,8 +278,8 @@ static uint32_t uffd_restore(uintptr_t s, uintptr_t e)
 	return restore_stuck;
 }
 
-/* a restore whose caller reads and retries: the engine's (handler.c, a fork's preparation)
- * and a sampling window's close (fl_uffd_unwatch) */
+/* a restore whose caller reads and retries: the engine's (serve.c, a fork's preparation)
+ * and a sampling window's close (uffd_unwatch) */
 static uint32_t uffd_restore_giving_way(uintptr_t s, uintptr_t e)
 {
 	restore_gives_way = 1;
@@ -309,10 +310,10 @@ static int uffd_trace_new(uintptr_t s, uintptr_t e, uint32_t source, int emit)
 	if ((err = fl_uffd_register(fd, park, len)) != 0)
 		goto fail;
 	/*
-	 * Monitor mode registers a page only while it is checked (sample.c): a registered range
+	 * Monitor mode registers a page only while it is checked (uffd_watch): a registered range
 	 * would trap every first touch, which costs a handoff each and is no access check.
 	 */
-	if (!fl_monitoring() && (err = fl_uffd_register(fd, s, len)) != 0) {
+	if (!(fl_mode->flags & FL_CHECKS_ONLY) && (err = fl_uffd_register(fd, s, len)) != 0) {
 		fl_uffd_unregister(fd, park, len);
 		goto fail;
 	}
@@ -396,7 +397,7 @@ static int enable_page(int fd, uintptr_t page, int write);
 
 /*
  * Resolve the fault on page. Never leaves the faulting thread blocked: every path but -EAGAIN
- * ends in fl_wake_later(page), which wakes it once the agent lock is released (handler.c: a
+ * ends in fl_wake_later(page), which wakes it once the agent lock is released (lock.c: a
  * thread woken while its handler holds the lock would preempt it there). The moves and fills
  * themselves never wake.
  */
@@ -474,7 +475,7 @@ static int enable_page(int fd, uintptr_t page, int write)
 	/*
 	 * Persistent EAGAIN: the kernel refuses every resolution while a non-cooperative event
 	 * (UNMAP, REMOVE, REMAP) is pending on our userfaultfd (ctx->mmap_changing). The faulting
-	 * thread keeps waiting; the handler reads the event first and retries (handler.c). Never
+	 * thread keeps waiting; the handler reads the event first and retries (fault.c). Never
 	 * give the range up here: its parked pages would be lost.
 	 */
 	return -EAGAIN;
@@ -483,7 +484,7 @@ static int enable_page(int fd, uintptr_t page, int write)
 /*
  * Disable an enabled page. -EAGAIN: the kernel kept refusing the move because an event is
  * pending (mmap_changing); the page is still enabled and the caller must retry once the event
- * is read (handler.c holds the faulting thread back until then). 0 otherwise.
+ * is read (fault.c holds the faulting thread back until then). 0 otherwise.
  */
 static int uffd_evict(uintptr_t page)
 {
@@ -636,10 +637,10 @@ static struct uffd_msg *msgs; /* read buffer of uffd_read (handler threads, lock
 
 static int uffd_read(struct fl_trap *out, uint32_t max)
 {
-	if (!msgs && !(msgs = fl_mem_map(FL_TRAP_BATCH * sizeof(*msgs))))
+	if (!msgs && !(msgs = fl_mem_map(FL_BATCH * sizeof(*msgs))))
 		return -ENOMEM;
-	if (max > FL_TRAP_BATCH)
-		max = FL_TRAP_BATCH;
+	if (max > FL_BATCH)
+		max = FL_BATCH;
 	ssize_t r = read(fl_uffd, msgs, max * sizeof(*msgs));
 	if (r < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
@@ -693,8 +694,8 @@ static int uffd_protect_writes(uintptr_t page, int protect)
 	return fl_uffd_writeprotect(fl_uffd, page, FL_PAGE, protect);
 }
 
-/* monitor mode (sample.c): a page is registered only while it is checked */
-int fl_uffd_watch(uintptr_t page)
+/* monitor mode (mode_monitor.c): a page is registered only while it is checked */
+static int uffd_watch(uintptr_t page)
 {
 	int err = fl_uffd_register(fl_uffd, page, FL_PAGE);
 	if (err)
@@ -704,12 +705,29 @@ int fl_uffd_watch(uintptr_t page)
 	return err;
 }
 
-int fl_uffd_unwatch(uintptr_t page)
+static int uffd_unwatch(uintptr_t page)
 {
-	if (uffd_restore_giving_way(page, page + FL_PAGE)) /* sample.c retries it after the next read */
+	if (uffd_restore_giving_way(page, page + FL_PAGE)) /* mode_monitor.c retries it after the next read */
 		return -EAGAIN;
 	fl_uffd_unregister(fl_uffd, page, FL_PAGE);
 	return 0;
+}
+
+/*
+ * The parent after a fork (a program thread, no lock): fork left every present page shared
+ * copy-on-write with the child, and UFFDIO_MOVE refuses shared pages (EBUSY): make the traced
+ * ones exclusive again before they are disabled (fl_pagemap_break_cow).
+ */
+static void uffd_fork_parent(void)
+{
+	size_t cap = 65536;
+	uintptr_t *buf = fl_mem_map(cap * 2 * sizeof(uintptr_t));
+	if (!buf)
+		return;
+	uint32_t n = fl_ranges_snapshot(buf, (uint32_t)cap);
+	for (uint32_t i = 0; i < n; i++)
+		fl_pagemap_break_cow(buf[2 * i], buf[2 * i + 1]);
+	fl_mem_unmap(buf, cap * 2 * sizeof(uintptr_t));
 }
 
 const struct fl_engine fl_engine_uffd = {
@@ -735,4 +753,8 @@ const struct fl_engine fl_engine_uffd = {
 	.pin = uffd_pin,
 	.untrace_all = uffd_untrace_all,
 	.fork_child = uffd_fork_child,
+	.watch = uffd_watch,
+	.unwatch = uffd_unwatch,
+	.disable_enabled = uffd_disable_enabled,
+	.fork_parent = uffd_fork_parent,
 };

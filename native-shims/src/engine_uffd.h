@@ -1,8 +1,8 @@
 /*
- * engine_uffd.h: the userfaultfd engine's private declarations: the primitives of uffd.c and
- * the state that engine_uffd.c, its checker (check.c) and monitor mode's access checks
- * (sample.c) share. Nothing else in the agent includes it: the fault loop, the EVMS and the
- * rings reach userfaultfd only through struct fl_engine (fl_internal.h).
+ * engine_uffd.h: the userfaultfd engine's private declarations: the primitives of uffd.c, the
+ * checker of its parking (uffd_check.c), and the state the three share. Nothing else in the
+ * agent includes it: every other room reaches userfaultfd only through struct fl_engine
+ * (engine.h).
  */
 #ifndef ENGINE_UFFD_H
 #define ENGINE_UFFD_H

@@ -29,6 +29,7 @@
 #include "fault.h"
 #include "lock.h"
 #include "map_events.h"
+#include "mode.h"
 
 /*
  * Faults that are no reference records (evms.c): a re-reference of a resident page the
@@ -162,11 +163,8 @@ static void label_and_publish(uint32_t from, uint32_t to)
 		if (!r || fl_engine->first_touch(r, page))
 			staged[i].flags |= FL_REC_FIRST_TOUCH;
 	}
-	if (fl_moca()) /* counted into the thread's chunk of this interval, written when it ends */
-		for (uint32_t i = from; i < to; i++)
-			fl_moca_fault(staged[i].address, staged[i].tid, staged[i].flags);
-	else if (!fl_monitoring()) /* monitor mode records nothing: its faults are access checks */
-		fl_emit_references(staged + from, to - from);
+	if (fl_mode->faults) /* trace: the reference records; Moca: counted; monitor: nothing */
+		fl_mode->faults(staged + from, to - from);
 }
 
 /*
@@ -180,12 +178,12 @@ static void label_and_publish(uint32_t from, uint32_t to)
  * Whether the page a fault enables comes back read-only, so that its first write is a fault
  * too (SOFT_DIRTY): the EVMS's dirty flag, and Moca's count of write faults. Not after a
  * write, nor a re-reference of a page written before; not without dirty tracking (record
- * --no-dirty, which the recorder refuses in Moca mode), nor in monitor mode (no EVMS), nor for
+ * --no-dirty, which the recorder refuses in Moca mode), nor in a mode without (monitor), nor for
  * a pinned page (never in the EVMS). The one place this is decided: the engines carry it out.
  */
 static int enables_read_only(uintptr_t page, int write, int pinned, int soft)
 {
-	if (write || (fl_agent.flags & FL_FLAG_NO_DIRTY) || fl_monitoring())
+	if (write || (fl_agent.flags & FL_FLAG_NO_DIRTY) || !(fl_mode->flags & FL_TRACKS_DIRTY))
 		return 0;
 	return soft ? !fl_evms_dirty(page) : !pinned;
 }
@@ -219,7 +217,7 @@ static void resolve_one(uintptr_t page, int write, int pinned, int soft, uint32_
 	 * its records so, about one run in ten). A victim that cannot be disabled yet (held) keeps
 	 * the page away too; a deferred page is not admitted twice (its state is no longer OUT).
 	 */
-	int admits = !pinned && !soft && !fl_monitoring() && !fl_moca();
+	int admits = (fl_mode->flags & FL_KEEPS_EVMS) && !pinned && !soft;
 	int admitted_now = 0;
 	if (admits && fl_evms_state(page) == FL_EVMS_OUT && fl_range_find(page)) {
 		const uintptr_t *victims;
@@ -247,16 +245,8 @@ static void resolve_one(uintptr_t page, int write, int pinned, int soft, uint32_
 			fl_engine->protect_writes(page, 1);
 		return;
 	}
-	if (fl_monitoring()) {
-		fl_sample_fault(page); /* no EVMS: the page stays enabled until the next check */
-		return;
-	}
-	if (fl_moca()) {
-		/* no EVMS: enabled until the interval ends (write-protected if read: enables_read_only) */
-		if (r > 0 && !pinned)
-			fl_moca_enabled(page);
-		return;
-	}
+	if (fl_mode->enabled) /* Moca: enabled until the interval ends; monitor: a check answered */
+		fl_mode->enabled(page, r, pinned);
 	/* resolved otherwise (present already, copied, untraced meanwhile): not ours to keep */
 	if (admitted_now && r <= 0)
 		fl_evms_forget(page, page + FL_PAGE);

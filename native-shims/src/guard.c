@@ -17,7 +17,7 @@
  *     scheduler's placement (select_idle_sibling), so the thread is not moved to another CPU,
  *     and a SCHED_IDLE task never keeps a CPU from a program thread that wants it.
  *   - one guard thread of normal priority: the deadline loop (recorder liveness and the stop
- *     flag, Moca's interval ends; sampling ticks later), teardown, and the guard against
+ *     flag, the mode's deadlines: Moca's interval ends, sampling windows), teardown, and the guard against
  *     starvation. A SCHED_IDLE thread gets no CPU while its CPU has other runnable work; when a
  *     fault or request has waited two ticks (1 ms each) with no progress by any fault thread,
  *     the guard handles faults itself for the next 100 ms ("contended"), as a single handler
@@ -51,6 +51,7 @@
 #include "guard.h"
 #include "lock.h"
 #include "map_events.h"
+#include "mode.h"
 #include "serve.h"
 
 #define HANDLER_STACK (512UL << 10)
@@ -115,17 +116,18 @@ static void teardown(uint32_t reason, int err)
 	}
 	fl_lock();
 	fl_req_cancel_all();
-	if (fl_moca()) {
+	if (fl_mode->image_ends) {
 		while (fl_fault_drain() > 0)
 			;
-		fl_moca_close(); /* the last interval's chunks, while the ring may still wait */
+		fl_mode->image_ends(); /* Moca: the last interval's chunks, while the ring may still wait */
 	}
 	fl_emit_quiet();
 	/* faults already queued: record what we can without waiting, resolve them all */
 	while (fl_fault_drain() > 0)
 		;
 	/* pages that cannot come home while an event is pending: read it (drain) and retry */
-	fl_sample_stop();
+	if (fl_mode->stop)
+		fl_mode->stop(); /* monitor: the checked pages home */
 	if (fl_fault_until_unstuck(fl_engine->untrace_all) != 0)
 		fl_log("teardown: parked pages could not be restored (an event stayed pending)", NULL, NULL);
 	fl_unlock(); /* wakes what the last drains resolved, on the still open uffd */
@@ -211,51 +213,32 @@ static void *fault_main(void *arg)
  * The guard's deadline table: each entry runs when its time has come, and the guard sleeps
  * until the earliest one (or until a request, the recorder's death, or a fault while it watches
  * the uffd). Entries run without the lock and touch only atomics and the guard's own state; one
- * that needs agent state marks it, and the guard acts on the mark under the lock: Moca's
- * interval end (moca_due: before that section reads any fault) and monitoring's rescan
- * (rescan_due), and DAMON's sampling window (sample_due: sample.c closes it, one sampling
- * interval after the recorder's ARM, which sets the entry).
+ * that needs agent state marks it, and the guard acts on the mark under the lock: the mode's
+ * deadline (DL_MODE, from the mode's due(): Moca's interval end, monitoring's rescan and the
+ * close of a sampling window), whose run comes before the guard reads any fault itself.
  */
 struct deadline {
 	uint64_t due;    /* fl_now_ns(); 0 = not armed */
 	uint64_t period; /* re-armed this far ahead after running; 0 = once */
 	void (*run)(uint64_t now);
 };
-enum { DL_LIVENESS, DL_STALL, DL_MOCA, DL_RESCAN, DL_SAMPLE, DL_COUNT };
+enum { DL_LIVENESS, DL_STALL, DL_MODE, DL_COUNT };
 static struct deadline deadlines[DL_COUNT];
 static uint32_t stop_reason; /* set by a deadline: the guard tears down with it */
 static int stop_err;
 
-/* Moca mode: the interval ends; run under the lock by the guard (moca_close_now) */
-static int moca_close_now;
+static int mode_now; /* the mode's deadline has come: its run, under the lock */
 
-/*
- * Monitoring, scope all: mappings made behind the interposed calls (a thread's stack, a
- * library's .bss from dlopen) are found by a rescan of every mapping this often, DAMON's
- * default operations-update interval, at which the monitor reads the traced set again anyway.
- * Tracing needs no such tick: it rescans at each thread start (serve, FL_REQ_THREAD_START).
- */
-#define RESCAN_NS (1000ULL * 1000 * 1000)
-static int rescan_now;
-
-static void rescan_due(uint64_t now)
+static void mode_due(uint64_t now)
 {
 	(void)now;
-	rescan_now = 1;
+	mode_now = 1;
 }
 
-static int sample_close_now;
-
-static void sample_due(uint64_t now)
+/* the mode's deadline as it stands (its run moves it) */
+static void mode_deadline(void)
 {
-	(void)now;
-	sample_close_now = 1;
-}
-
-static void moca_due(uint64_t now)
-{
-	(void)now;
-	moca_close_now = 1;
+	deadlines[DL_MODE] = (struct deadline){ fl_mode->due ? fl_mode->due() : 0, 0, mode_due };
 }
 
 static void liveness_due(uint64_t now)
@@ -281,18 +264,24 @@ static int traps_queued(void)
 	return fl_fd_readable(fl_engine->fd());
 }
 
+/* the mode's run: the queued faults read and resolved, their threads woken at unlock */
+static void resolve(void)
+{
+	if (fl_fault_drain() > 0)
+		fl_progress();
+}
+
 /*
- * Between two pages of a sampling ARM (sample.c): resolve the checks that have faulted so far
- * and wake their threads, which needs the lock released (see the top of the file). The ARM's
- * own state is consistent between pages; whatever changes meanwhile (an event read here, a
- * request) is looked up again for the next page.
+ * The mode's run, between two steps of long work (two pages of a sampling ARM): resolve the
+ * faults so far and wake their threads, which needs the lock released (lock.c). The work's own
+ * state is consistent between steps; whatever changes meanwhile (an event read here, a
+ * request) is looked up again for the next step.
  */
-static void sample_between(void)
+static void between(void)
 {
 	if (!traps_queued())
 		return;
-	if (fl_fault_drain() > 0)
-		fl_progress();
+	resolve();
 	fl_unlock();
 	fl_lock();
 }
@@ -337,14 +326,10 @@ static void *guard_main(void *arg)
 	uint64_t now = fl_now_ns();
 	deadlines[DL_LIVENESS] = (struct deadline){ now + LIVENESS_NS, LIVENESS_NS, liveness_due };
 	deadlines[DL_STALL] = (struct deadline){ 0, TICK_NS, stall_due };
-	if (fl_moca())
-		deadlines[DL_MOCA] = (struct deadline){ now + fl_agent.interval_ns, fl_agent.interval_ns, moca_due };
-	if (fl_monitoring() && fl_agent.scope == FL_SCOPE_ALL)
-		deadlines[DL_RESCAN] = (struct deadline){ now + RESCAN_NS, RESCAN_NS, rescan_due };
-	deadlines[DL_SAMPLE] = (struct deadline){ 0, 0, sample_due }; /* set by each ARM (a fork child's board has none) */
-	sample_close_now = 0;
+	mode_now = 0;
 	for (;;) {
 		now = fl_now_ns();
+		mode_deadline();
 		int fatal = __atomic_load_n(&fatal_error, __ATOMIC_ACQUIRE);
 		if (fatal && !stop_reason) {
 			stop_reason = FL_STOP_ERROR;
@@ -361,24 +346,15 @@ static void *guard_main(void *arg)
 		}
 		int handles = guard_handles_faults(now);
 		int serve_now = fl_req_pending() && (handles || n_fault_threads == 0);
-		int sample_now = fl_sample_pending();
-		if (!stop_reason && (handles || serve_now || sample_now || moca_close_now || rescan_now || sample_close_now))
+		int mode_asks = fl_mode->pending && fl_mode->pending();
+		if (!stop_reason && (handles || serve_now || mode_asks || mode_now))
 			fl_lock();
 		else
 			goto unlocked;
-		if (moca_close_now) {
-			/*
-			 * Before this section's drain: a page resolved here and disabled at once would make
-			 * its thread, woken only at unlock, fault again in the next interval for the same
-			 * reference. Faults still queued at the deadline belong to the next interval.
-			 */
-			moca_close_now = 0;
-			uint32_t ended = fl_moca_close();
-			/* a pending event (munmap, madvise, mremap) would make every move fail: read it;
-			 * the pages its batch's faults enable are the next interval's, not disabled now */
-			if (traps_queued() && fl_fault_drain() > 0)
-				fl_progress();
-			fl_moca_disable(ended);
+		if (mode_now || mode_asks) {
+			/* before this section reads any fault: Moca's interval end must (mode_moca.c) */
+			mode_now = 0;
+			fl_mode->run(now, resolve, between);
 		}
 		if (handles) {
 			int n = fl_fault_drain();
@@ -391,21 +367,6 @@ static void *guard_main(void *arg)
 		}
 		if (!stop_reason && serve_now)
 			serve_requests();
-		if (!stop_reason && rescan_now) {
-			rescan_now = 0;
-			fl_scope_rescan();
-		}
-		if (!stop_reason && (sample_now || sample_close_now)) {
-			/* a window's answer must hold every access that faulted before it closed */
-			if (!handles && fl_fault_drain() > 0)
-				fl_progress();
-			if (sample_close_now) {
-				sample_close_now = 0;
-				fl_sample_close(sample_between);
-			}
-			fl_sample_serve(sample_between);
-			deadlines[DL_SAMPLE] = (struct deadline){ fl_sample_close_due(), 0, sample_due };
-		}
 		fl_unlock();
 unlocked:
 		if (stop_reason) {
@@ -419,6 +380,7 @@ unlocked:
 		 * when the guard handles faults, or, while no faults are coming, to notice the first
 		 * one and start ticking (it then leaves it to the fault threads).
 		 */
+		mode_deadline();
 		uint64_t next = UINT64_MAX;
 		for (int i = 0; i < DL_COUNT; i++)
 			if (deadlines[i].due && deadlines[i].due < next)
@@ -504,9 +466,10 @@ void fl_handler_reset_after_fork(void)
 	fl_serve_reset();
 	fl_fault_reset();
 	fl_hints_reset();
-	moca_close_now = 0;
+	mode_now = 0;
 	memset(deadlines, 0, sizeof(deadlines));
-	fl_moca_reset();
+	if (fl_mode->reset)
+		fl_mode->reset();
 }
 
 /* a thread with its own agent-mapped stack and every signal blocked (inherited from here) */
@@ -576,9 +539,7 @@ int fl_handler_start(void)
 			n_fault_threads++;
 		}
 	}
-	if ((err = fl_sample_init(guard_efd)) != 0)
-		return err;
-	if (fl_moca() && (err = fl_moca_init()) != 0)
+	if (fl_mode->start && (err = fl_mode->start(guard_efd)) != 0)
 		return err;
 	if ((err = start_thread(&guard_thread, HANDLER_STACK, guard_main, NULL)) != 0) {
 		/* fault threads started already leave at once: nothing is registered yet */

@@ -14,7 +14,7 @@
  *     and calloc's zeroing of a fresh block. The first reference by the program is recorded.
  *   - munmap, including glibc's internal ones, arrives as UFFD_EVENT_UNMAP (under mprotect: the
  *     munmap wrapper, and free and realloc for glibc's mmapped blocks); mremap of a traced
- *     range as UFFD_EVENT_REMAP; madvise(DONTNEED) as UFFD_EVENT_REMOVE (handler.c).
+ *     range as UFFD_EVENT_REMAP; madvise(DONTNEED) as UFFD_EVENT_REMOVE (map_events.c).
  *   - a vma grown in place (mremap without a move) is found when it first faults.
  *   - thread stacks come from glibc's internal mmap (and its stack cache): the pthread_create
  *     wrapper runs the new thread through a trampoline that has the handler rescan before the
@@ -44,6 +44,7 @@
 
 #include "faultline.h"
 #include "fl_internal.h"
+#include "mode.h"
 
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
@@ -125,7 +126,7 @@ static inline int tracing_all(void)
  */
 static int notice_text(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d, const char *text, uint32_t len)
 {
-	if (fl_monitoring()) {
+	if (fl_mode->flags & FL_NOTICES_ASYNC) {
 		fl_req_post(type, a, b, c, d, text, len);
 		return 0;
 	}
@@ -211,7 +212,7 @@ FL_EXPORT int madvise(void *addr, size_t len, int advice)
 	RESOLVE(real_madvise, "madvise");
 	if (!fl_tracing())
 		return real_madvise(addr, len, advice);
-	/* UFFD_EVENT_REMOVE (handler.c) does not say which advice zapped the range */
+	/* UFFD_EVENT_REMOVE (map_events.c) does not say which advice zapped the range */
 	int h = fl_hint_post(FL_HINT_MADVISE, (uintptr_t)addr, len, (uint64_t)advice);
 	int r = real_madvise(addr, len, advice);
 	if (r == 0 && (advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE) && says_map_events())
@@ -529,7 +530,7 @@ struct tramp {
 static struct tramp *tramps;
 
 /* an address in this thread's stack when the engine needs the stack out of tracing as the
- * thread exits (handler.c, FL_REQ_THREAD_EXIT); 0 otherwise */
+ * thread exits (serve.c, on_thread_exit); 0 otherwise */
 static uintptr_t stack_to_release(void)
 {
 	volatile char here = 0;
@@ -554,7 +555,8 @@ static void *trampoline(void *p)
 	pid_t creator = t->creator;
 	uint32_t counted = t->counted;
 	__atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
-	fl_sigsegv_thread(); /* the mprotect engine's signal stack, before this stack is registered */
+	if (fl_engine->thread_start)
+		fl_engine->thread_start(); /* before this stack is registered */
 	char name[17] = { 0 };
 	RESOLVE(real_prctl, "prctl");
 	real_prctl(PR_GET_NAME, (unsigned long)name, 0, 0, 0);
@@ -678,33 +680,20 @@ int fl_interpose_alloc(void)
  * parking contents are not the child's business, so the parent first brings every page home
  * (the child then inherits complete memory) and disables again after the fork.
  *
- * fork leaves every anonymous page shared copy-on-write, and UFFDIO_MOVE refuses shared pages
- * (EBUSY): before disabling again, this thread (a program thread, so a userfault on a page
- * zapped meanwhile is resolved by the handler as usual) makes the present traced pages
- * exclusive again with MADV_POPULATE_WRITE (park.c).
+ * Before disabling again, the engine gets this thread (a program thread, so a userfault on a
+ * page zapped meanwhile is resolved by the handler as usual) to make the pages movable again
+ * (fork_parent: the userfaultfd engine's moves refuse pages fork left shared).
  *
  * The child: with FL_FLAG_FOLLOW_FORKS it is traced as its own process (agent.c,
  * fl_agent_follow_child); without, it marks the agent stopped in its own copy and never
  * touches the shared memory. vfork, posix_spawn and system() share the parent's memory
  * (CLONE_VM) and need nothing; their exec'd images load the agent again.
  */
-static void parent_break_cow(void)
-{
-	size_t cap = 65536;
-	uintptr_t *buf = fl_mem_map(cap * 2 * sizeof(uintptr_t));
-	if (!buf)
-		return;
-	uint32_t n = fl_ranges_snapshot(buf, (uint32_t)cap);
-	for (uint32_t i = 0; i < n; i++)
-		fl_pagemap_break_cow(buf[2 * i], buf[2 * i + 1]);
-	fl_mem_unmap(buf, cap * 2 * sizeof(uintptr_t));
-}
-
 /* the parent after fork, _Fork, clone or a raw fork: disable again (pid: the child, or -errno) */
 static void fork_parent_side(long pid, int saved)
 {
-	if (pid > 0)
-		parent_break_cow();
+	if (pid > 0 && fl_engine->fork_parent)
+		fl_engine->fork_parent();
 	fl_req_call(FL_REQ_FORK_PARENT, pid < 0 ? (uint64_t)(int64_t)-saved : (uint64_t)pid, 0, 0, 0);
 	errno = saved;
 }

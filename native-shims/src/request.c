@@ -1,7 +1,7 @@
 /*
  * request.c: how a program thread asks the handler to change agent state (register a new
  * mapping, trace a range, prepare a fork). Agent state changes only under the agent lock, held
- * by handler threads (handler.c), so program threads post a request and sleep on it.
+ * by handler threads (guard.c, serve.c), so program threads post a request and sleep on it.
  *
  * Slot protocol (futex word = state):
  *   FREE -CAS-> FILLING (poster) -store-> POSTED (poster, then eventfd wakes the handler)
@@ -157,7 +157,7 @@ static int take(struct fl_req *q)
 	return 1;
 }
 
-/* the poster is woken later, by fl_req_wake, once the agent lock is released (handler.c) */
+/* the poster is woken later, by fl_req_wake, once the agent lock is released (lock.c) */
 static void finish(struct fl_req *q, int result)
 {
 	q->result = result;

@@ -41,7 +41,7 @@ static int eligible(const struct fl_map_line *m)
  * Stacks between two threads (engines that cannot trap kernel-mode accesses: mprotect). glibc
  * caches an exited thread's stack and runs the start of the next thread on it with every signal
  * blocked, where a fault on a disabled page kills the process; so the stack leaves tracing at
- * the thread's exit (handler.c, FL_REQ_THREAD_EXIT) and stays "retired" until a thread starts on
+ * the thread's exit (serve.c, on_thread_exit) and stays "retired" until a thread starts on
  * it: rescans leave it alone. Before, the rescan at another thread's start registered and
  * disabled it, and the next thread died in clone3 (workload thread_churn.c). The thread start
  * whose descriptor lies in it, or an unmap, takes it off the list; past RETIRED_MAX the oldest

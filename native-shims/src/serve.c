@@ -19,6 +19,7 @@
 #include "fl_internal.h"
 #include "fault.h"
 #include "map_events.h"
+#include "mode.h"
 #include "serve.h"
 
 /*
@@ -216,10 +217,10 @@ static int on_thread_start(struct fl_req *q)
 	 * glibc maps a new thread's stack with its internal mmap, which nobody interposes:
 	 * tracing rescans every mapping here, the net for whatever else came that way too.
 	 * Monitoring takes only the mapping holding the thread's stack (struct pthread sits at
-	 * its top) and leaves the rest to its periodic rescan (DL_RESCAN): a JVM starts some
-	 * twenty threads, and a rescan reads its ~700 maps lines in ~0.6 ms.
+	 * its top) and leaves the rest to its periodic rescan (FL_RESCANS_ON_TIMER): a JVM starts
+	 * some twenty threads, and a rescan reads its ~700 maps lines in ~0.6 ms.
 	 */
-	if (scope_all() && fl_monitoring())
+	if (scope_all() && (fl_mode->flags & FL_RESCANS_ON_TIMER))
 		fl_scope_register_around(FL_PAGE_DOWN(q->b), FL_PAGE_DOWN(q->b) + FL_PAGE);
 	else if (scope_all())
 		fl_scope_rescan();
@@ -310,8 +311,8 @@ static int on_thread_name(struct fl_req *q)
 
 static int on_exec(struct fl_req *q)
 {
-	if (fl_moca())
-		fl_moca_close(); /* the image ends: its last interval's chunks */
+	if (fl_mode->image_ends)
+		fl_mode->image_ends(); /* Moca: its last interval's chunks */
 	fl_emit_event(FL_EV_EXEC, (uint32_t)q->tid, 0, 0, 0, 0, q->text, q->text_len);
 	__atomic_store_n(fl_slot32(FL_SLOT_EXEC_ANNOUNCED), 1, __ATOMIC_RELEASE);
 	return 0;
@@ -342,8 +343,8 @@ static int on_evms_flush(struct fl_req *q)
 {
 	(void)q;
 	fl_evms_clear();
-	if (fl_moca())
-		fl_moca_close(); /* normal exit: the last interval's chunks */
+	if (fl_mode->image_ends)
+		fl_mode->image_ends(); /* Moca: normal exit, the last interval's chunks */
 	return 0;
 }
 

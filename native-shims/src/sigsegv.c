@@ -6,7 +6,7 @@
  * signal blocked while it runs (an asynchronous handler of the program that faulted on a
  * disabled page while this thread holds the agent lock would wait for itself). A fault with
  * SEGV_ACCERR that the engine caused (mp_trapped: a disabled page, or a write to a page it
- * keeps read-only) goes through the fault loop's path for one fault (handler.c,
+ * keeps read-only) goes through the fault path for one fault (fault.c,
  * fl_fault_on_thread: lock, label, publish, enable, admit and evict, unlock); returning retries
  * the access. Read, write or fetch comes from the x86 page-fault error code in the signal
  * context (REG_ERR: bit 1 W/R, bit 4 I/D; Intel SDM vol. 3A, 4.7). Every other fault is the
@@ -372,8 +372,8 @@ FL_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
  * its signal mask, and __ctype_init reads the first values of the global locale's LC_CTYPE
  * data, a block that setlocale malloc'd if it loaded the locale from files (locale/loadlocale.c,
  * _nl_intern_locale_data; the C locale's is libc's own). A JVM starting threads died so. Their
- * pages stay enabled for good, as each thread's struct pthread does (handler.c,
- * FL_REQ_THREAD_START): the block's header and first values lie in its first 128 bytes (struct
+ * pages stay enabled for good, as each thread's struct pthread does (serve.c,
+ * on_thread_start): the block's header and first values lie in its first 128 bytes (struct
  * __locale_data, locale/localeinfo.h: 64 bytes, then the values), and references to these pages
  * are not recorded. duplocale copies the global locale's pointers to its data.
  */

@@ -1,6 +1,6 @@
 /*
  * uffd.c: userfaultfd primitives. Each returns 0 or -errno and does nothing else: the policy
- * (what to move where, how to react to EEXIST/EAGAIN) lives in handler.c.
+ * (what to move where, how to react to EEXIST/EAGAIN) lives in engine_uffd.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * sample.c: DAMON's access checks for `faultline monitor` (FL_MODE_MONITOR), served from the
+ * mode_monitor.c: monitor mode (FL_MODE_MONITOR, `faultline monitor`): DAMON's access checks, served from the
  * sampling board in shared memory (faultline_shm.h). The kernel's vaddr operations set checks
  * whether a page was accessed by clearing its PTE's accessed bit and reading it back one
  * sampling interval later (mm/damon/vaddr.c, damon_va_mkold / damon_va_young). User space
@@ -16,11 +16,12 @@
  * program has unmapped: arming a page there is refused by UFFDIO_REGISTER (no mapping, or not
  * private anonymous) or, if the program mapped anonymous memory there again, checks that
  * memory, which is right; a page the agent itself has mapped since is never armed.
- * Monitor mode runs on the userfaultfd engine only (fl_uffd_watch, engine_uffd.c): a check
- * by mprotect would make kernel-mode accesses to a checked page fail. Agent lock held throughout.
+ * A check is the engine's watch and unwatch (engine.h); only the userfaultfd engine has them: a
+ * check by mprotect would make kernel-mode accesses to a checked page fail. Agent lock held
+ * throughout.
  *
  * The sampling interval is the agent's: the recorder posts an ARM with the interval, and the
- * guard's deadline loop (handler.c, DL_SAMPLE) closes the window that long after arming, as
+ * guard's deadline loop (guard.c, this mode's run) closes the window that long after arming, as
  * kdamond sleeps one sampling interval between damon_va_prepare_access_checks and
  * damon_va_check_accesses. The recorder's core only waits for the close (the board's closed
  * word), with no request of its own and no wake-up of the guard for it.
@@ -31,7 +32,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "fl_internal.h"
+#include "engine.h"
+#include "mem.h"
+#include "mode.h"
+#include "pins.h"
+#include "scope.h"
 
 static uint8_t *board;
 static uint32_t capacity;
@@ -89,12 +94,24 @@ static uint32_t table_get(uintptr_t page)
 	return s == table_size ? 0 : vals[s];
 }
 
-/* after the slot is claimed: the board of this slot, if the recorder monitors */
-int fl_sample_init(int wake_fd)
+/*
+ * Monitoring, scope all: mappings made behind the interposed calls (a thread's stack, a
+ * library's .bss from dlopen) are found by a rescan of every mapping this often, DAMON's
+ * default operations-update interval, at which the monitor reads the traced set again anyway.
+ * Tracing needs no such timer: it rescans at each thread start (serve.c, on_thread_start).
+ */
+#define RESCAN_NS (1000ULL * 1000 * 1000)
+static uint64_t rescan_due; /* fl_now_ns(), 0 = never */
+
+/* after the slot is claimed: the board of this slot */
+static int monitor_start(int wake_fd)
 {
 	board = NULL;
-	if (!fl_monitoring())
-		return 0;
+	if (!fl_engine->watch || !fl_engine->unwatch) {
+		fl_log("monitor mode needs an engine that checks accesses, not the ", fl_engine->name, " engine");
+		return -ENOTSUP;
+	}
+	rescan_due = fl_agent.scope == FL_SCOPE_ALL ? fl_now_ns() + RESCAN_NS : 0;
 	capacity = *fl_ctl32(FL_CTL_BOARD_ENTRIES);
 	if (!capacity)
 		return -EINVAL;
@@ -118,14 +135,16 @@ int fl_sample_init(int wake_fd)
 	return 0;
 }
 
-int fl_sample_pending(void)
+static int monitor_pending(void)
 {
 	return board && __atomic_load_n((uint32_t *)(board + FL_BOARD_REQUEST), __ATOMIC_ACQUIRE) != served;
 }
 
 /* a fault at page was just resolved (the page is home): was it a check? */
-void fl_sample_fault(uintptr_t page)
+static void monitor_enabled(uintptr_t page, int r, int pinned)
 {
+	(void)r;
+	(void)pinned;
 	if (!window_open)
 		return; /* an access after the window closed: the page is coming home, it does not count */
 	uint32_t s = table_find(page);
@@ -147,7 +166,7 @@ static uint32_t stuck_n;
 /* page home (if parked) and unregistered; 0, or -EAGAIN if it is still parked */
 static int release(uintptr_t page)
 {
-	return fl_uffd_unwatch(page);
+	return fl_engine->unwatch(page);
 }
 
 static void retry_stuck(void)
@@ -161,7 +180,7 @@ static void retry_stuck(void)
 
 /*
  * Bring home the previous ARM's pages that nobody accessed, and unregister them all. between,
- * when given, runs between two pages here and in arm (handler.c: resolves the faults queued so
+ * when given, runs between two pages here and in arm (the guard's: resolves the faults queued so
  * far and wakes their threads). An ARM of many regions takes a while, and a hot page armed at
  * its start is accessed at once: without it that page's thread waited for the whole ARM, and
  * that wait, not the fault, was most of what a check cost.
@@ -197,7 +216,7 @@ static void arm(uint32_t count, void (*between)(void))
 			state = FL_SAMPLE_ARMED; /* two entries on one page: the first one's check answers */
 		else if (fl_pins_has(page) || fl_mem_is_agent(page, page + FL_PAGE))
 			state = FL_SAMPLE_BUSY;
-		else if (fl_uffd_watch(page) != 0)
+		else if (fl_engine->watch(page) != 0)
 			state = FL_SAMPLE_BUSY; /* unmapped since, no longer private anonymous, or an event pending */
 		else
 			state = FL_SAMPLE_ARMED;
@@ -215,13 +234,12 @@ static void arm(uint32_t count, void (*between)(void))
 }
 
 /*
- * Close the window the last ARM opened (the guard's deadline loop, DL_SAMPLE, sample_us after
- * the ARM). The caller has read and resolved every fault queued by now, so the answer holds
+ * Close the window the last ARM opened (monitor_run, sample_us after the ARM). The caller has read and resolved every fault queued by now, so the answer holds
  * every access that faulted in the window; later ones do not count. Entries that share a page
  * get the first one's answer; the pages nobody accessed come home now rather than at the next
  * ARM, so that an access between two windows costs the program nothing.
  */
-void fl_sample_close(void (*between)(void))
+static void sample_close(void (*between)(void))
 {
 	if (!board || !close_due)
 		return;
@@ -245,26 +263,20 @@ void fl_sample_close(void (*between)(void))
 	disarm(between); /* after the answer: the recorder reads it while the pages come home */
 }
 
-/* when the open window is due to close (fl_now_ns()), or 0 */
-uint64_t fl_sample_close_due(void)
-{
-	return board ? close_due : 0;
-}
-
 /*
  * Serve the posted request, if any. An ARM arrives while no window is open (the recorder
  * waits for the close before it asks again); should one be open all the same, it closes first.
  */
-void fl_sample_serve(void (*between)(void))
+static void sample_serve(void (*between)(void))
 {
-	if (!fl_sample_pending())
+	if (!monitor_pending())
 		return;
 	uint32_t req = __atomic_load_n((uint32_t *)(board + FL_BOARD_REQUEST), __ATOMIC_ACQUIRE);
 	uint32_t op = u32_at(FL_BOARD_OP), count = u32_at(FL_BOARD_COUNT);
 	if (count > capacity)
 		count = capacity;
 	if (op == FL_SAMPLE_ARM) {
-		fl_sample_close(between);
+		sample_close(between);
 		disarm(between);
 		/* open before arming: a page armed first may be accessed while the rest are armed */
 		window_open = 1;
@@ -296,7 +308,7 @@ void fl_sample_serve(void (*between)(void))
 }
 
 /* teardown: every armed page home */
-void fl_sample_stop(void)
+static void monitor_stop(void)
 {
 	if (board) {
 		disarm(NULL); /* teardown: nothing is resolved in between */
@@ -306,3 +318,41 @@ void fl_sample_stop(void)
 	close_due = 0;
 	board = NULL;
 }
+
+static uint64_t monitor_due(void)
+{
+	uint64_t due = board ? close_due : 0;
+	if (rescan_due && (!due || rescan_due < due))
+		due = rescan_due;
+	return due;
+}
+
+/*
+ * The guard: the periodic rescan, and a window's close or the recorder's request. A window's
+ * answer must hold every access that faulted before it closed: the queued faults first.
+ */
+static void monitor_run(uint64_t now, void (*resolve)(void), void (*between)(void))
+{
+	if (rescan_due && rescan_due <= now) {
+		rescan_due = now + RESCAN_NS;
+		fl_scope_rescan();
+	}
+	int closing = board && close_due && close_due <= now;
+	if (!closing && !monitor_pending())
+		return;
+	resolve();
+	if (closing)
+		sample_close(between);
+	sample_serve(between);
+}
+
+const struct fl_mode fl_mode_monitor = {
+	.name = "monitor",
+	.flags = FL_CHECKS_ONLY | FL_KEEPS_THP | FL_NOTICES_ASYNC | FL_RESCANS_ON_TIMER,
+	.start = monitor_start,
+	.enabled = monitor_enabled,
+	.due = monitor_due,
+	.pending = monitor_pending,
+	.run = monitor_run,
+	.stop = monitor_stop,
+};

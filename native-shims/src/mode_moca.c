@@ -1,12 +1,12 @@
 /*
- * moca.c: Moca's interval mode (FL_MODE_MOCA). Beniamine and Huard, "Moca: an efficient memory
+ * mode_moca.c: Moca's interval mode (FL_MODE_MOCA, record --mode moca). Beniamine and Huard, "Moca: an efficient memory
  * trace collection system", Inria research report, 2016, hal-01342679; the module of
  * github.com/dbeniamine/MOCA, moca_taskdata.c (per-task chunks of per-page read and write
  * counts, start and end of a global clock) and moca_page.c (every interval the monitor ends
  * each task's chunk and makes every page of it fault again: its "false page faults").
  *
  * Here there is no EVMS: a page is enabled by its first fault in an interval and stays enabled
- * until the interval ends (a deadline of the guard, handler.c), when every page enabled in the
+ * until the interval ends (the mode's deadline in the guard's loop, guard.c), when every page enabled in the
  * interval is disabled again and every thread's chunk is written. A page first read is
  * write-protected (dirty tracking), so a later write to it in the interval is a write fault.
  * What a chunk counts, per thread and page, is every fault of that thread on that page in the
@@ -23,7 +23,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "fl_internal.h"
+#include "engine.h"
+#include "mem.h"
+#include "mode.h"
 
 #define ENTRIES_MAX (1u << 20)      /* (thread, page) pairs in one interval; more closes it early */
 #define TABLE_SLOTS (2u * ENTRIES_MAX)
@@ -53,8 +55,16 @@ static uintptr_t *enabled;          /* pages enabled this interval (disabled at 
 static uint32_t enabled_n;
 static uint64_t interval_no;
 
-int fl_moca_init(void)
+static void moca_reset(void);
+static uint64_t next_end; /* fl_now_ns(): when the interval ends */
+
+static int moca_start(int wake_fd)
 {
+	(void)wake_fd;
+	if (!fl_engine->disable_enabled) {
+		fl_log("Moca mode needs an engine that disables in bulk, not the ", fl_engine->name, " engine; record with --engine uffd");
+		return -ENOTSUP;
+	}
 	if (!entries) {
 		entries = fl_mem_map((size_t)ENTRIES_MAX * sizeof(*entries));
 		table = fl_mem_map((size_t)TABLE_SLOTS * sizeof(*table));
@@ -67,12 +77,13 @@ int fl_moca_init(void)
 	int err = fl_emit_moca_init();
 	if (err)
 		return err;
-	fl_moca_reset();
+	moca_reset();
+	next_end = fl_now_ns() + fl_agent.interval_ns;
 	return 0;
 }
 
 /* a fork child or a new session: what the tables hold is another image's */
-void fl_moca_reset(void)
+static void moca_reset(void)
 {
 	if (!entries)
 		return;
@@ -158,10 +169,10 @@ static void sort_pages(uintptr_t *a, uint32_t n)
 
 /*
  * Disable the first n pages of the list, those enabled in the interval that ended: sorted, so
- * that each run of contiguous pages is one UFFDIO_MOVE (park.c). During a fork (the child copies
+ * that each run of contiguous pages is one bulk disable (one UFFDIO_MOVE, engine_uffd.c). During a fork (the child copies
  * memory) nothing is disabled: the parent disables everything after it anyway.
  */
-void fl_moca_disable(uint32_t n)
+static void moca_disable(uint32_t n)
 {
 	if (!n)
 		return;
@@ -174,7 +185,7 @@ void fl_moca_disable(uint32_t n)
 			if (enabled[i] == end)
 				end += FL_PAGE; /* equal to the last: enabled twice (zapped and faulted again) */
 		if (!fl_fork_depth)
-			fl_uffd_disable_enabled(start, end);
+			fl_engine->disable_enabled(start, end);
 		pages += (uint32_t)((end - start) / FL_PAGE);
 	}
 	/* pages enabled after the interval ended (faults read before the disabling) are the next one's */
@@ -185,7 +196,7 @@ void fl_moca_disable(uint32_t n)
 	__atomic_add_fetch(fl_slot64(FL_SLOT_DISABLE_NS), spent, __ATOMIC_RELEASE);
 }
 
-uint32_t fl_moca_close(void)
+static uint32_t moca_close(void)
 {
 	uint64_t close_seq = fl_clock_now();
 	uint64_t close_ns = fl_now_ns() - fl_agent.start_mono_ns;
@@ -200,7 +211,7 @@ uint32_t fl_moca_close(void)
 	return enabled_n;
 }
 
-void fl_moca_fault(uintptr_t address, uint32_t tid, uint32_t flags)
+static void count_fault(uintptr_t address, uint32_t tid, uint32_t flags)
 {
 	uintptr_t page = FL_PAGE_DOWN(address);
 	uint32_t i = hash_of(tid, page);
@@ -218,10 +229,10 @@ void fl_moca_fault(uintptr_t address, uint32_t tid, uint32_t flags)
 	struct thread *t = thread_of(tid);
 	if (!t || entries_n == ENTRIES_MAX) {
 		/* a table is full: this interval ends early (and, for threads, ids start again) */
-		fl_moca_disable(fl_moca_close());
+		moca_disable(moca_close());
 		if (!t)
 			memset(threads, 0, (size_t)THREADS_MAX * sizeof(*threads));
-		fl_moca_fault(address, tid, flags);
+		count_fault(address, tid, flags);
 		return;
 	}
 	uint32_t e = entries_n++;
@@ -241,9 +252,60 @@ void fl_moca_fault(uintptr_t address, uint32_t tid, uint32_t flags)
 	t->tail = e;
 }
 
-void fl_moca_enabled(uintptr_t page)
+static void moca_enabled(uintptr_t page, int r, int pinned)
 {
+	if (r <= 0 || pinned)
+		return; /* resolved otherwise, or pinned: not disabled at the interval's end */
 	if (enabled_n == ENTRIES_MAX)
-		fl_moca_disable(fl_moca_close());
+		moca_disable(moca_close());
 	enabled[enabled_n++] = page;
 }
+
+/* every fault of the interval counts in its thread's chunk, written when the interval ends */
+static void moca_faults(const struct fl_fault *f, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		count_fault(f[i].address, f[i].tid, f[i].flags);
+}
+
+/* exec, normal exit, teardown: the image's last interval's chunks */
+static void moca_image_ends(void)
+{
+	moca_close();
+}
+
+static uint64_t moca_due(void)
+{
+	return next_end;
+}
+
+/*
+ * The interval ends, before the guard reads any queued fault: a page resolved now and disabled
+ * at once would make its thread, woken only at unlock, fault again in the next interval for the
+ * same reference. Faults still queued at the deadline belong to the next interval.
+ */
+static void moca_run(uint64_t now, void (*resolve)(void), void (*between)(void))
+{
+	(void)between;
+	if (now < next_end)
+		return;
+	next_end = now + fl_agent.interval_ns;
+	uint32_t ended = moca_close();
+	/* a pending event (munmap, madvise, mremap) would make every move fail: read it; the pages
+	 * its batch's faults enable are the next interval's, not disabled now */
+	if (fl_fd_readable(fl_engine->fd()))
+		resolve();
+	moca_disable(ended);
+}
+
+const struct fl_mode fl_mode_moca = {
+	.name = "moca",
+	.flags = FL_TRACKS_DIRTY,
+	.start = moca_start,
+	.reset = moca_reset,
+	.faults = moca_faults,
+	.enabled = moca_enabled,
+	.image_ends = moca_image_ends,
+	.due = moca_due,
+	.run = moca_run,
+};
