@@ -283,21 +283,15 @@ static int mp_trace_new(uintptr_t s, uintptr_t e, uint32_t source, int emit)
 	return 0;
 }
 
+static int release(uintptr_t a, uintptr_t b)
+{
+	mp_restore(a, b);
+	return 0;
+}
+
 static int mp_untrace(uintptr_t s, uintptr_t e, int unmapped)
 {
-	if (unmapped)
-		fl_evms_delete(s, e); /* kVMTrace: evicted in their turn, never enabled on a new mapping */
-	else
-		fl_evms_forget(s, e);
-	fl_pins_forget(s, e);
-	uintptr_t a, b;
-	for (int64_t i; (i = fl_range_first_overlap(s, e, &a, &b)) >= 0; s = b) {
-		if (!unmapped)
-			mp_restore(a, b);
-		struct fl_range piece = fl_range_carve((uint32_t)i, a, b);
-		fl_range_dropped(&piece);
-	}
-	return 0;
+	return fl_ranges_untrace(s, e, unmapped, release, NULL);
 }
 
 /* mremap moved [from, from + len) to `to`, protections and all: the range follows, and the

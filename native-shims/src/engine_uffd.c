@@ -343,31 +343,30 @@ fail:
  * there is nothing to restore or unregister on the traced side; otherwise parked pages come
  * home first and the traced part is unregistered.
  */
+/* the traced side of [a, b) before it leaves: parked pages home, unregistered */
+static int release(uintptr_t a, uintptr_t b)
+{
+	if (uffd_restore(a, b)) {
+		/* pages still parked (an event is pending): keep the piece, caller retries */
+		FL_DEBUG("untrace-stuck", a, b, -EAGAIN);
+		return -EAGAIN;
+	}
+	fl_uffd_unregister(fl_uffd, a, b - a);
+	return 0;
+}
+
+/* a piece that left: its parking area goes */
+static void drop_parking(const struct fl_range *piece)
+{
+	size_t len = piece->end - piece->start;
+	fl_uffd_unregister(fl_uffd, piece->park, len);
+	fl_sys_munmap((void *)piece->park, len);
+	fl_mem_release(piece->park, piece->park + len);
+}
+
 static int uffd_untrace(uintptr_t s, uintptr_t e, int unmapped)
 {
-	int fd = fl_uffd;
-	if (unmapped)
-		fl_evms_delete(s, e); /* kVMTrace: evicted in their turn, never enabled on a new mapping */
-	else
-		fl_evms_forget(s, e);
-	fl_pins_forget(s, e);
-	uintptr_t a, b;
-	for (int64_t i; (i = fl_range_first_overlap(s, e, &a, &b)) >= 0; s = b) {
-		if (!unmapped) {
-			if (uffd_restore(a, b)) {
-				/* pages still parked (an event is pending): keep the piece, caller retries */
-				FL_DEBUG("untrace-stuck", a, b, -EAGAIN);
-				return -EAGAIN;
-			}
-			fl_uffd_unregister(fd, a, b - a);
-		}
-		struct fl_range piece = fl_range_carve((uint32_t)i, a, b);
-		fl_uffd_unregister(fd, piece.park, b - a);
-		fl_sys_munmap((void *)piece.park, b - a);
-		fl_mem_release(piece.park, piece.park + (b - a));
-		fl_range_dropped(&piece);
-	}
-	return 0;
+	return fl_ranges_untrace(s, e, unmapped, release, drop_parking);
 }
 
 /*

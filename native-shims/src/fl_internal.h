@@ -24,6 +24,7 @@
 
 #include "engine.h"
 #include "maps.h"
+#include "ranges.h"
 #include "pins.h"
 #include "request.h"
 #include "scope.h"

@@ -93,29 +93,19 @@ static void trace_outside_retired(uintptr_t s, uintptr_t e, uint32_t source)
 	}
 }
 
-/* register the parts of [s, e) not yet traced */
+/* the parts of [s, e) not yet traced are registered */
+static int register_gap(uintptr_t a, uintptr_t b, struct fl_range *r, void *ctx)
+{
+	const struct scan_state *st = ctx;
+	/* a thread being created may own this memory: not before it is pinned (fl_threads_starting) */
+	if (!r && !__atomic_load_n(&fl_threads_starting, __ATOMIC_SEQ_CST))
+		trace_outside_retired(a, b, st->source);
+	return 0;
+}
+
 static void register_untraced(uintptr_t s, uintptr_t e, void *ctx)
 {
-	struct scan_state *st = ctx;
-	while (s < e) {
-		int64_t i = fl_range_index_from(s);
-		uintptr_t gap_end = e;
-		uintptr_t next = e;
-		if (i >= 0) {
-			struct fl_range *r = fl_range_at((uint32_t)i);
-			if (r->start <= s) { /* s is traced: skip to the end of that range */
-				s = r->end;
-				continue;
-			}
-			if (r->start < e)
-				gap_end = r->start;
-			next = gap_end;
-		}
-		/* a thread being created may own this memory: not before it is pinned (fl_threads_starting) */
-		if (!__atomic_load_n(&fl_threads_starting, __ATOMIC_SEQ_CST))
-			trace_outside_retired(s, gap_end, st->source);
-		s = next;
-	}
+	fl_ranges_walk(s, e, register_gap, ctx);
 }
 
 static int scan_line(const struct fl_map_line *m, void *ctx)

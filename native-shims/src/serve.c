@@ -174,6 +174,16 @@ static int on_brk(struct fl_req *q)
 	return 0;
 }
 
+/* traced parts: every page disabled; untraced gaps: registered with their own engine state */
+static int trace_piece(uintptr_t a, uintptr_t b, struct fl_range *r, void *ctx)
+{
+	(void)ctx;
+	if (!r)
+		return fl_engine->trace_new(a, b, FL_RANGE_API, 0);
+	fl_engine->disable(a, b);
+	return 0;
+}
+
 /* faultline_trace_range */
 static int on_trace_range(struct fl_req *q)
 {
@@ -183,22 +193,8 @@ static int on_trace_range(struct fl_req *q)
 	int err = fl_scope_check_api_range(s, e);
 	if (err)
 		return err;
-	/* traced parts: disable every page; untraced gaps: register with their own parking */
-	uintptr_t cur = s;
-	while (cur < e) {
-		int64_t i = fl_range_index_from(cur);
-		struct fl_range *r = i >= 0 ? fl_range_at((uint32_t)i) : NULL;
-		if (r && r->start <= cur) {
-			uintptr_t b = r->end < e ? r->end : e;
-			fl_engine->disable(cur, b);
-			cur = b;
-		} else {
-			uintptr_t b = r && r->start < e ? r->start : e;
-			if ((err = fl_engine->trace_new(cur, b, FL_RANGE_API, 0)) != 0)
-				return err;
-			cur = b;
-		}
-	}
+	if ((err = fl_ranges_walk(s, e, trace_piece, NULL)) != 0)
+		return err;
 	fl_emit_event(FL_EV_TRACE_RANGE, (uint32_t)q->tid, s, e - s, FL_RANGE_API, 0, NULL, 0);
 	fl_counters_publish();
 	return 0;

@@ -1,0 +1,74 @@
+/*
+ * ranges.h: the table of traced ranges (ranges.c), sorted, written only under the agent lock,
+ * read by program threads through a seqlock. Each range carries its engine's per-page state;
+ * pieces of ranges keep it when they are split or moved.
+ */
+#ifndef FL_RANGES_H
+#define FL_RANGES_H
+
+#include "sys.h"
+
+struct fl_range {
+	uintptr_t start, end; /* traced pages [start, end), page aligned */
+	/* the engine's per-page state of the range as it was registered (split pieces and moved
+	 * ranges keep it): uffd: parking address of start (page p parks at park + (p - start)) and
+	 * the "populated" bitmap, bit (bit0 + (p - start) / page); mprotect: bits is a byte per page */
+	uintptr_t park;
+	uint64_t *bits;
+	uint64_t bit0;
+	uint32_t source;      /* FL_RANGE_* */
+	uint32_t bits_pages;  /* size of the bitmap allocation at bits (shared by split pieces) */
+};
+
+int fl_ranges_init(uint32_t capacity);
+struct fl_range *fl_range_find(uintptr_t addr);   /* lock held */
+int64_t fl_range_index_from(uintptr_t addr);      /* first range with end > addr, or -1 */
+struct fl_range *fl_range_at(uint32_t i);         /* lock held */
+uint32_t fl_range_count(void);
+int fl_range_insert(const struct fl_range *r);    /* lock held; 0 or -ENOSPC */
+void fl_range_remove_at(uint32_t i);              /* lock held */
+int fl_ranges_cover(uintptr_t start, uintptr_t end); /* any thread: [start,end) fully traced? */
+uint32_t fl_ranges_snapshot(uintptr_t *out, uint32_t max); /* any thread: pairs start, end */
+int fl_ranges_torn(void);       /* a fork child: the table was being written when the parent forked */
+void fl_ranges_forget_all(void);
+
+/*
+ * The traced ranges overlapping [s, e), in address order, each clipped to it:
+ *   for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);) ... o.r, [o.a, o.b) ...
+ * The loop may change the pages and state of o.r but not the table (fl_ranges_walk may).
+ */
+struct fl_overlap {
+	uintptr_t s, e;     /* what was asked */
+	int64_t i;          /* the next range to look at, or -1 */
+	struct fl_range *r; /* the current range, */
+	uintptr_t a, b;     /* and its part in [s, e) */
+};
+struct fl_overlap fl_overlaps(uintptr_t s, uintptr_t e);
+int fl_overlap_next(struct fl_overlap *o); /* 0 when no range is left */
+/*
+ * [s, e) in address order, cut where traced ranges begin and end: fn(a, b, r, ctx) for each
+ * piece, r the range that holds [a, b), or NULL for a gap. fn may change the table at [a, b)
+ * (carve the piece out, register a range there): the next piece is looked up afresh. A nonzero
+ * return stops the walk and is returned.
+ */
+int fl_ranges_walk(uintptr_t s, uintptr_t e, int (*fn)(uintptr_t a, uintptr_t b, struct fl_range *r, void *ctx),
+		   void *ctx);
+
+/* lock held: pieces of ranges (split pieces and moved ranges keep their engine state) */
+struct fl_range fl_range_sub(const struct fl_range *r, uintptr_t a, uintptr_t b);
+struct fl_range fl_range_carve(struct fl_range *r, uintptr_t a, uintptr_t b); /* [a,b) out of r; returns the piece */
+void fl_range_free_state(const struct fl_range *piece); /* its engine state, once no piece uses it (2 * bits_pages pages) */
+/*
+ * [s, e) leaves tracing: its pages leave the EVMS (deleted in their turn if unmapped, kVMTrace's
+ * rule; else now) and the pinned set. Each traced piece is released by the engine first, unless
+ * unmapped (release: its pages home and unregistered; nonzero: still stuck behind an event,
+ * the piece stays), then carved out of the table, its engine state dropped (drop, if any),
+ * counted and recorded (FL_EV_UNTRACE_RANGE). -EAGAIN when a piece stayed: the caller reads the
+ * traps and calls again.
+ */
+int fl_ranges_untrace(uintptr_t s, uintptr_t e, int unmapped, int (*release)(uintptr_t a, uintptr_t b),
+		      void (*drop)(const struct fl_range *piece));
+/* mremap moved [from, from + len) to `to`: the table follows (the engine disables them there) */
+void fl_ranges_relocate(uintptr_t from, uintptr_t to, size_t len);
+
+#endif
