@@ -20,7 +20,23 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fl_internal.h"
+#include "faultline_shm.h"
+#include "agent.h"
+#include "check.h"
+#include "engine.h"
+#include "evms.h"
+#include "guard.h"
+#include "maps.h"
+#include "mem.h"
+#include "mode.h"
+#include "pins.h"
+#include "ranges.h"
+#include "request.h"
+#include "ring.h"
+#include "scope.h"
+#include "state.h"
+#include "sys.h"
+#include "touch.h"
 
 /* a fork child, or a new attached session: counters from zero */
 static void reset_counters(void)
@@ -28,8 +44,6 @@ static void reset_counters(void)
 	fl_counters_reset();
 	fl_fork_depth = 0;
 }
-
-int fl_interpose_alloc(void);
 
 static int fl_attached; /* started by faultline_attach, not by the constructor */
 static int tables_ready;
@@ -60,7 +74,7 @@ static int init_tables(void)
 	if ((err = fl_maps_init()) || (err = fl_ranges_init(65536)) ||
 	    (err = fl_evms_init(*fl_ctl32(FL_CTL_POLICY), fl_agent.evms_pages, *fl_ctl32(FL_CTL_LEAD_PAGES))) ||
 	    (err = fl_pins_init(16384)) || (err = fl_req_init()) || (err = fl_engine->init()) ||
-	    (err = fl_interpose_alloc()) || (err = fl_scope_init()))
+	    (err = fl_scope_init()))
 		return err;
 	tables_ready = 1;
 	return 0;
@@ -322,10 +336,8 @@ int fl_agent_follow_child(void)
  * FL_STOP_ERROR). The constructor runs it with the recorder's environment; faultline_attach
  * runs it in a process that loaded the library late.
  */
-static int start_tracing(const char *path)
+int fl_agent_start(const char *path)
 {
-	fl_interpose_init();
-	fl_touch_resolve();
 	fl_debug = getenv("FAULTLINE_DEBUG") != NULL;
 	fl_check = getenv("FAULTLINE_CHECK") != NULL;
 	if (map_shm(path) < 0)
@@ -401,7 +413,7 @@ static int start_tracing(const char *path)
 	static int lib_data_added; /* once per process: a fork child inherits them, detach keeps them */
 	if (!lib_data_added) {
 		/* getppid: a libc function the agent does not define (its poll would be its own wrapper) */
-		struct lib_find libs = { { (uintptr_t)&getppid, (uintptr_t)&__tls_get_addr, (uintptr_t)&start_tracing } };
+		struct lib_find libs = { { (uintptr_t)&getppid, (uintptr_t)&__tls_get_addr, (uintptr_t)&fl_agent_start } };
 		dl_iterate_phdr(add_lib_data, &libs);
 		lib_data_added = 1;
 	}
@@ -418,26 +430,6 @@ static int start_tracing(const char *path)
 	/* scope all: register and disable what exists now, before main() runs */
 	fl_req_call(FL_REQ_INIT, (uintptr_t)pthread_self(), 0, 0, 0);
 	return 0;
-}
-
-__attribute__((constructor)) static void fl_init(void)
-{
-	const char *path = getenv(FL_ENV_SHM);
-	if (!path || !*path)
-		return;
-	start_tracing(path);
-}
-
-/*
- * Normal exit (exit(3), return from main): the pages still in the EVMS emit their eviction
- * records in kVMTrace's order (evms.c). Runs after the program's own atexit handlers and
- * destructors (ours was constructed before them); _exit and fatal signals skip it, and their
- * traces end without these records.
- */
-__attribute__((destructor)) static void fl_fini(void)
-{
-	if (fl_tracing() && !fl_on_handler_thread())
-		fl_req_call(FL_REQ_EVMS_FLUSH, 0, 0, 0, 0);
 }
 
 /* ---- attaching to a running process (faultline.h): the Java API's way in ---- */
@@ -479,50 +471,38 @@ static void release_session(void)
 		syscall(SYS_prctl, PR_SET_THP_DISABLE, 0, 0, 0, 0);
 }
 
-FL_EXPORT int faultline_attach(const char *shm_path)
+int fl_agent_attach(const char *shm_path)
 {
-	int err = 0;
 	if (!shm_path || !*shm_path)
-		err = EINVAL;
-	else if (getenv(FL_ENV_SHM) || (fl_agent.shm && !fl_attached))
-		err = EEXIST; /* preloaded by faultline record: this process is traced already */
-	else if (__atomic_load_n(&fl_agent.active, __ATOMIC_ACQUIRE) == 1 || fl_agent.shm)
-		err = EBUSY;  /* a session is running: faultline_detach first */
-	if (err) {
-		errno = err;
-		return -1;
-	}
+		return -EINVAL;
+	if (getenv(FL_ENV_SHM) || (fl_agent.shm && !fl_attached))
+		return -EEXIST; /* preloaded by faultline record: this process is traced already */
+	if (__atomic_load_n(&fl_agent.active, __ATOMIC_ACQUIRE) == 1 || fl_agent.shm)
+		return -EBUSY;  /* a session is running: faultline_detach first */
 	fl_attached = 1;
 	thp_disabled_before = (int)syscall(SYS_prctl, PR_GET_THP_DISABLE, 0, 0, 0, 0) > 0;
 	__atomic_store_n(&fl_agent.active, 0, __ATOMIC_RELEASE);
-	int r = start_tracing(shm_path);
-	if (r == 0)
-		return 0;
-	release_session();
-	errno = -r;
-	return -1;
+	int r = fl_agent_start(shm_path);
+	if (r != 0)
+		release_session();
+	return r;
 }
 
-FL_EXPORT int faultline_detach(void)
+int fl_agent_detach(void)
 {
-	if (!fl_attached || !fl_agent.shm) {
-		errno = ENOENT;
-		return -1;
-	}
+	if (!fl_attached || !fl_agent.shm)
+		return -ENOENT;
 	__atomic_store_n(fl_ctl32(FL_CTL_STOP), 1, __ATOMIC_RELEASE);
-	fl_handler_poke();
+	fl_guard_poke();
 	/* the guard's last acts after marking the slot stopped use the session's ring and buffers:
 	 * nothing may be reset under it, so wait until it has returned */
 	int err = fl_handler_wait_stopped(60000);
-	if (err) {
-		errno = -err;
-		return -1;
-	}
+	if (err)
+		return err;
 	uint32_t reason = __atomic_load_n(fl_slot32(FL_SLOT_STOP_REASON), __ATOMIC_ACQUIRE);
 	uint32_t slot_err = __atomic_load_n(fl_slot32(FL_SLOT_ERROR), __ATOMIC_ACQUIRE);
 	release_session();
 	if (reason == FL_STOP_REQUESTED)
 		return 0;
-	errno = reason == FL_STOP_RECORDER_GONE ? EPIPE : (slot_err ? (int)slot_err : EIO);
-	return -1;
+	return reason == FL_STOP_RECORDER_GONE ? -EPIPE : (slot_err ? -(int)slot_err : -EIO);
 }

@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "mem.h"
+#include "sys.h"
 
 int fl_check;
 

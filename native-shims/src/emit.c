@@ -9,9 +9,12 @@
 #include <sys/syscall.h>
 #include <time.h>
 
+#include "faultline_shm.h"
 #include "emit.h"
-#include "fl_internal.h"
 #include "mem.h"
+#include "ring.h"
+#include "state.h"
+#include "sys.h"
 
 #define EVENT_TEXT_MAX 1024
 
@@ -132,7 +135,7 @@ static int ring_put(int32_t type, const void *msg, uint32_t len)
 					fl_now_ns() - t0 > RING_STALL_NS)) {
 			if (!recorder_dead)
 				ring_abandoned = 1;
-			fl_handler_poke(); /* the guard tears down now, not at its next liveness tick */
+			fl_guard_poke(); /* the guard tears down now, not at its next liveness tick */
 			rc = -EPIPE;
 			break;
 		}

@@ -5,7 +5,8 @@
  * nor privilege, and its faults are handled on the faulting thread (engine_mprotect.c).
  */
 #define _GNU_SOURCE
-#include "fl_internal.h"
+#include "faultline_shm.h"
+#include "engine.h"
 
 const struct fl_engine *fl_engine = &fl_engine_uffd;
 

@@ -10,7 +10,9 @@
 #ifndef FL_ENGINE_H
 #define FL_ENGINE_H
 
-#include "ranges.h"
+#include "sys.h"
+
+struct fl_range; /* ranges.h */
 
 #define FL_OBSERVES_KERNEL_ACCESS 1u /* a kernel-mode access to a disabled page waits and is recorded */
 #define FL_OBSERVES_MAP_EVENTS    2u /* munmap, mremap and madvise(DONTNEED) arrive as traps by themselves */

@@ -38,7 +38,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fl_internal.h"
+#include "faultline_shm.h"
+#include "emit.h"
+#include "engine.h"
+#include "evms.h"
+#include "mem.h"
+#include "pins.h"
+#include "ranges.h"
+#include "sigsegv.h"
+#include "state.h"
+#include "sys.h"
 
 #define ST_POPULATED 0x01u /* has had contents (first-touch label) */
 #define ST_DISABLED  0x02u /* PROT_NONE by us: its next reference is ours */

@@ -43,8 +43,20 @@
 #include <unistd.h>
 #include <time.h>
 
+#include "faultline_shm.h"
+#include "check.h"
+#include "emit.h"
+#include "engine.h"
 #include "engine_uffd.h"
+#include "evms.h"
+#include "lock.h"
+#include "mem.h"
 #include "mode.h"
+#include "pagemap.h"
+#include "pins.h"
+#include "ranges.h"
+#include "state.h"
+#include "sys.h"
 
 /*
  * EAGAIN means "the page tables changed under the move, try again"; in practice it is

@@ -10,7 +10,8 @@
 #include <linux/userfaultfd.h>
 #include <uffd_move.h>
 
-#include "fl_internal.h"
+#include "ranges.h"
+#include "sys.h"
 
 extern int fl_uffd; /* the userfaultfd, -1 while none is open */
 

@@ -15,6 +15,7 @@
 #include "faultline_shm.h"
 #include "check.h"
 #include "evms.h"
+#include "policy.h"
 
 static const struct fl_policy *policy = &fl_policy_fifo;
 

@@ -25,11 +25,22 @@
 #include <sys/syscall.h>
 #include <time.h>
 
-#include "fl_internal.h"
+#include "faultline_shm.h"
+#include "check.h"
+#include "emit.h"
+#include "engine.h"
+#include "evms.h"
 #include "fault.h"
 #include "lock.h"
 #include "map_events.h"
+#include "mem.h"
 #include "mode.h"
+#include "pins.h"
+#include "policy.h"
+#include "ranges.h"
+#include "scope.h"
+#include "state.h"
+#include "sys.h"
 
 /*
  * Faults that are no reference records (evms.c): a re-reference of a resident page the

@@ -46,13 +46,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fl_internal.h"
+#include "faultline_shm.h"
+#include "emit.h"
+#include "engine.h"
 #include "fault.h"
 #include "guard.h"
 #include "lock.h"
 #include "map_events.h"
+#include "mem.h"
 #include "mode.h"
+#include "request.h"
 #include "serve.h"
+#include "state.h"
+#include "sys.h"
 
 #define HANDLER_STACK (512UL << 10)
 #define MAX_FAULT_THREADS 64
@@ -149,7 +155,6 @@ static void teardown(uint32_t reason, int err)
  * sleep in poll until the next fault, request or stop. A fatal uffd error is left to the guard.
  */
 static int fatal_error; /* under the lock: -errno from reading the uffd; the guard tears down */
-static int guard_efd = -1; /* anyone -> guard: look at fatal_error / stop now */
 
 static void *fault_main(void *arg)
 {
@@ -187,9 +192,7 @@ static void *fault_main(void *arg)
 		if (n < 0) {
 			__atomic_store_n(&fatal_error, n, __ATOMIC_RELEASE);
 			fl_unlock();
-			uint64_t one = 1;
-			ssize_t w = write(guard_efd, &one, sizeof(one));
-			(void)w;
+			fl_guard_poke(); /* the guard tears down */
 			break;
 		}
 		uint64_t before = fl_progress_count();
@@ -388,7 +391,7 @@ unlocked:
 		int ticking = deadlines[DL_STALL].due != 0;
 		struct pollfd fds[5];
 		nfds_t nfds = 0;
-		fds[nfds++] = (struct pollfd){ .fd = guard_efd, .events = POLLIN };
+		fds[nfds++] = (struct pollfd){ .fd = fl_guard_efd, .events = POLLIN };
 		if (fl_agent.recorder_pidfd >= 0)
 			fds[nfds++] = (struct pollfd){ .fd = fl_agent.recorder_pidfd, .events = POLLIN };
 		nfds_t watched = nfds;
@@ -407,9 +410,9 @@ unlocked:
 			continue;
 		}
 		if (fds[0].revents & POLLIN) {
-			/* poked (a fault thread's fatal error, or a stop asked for): look at once */
+			/* poked (a fault thread's fatal error, a stop asked for, the ring abandoned): look at once */
 			uint64_t v;
-			ssize_t got = read(guard_efd, &v, sizeof(v));
+			ssize_t got = read(fl_guard_efd, &v, sizeof(v));
 			(void)got;
 			deadlines[DL_LIVENESS].due = fl_now_ns();
 		}
@@ -424,13 +427,6 @@ unlocked:
 			deadlines[DL_STALL].due = now + TICK_NS;
 		}
 	}
-}
-
-void fl_handler_poke(void)
-{
-	uint64_t one = 1;
-	ssize_t w = write(guard_efd, &one, sizeof(one));
-	(void)w;
 }
 
 int fl_handler_wait_stopped(long timeout_ms)
@@ -458,9 +454,9 @@ void fl_handler_reset_after_fork(void)
 	pending_before = 0;
 	if (stop_efd >= 0)
 		close(stop_efd);
-	if (guard_efd >= 0)
-		close(guard_efd);
-	stop_efd = guard_efd = -1;
+	if (fl_guard_efd >= 0)
+		close(fl_guard_efd);
+	stop_efd = fl_guard_efd = -1;
 	guard_done = 0;
 	fl_emit_reset();
 	fl_serve_reset();
@@ -512,8 +508,8 @@ int fl_handler_start(void)
 	if (fl_engine->fd() < 0)
 		single_handler = 1;
 	stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	guard_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (stop_efd < 0 || guard_efd < 0)
+	fl_guard_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (stop_efd < 0 || fl_guard_efd < 0)
 		return -errno;
 
 	/*
@@ -539,7 +535,7 @@ int fl_handler_start(void)
 			n_fault_threads++;
 		}
 	}
-	if (fl_mode->start && (err = fl_mode->start(guard_efd)) != 0)
+	if (fl_mode->start && (err = fl_mode->start(fl_guard_efd)) != 0)
 		return err;
 	if ((err = start_thread(&guard_thread, HANDLER_STACK, guard_main, NULL)) != 0) {
 		/* fault threads started already leave at once: nothing is registered yet */

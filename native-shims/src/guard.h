@@ -8,7 +8,6 @@
 #include "sys.h"
 
 int fl_handler_start(void);
-void fl_handler_poke(void);                  /* the guard looks at the stop flag now */
 int fl_handler_wait_stopped(long timeout_ms); /* 0 once the guard has torn down and returned; -ETIMEDOUT */
 void fl_handler_reset_after_fork(void);      /* the child has only the forking thread */
 

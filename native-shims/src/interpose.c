@@ -42,9 +42,17 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
-#include "faultline.h"
-#include "fl_internal.h"
+#include "faultline_shm.h"
+#include "agent.h"
+#include "engine.h"
+#include "interpose.h"
+#include "map_events.h"
 #include "mode.h"
+#include "ranges.h"
+#include "request.h"
+#include "state.h"
+#include "sys.h"
+#include "touch.h"
 
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
@@ -105,11 +113,6 @@ void fl_interpose_init(void)
 	RESOLVE(real_syscall, "syscall");
 }
 
-int fl_real_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
-{
-	RESOLVE(real_pthread_create, "pthread_create");
-	return real_pthread_create(t, attr, fn, arg);
-}
 
 static inline int tracing_all(void)
 {
@@ -527,7 +530,7 @@ struct tramp {
 };
 
 #define TRAMPS 1024
-static struct tramp *tramps;
+static struct tramp tramps[TRAMPS]; /* in libfaultline's .bss: agent memory (agent.c) */
 
 /* an address in this thread's stack when the engine needs the stack out of tracing as the
  * thread exits (serve.c, on_thread_exit); 0 otherwise */
@@ -573,7 +576,7 @@ static void *trampoline(void *p)
 FL_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
 	RESOLVE(real_pthread_create, "pthread_create");
-	if (!fl_tracing() || !tramps)
+	if (!fl_tracing())
 		return real_pthread_create(th, attr, fn, arg);
 	struct tramp *t = NULL;
 	for (int i = 0; i < TRAMPS && !t; i++) {
@@ -667,11 +670,6 @@ FL_EXPORT int prctl(int option, ...)
 	return r;
 }
 
-int fl_interpose_alloc(void)
-{
-	tramps = fl_mem_map(TRAMPS * sizeof(*tramps));
-	return tramps ? 0 : -ENOMEM;
-}
 
 /* ---- fork, clone, exec ---- */
 
@@ -962,20 +960,4 @@ FL_EXPORT int execle(const char *path, const char *arg, ...)
 	char *const *envp;
 	COLLECT_ARGS(arg, argv, envp = va_arg(ap_, char *const *));
 	return execve(path, argv, envp);
-}
-
-/* ---- the public call ---- */
-
-FL_EXPORT int faultline_trace_range(void *addr, size_t len)
-{
-	if (!fl_tracing()) {
-		errno = ENOSYS;
-		return -1;
-	}
-	int r = fl_req_call(FL_REQ_TRACE_RANGE, (uintptr_t)addr, len, 0, 0);
-	if (r < 0) {
-		errno = -r;
-		return -1;
-	}
-	return 0;
 }

@@ -9,11 +9,14 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "faultline_shm.h"
 #include "emit.h"
+#include "engine.h"
 #include "evms.h"
 #include "map_events.h"
 #include "scope.h"
 #include "state.h"
+#include "sys.h"
 
 struct hint {
 	uint32_t state; /* 0 free, 1 filling, 2 posted, 3 posted and used by an event */

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "maps.h"
 #include "mem.h"
+#include "sys.h"
 
 #define MAPS_BUF_SIZE (16UL << 20)
 

@@ -14,7 +14,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "fl_internal.h"
+#include "mem.h"
+#include "sys.h"
 
 #define FL_MEM_MAX 4096
 

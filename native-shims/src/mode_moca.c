@@ -23,9 +23,13 @@
 #include <errno.h>
 #include <string.h>
 
+#include "faultline_shm.h"
+#include "emit.h"
 #include "engine.h"
 #include "mem.h"
 #include "mode.h"
+#include "state.h"
+#include "sys.h"
 
 #define ENTRIES_MAX (1u << 20)      /* (thread, page) pairs in one interval; more closes it early */
 #define TABLE_SLOTS (2u * ENTRIES_MAX)

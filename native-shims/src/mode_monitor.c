@@ -32,11 +32,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "faultline_shm.h"
 #include "engine.h"
 #include "mem.h"
 #include "mode.h"
 #include "pins.h"
+#include "ranges.h"
 #include "scope.h"
+#include "state.h"
+#include "sys.h"
 
 static uint8_t *board;
 static uint32_t capacity;

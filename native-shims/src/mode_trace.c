@@ -6,6 +6,7 @@
  * mode's own is that its faults are the records.
  */
 #define _GNU_SOURCE
+#include "emit.h"
 #include "mode.h"
 
 static void trace_faults(const struct fl_fault *f, uint32_t n)

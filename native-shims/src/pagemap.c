@@ -9,6 +9,7 @@
 
 #include "mem.h"
 #include "pagemap.h"
+#include "sys.h"
 
 #define PM_ENTRIES 8192
 #define PM_PRESENT (1ULL << 63)

@@ -8,7 +8,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "fl_internal.h"
+#include "mem.h"
+#include "pins.h"
 
 /* a sorted array, binary searched on every fault */
 static uintptr_t *pins;

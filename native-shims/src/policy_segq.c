@@ -21,6 +21,7 @@
 #include "emit.h"
 #include "mem.h"
 #include "policy.h"
+#include "sys.h"
 
 #define E_DIRTY   1u /* written while resident */
 #define E_REF     2u /* referenced since the hand last passed (trailing segment) */

@@ -8,11 +8,14 @@
 #include <errno.h>
 #include <string.h>
 
+#include "faultline_shm.h"
 #include "emit.h"
 #include "evms.h"
 #include "mem.h"
 #include "pins.h"
 #include "ranges.h"
+#include "state.h"
+#include "sys.h"
 
 static struct fl_range *ranges;
 static uint32_t range_n, range_cap;

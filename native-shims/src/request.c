@@ -22,7 +22,10 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "fl_internal.h"
+#include "mem.h"
+#include "request.h"
+#include "state.h"
+#include "sys.h"
 
 static struct fl_req *slots;
 static int evfd = -1;

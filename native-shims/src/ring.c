@@ -14,7 +14,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "fl_internal.h"
+#include "faultline_shm.h"
+#include "ring.h"
 
 #define ALIGN8(x) (((x) + 7u) & ~7u)
 

@@ -17,7 +17,14 @@
 #include <errno.h>
 #include <string.h>
 
-#include "fl_internal.h"
+#include "faultline_shm.h"
+#include "engine.h"
+#include "maps.h"
+#include "mem.h"
+#include "ranges.h"
+#include "scope.h"
+#include "state.h"
+#include "sys.h"
 
 int fl_scope_init(void)
 {

@@ -16,11 +16,21 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fl_internal.h"
+#include "faultline_shm.h"
+#include "emit.h"
+#include "engine.h"
+#include "evms.h"
 #include "fault.h"
 #include "map_events.h"
+#include "maps.h"
 #include "mode.h"
+#include "pins.h"
+#include "ranges.h"
+#include "request.h"
+#include "scope.h"
 #include "serve.h"
+#include "state.h"
+#include "sys.h"
 
 /*
  * glibc's struct pthread, which pthread_self() points to: 2304 bytes on x86-64 (glibc 2.36).

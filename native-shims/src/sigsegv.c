@@ -43,7 +43,13 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "fl_internal.h"
+#include "engine.h"
+#include "fault.h"
+#include "mem.h"
+#include "request.h"
+#include "sigsegv.h"
+#include "state.h"
+#include "sys.h"
 
 #define ALTSTACK (64UL << 10)
 #define ALTSTACK_CHUNK (16UL << 20)

@@ -4,14 +4,25 @@
  */
 #define _GNU_SOURCE
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "faultline_shm.h"
 #include "state.h"
+#include "sys.h"
 
 struct fl_agent fl_agent = { .recorder_pidfd = -1 };
 struct fl_counters fl_cnt;
 int fl_fork_depth;
 uint32_t fl_threads_starting;
+
+int fl_guard_efd = -1;
+
+void fl_guard_poke(void)
+{
+	uint64_t one = 1;
+	fl_raw_syscall3(SYS_write, fl_guard_efd, (long)&one, sizeof(one));
+}
 
 void fl_unlink_shm(void)
 {

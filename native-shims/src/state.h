@@ -77,6 +77,14 @@ extern int fl_fork_depth; /* a fork is being prepared: pages stay enabled (serve
 extern uint32_t fl_threads_starting;
 
 /*
+ * The guard's eventfd (guard.c opens it, -1 without a guard): a poke makes the guard look at the
+ * stop flag, the recorder and its ring now, not at its next liveness tick. Any thread, raw
+ * system calls only (emission pokes it, on a faulting thread's signal path too).
+ */
+extern int fl_guard_efd;
+void fl_guard_poke(void);
+
+/*
  * The handler threads (guard.c starts them): each notes itself first thing. The program's threads
  * are /proc/self/task minus these (serve.c), and a handler thread never posts a request.
  */

@@ -4,6 +4,7 @@
  * agent memory is mapped with syscall(2) instead. Nothing here allocates or uses stdio.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -176,4 +177,12 @@ int fl_self_fd(struct fl_self_fd *f)
 		return -errno;
 	f->pid = pid;
 	return f->fd;
+}
+
+int fl_real_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "pthread_create");
+	return real(t, attr, fn, arg);
 }

@@ -6,6 +6,7 @@
 #ifndef FL_SYS_H
 #define FL_SYS_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -37,6 +38,9 @@ int fl_futex_wait(uint32_t *word, uint32_t expected, long timeout_ns);
 void fl_futex_wake(uint32_t *word);
 int fl_futex_wait_shared(uint32_t *word, uint32_t expected, long timeout_ns);
 void fl_futex_wake_shared(uint32_t *word);
+
+/* pthread_create past the agent's own wrapper (interpose.c): for the agent's own threads */
+int fl_real_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
 
 /*
  * A /proc/self file kept open for this process image. The kernel resolves /proc/self when the

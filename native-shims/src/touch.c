@@ -40,7 +40,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fl_internal.h"
+#include "engine.h"
+#include "mem.h"
+#include "state.h"
+#include "sys.h"
+#include "touch.h"
 
 #define RETRIES 64 /* a touched page evicted before the call by 512 faults of other threads */
 #define STREAM_BUF 8192

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "engine_uffd.h"
+#include "sys.h"
 
 /*
  * Never UFFD_USER_MODE_ONLY: a kernel-mode access (read(2) into a disabled page, a signal frame

@@ -17,6 +17,8 @@
 #include "check.h"
 #include "engine_uffd.h"
 #include "pagemap.h"
+#include "ranges.h"
+#include "sys.h"
 
 static uint64_t *shadow_word(const struct fl_range *r, uintptr_t page, uint64_t *bit)
 {
