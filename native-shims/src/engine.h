@@ -40,7 +40,7 @@ struct fl_engine {
 	int (*fd)(void);     /* pollable while traps are queued, or -1: faults arrive on the faulting thread */
 	int (*read)(struct fl_trap *out, uint32_t max); /* traps read (0: none now), or -errno */
 	void (*wake)(uintptr_t page); /* lock released: threads waiting on page retry */
-	int (*trace_new)(uintptr_t s, uintptr_t e, uint32_t source, int emit); /* register and disable */
+	int (*trace_new)(uintptr_t s, uintptr_t e, uint32_t source); /* register and disable [s, e), untraced so far */
 	void (*disable)(uintptr_t s, uintptr_t e);     /* every traced page in [s,e) */
 	uint32_t (*restore)(uintptr_t s, uintptr_t e); /* every disabled page in [s,e) enabled; pages left (an event pending) */
 	void (*discard)(uintptr_t s, uintptr_t e);     /* [s,e) is being zapped (madvise): saved contents dropped */

@@ -38,8 +38,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "faultline_shm.h"
-#include "emit.h"
 #include "engine.h"
 #include "evms.h"
 #include "mem.h"
@@ -269,7 +267,7 @@ static void mp_discard(uintptr_t s, uintptr_t e)
 			*state_of(o.r, p) &= (uint8_t)~ST_POPULATED;
 }
 
-static int mp_trace_new(uintptr_t s, uintptr_t e, uint32_t source, int emit)
+static int mp_trace_new(uintptr_t s, uintptr_t e, uint32_t source)
 {
 	size_t npages = (e - s) / FL_PAGE;
 	size_t state_len = FL_PAGE_UP(npages);
@@ -287,8 +285,6 @@ static int mp_trace_new(uintptr_t s, uintptr_t e, uint32_t source, int emit)
 	}
 	fl_cnt.registered_pages += npages;
 	mp_disable(s, e);
-	if (emit)
-		fl_emit_event(FL_EV_TRACE_RANGE, (uint32_t)fl_gettid(), s, e - s, source, 0, NULL, 0);
 	return 0;
 }
 

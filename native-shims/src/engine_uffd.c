@@ -43,9 +43,7 @@
 #include <unistd.h>
 #include <time.h>
 
-#include "faultline_shm.h"
 #include "check.h"
-#include "emit.h"
 #include "engine.h"
 #include "engine_uffd.h"
 #include "evms.h"
@@ -309,7 +307,7 @@ static void uffd_discard(uintptr_t s, uintptr_t e)
 	}
 }
 
-static int uffd_trace_new(uintptr_t s, uintptr_t e, uint32_t source, int emit)
+static int uffd_trace_new(uintptr_t s, uintptr_t e, uint32_t source)
 {
 	int fd = fl_uffd;
 	size_t len = e - s, npages = len / FL_PAGE;
@@ -339,8 +337,6 @@ static int uffd_trace_new(uintptr_t s, uintptr_t e, uint32_t source, int emit)
 	fl_cnt.registered_pages += npages;
 	FL_CHECK_LOG(FL_OP_REGISTER, s, e, 0);
 	uffd_disable(s, e);
-	if (emit)
-		fl_emit_event(FL_EV_TRACE_RANGE, (uint32_t)fl_gettid(), s, len, source, 0, NULL, 0);
 	return 0;
 fail:
 	if (park)

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "faultline_shm.h"
+#include "emit.h"
 #include "engine.h"
 #include "maps.h"
 #include "mem.h"
@@ -94,8 +95,8 @@ static void trace_outside_retired(uintptr_t s, uintptr_t e, uint32_t source)
 				cut_s = retired[i].s > s ? retired[i].s : s;
 				cut_e = retired[i].e < e ? retired[i].e : e;
 			}
-		if (cut_s > s)
-			fl_engine->trace_new(s, cut_s, source, 1);
+		if (cut_s > s && fl_engine->trace_new(s, cut_s, source) == 0)
+			fl_emit_event(FL_EV_TRACE_RANGE, (uint32_t)fl_gettid(), s, cut_s - s, source, 0, NULL, 0);
 		s = cut_e;
 	}
 }

@@ -189,7 +189,7 @@ static int trace_piece(uintptr_t a, uintptr_t b, struct fl_range *r, void *ctx)
 {
 	(void)ctx;
 	if (!r)
-		return fl_engine->trace_new(a, b, FL_RANGE_API, 0);
+		return fl_engine->trace_new(a, b, FL_RANGE_API); /* one event for the whole range: on_trace_range */
 	fl_engine->disable(a, b);
 	return 0;
 }
