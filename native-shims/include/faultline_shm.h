@@ -118,7 +118,7 @@
  *           24  u32 flags     FL_REC_WRITE | FL_REC_FIRST_TOUCH
  *           28  u32 reserved  0
  *
- *   A Moca chunk (FL_MODE_MOCA, moca.c): the pages one thread faulted on in one interval, written
+ *   A Moca chunk (FL_MODE_MOCA, mode_moca.c): the pages one thread faulted on in one interval, written
  *   when the interval ends. Same first 24 bytes, then:
  *     24  u64 start_seq     the clock taken by its first record (its first fault)
  *     32  u64 end_seq       one past the clock taken by its last record

@@ -119,7 +119,7 @@ class LiveMonitorTest
     /**
      * Memory no interposed call announces: a thread's stack (glibc's internal mmap) is taken at the
      * thread's start, a raw mmap system call made after the last thread start by the agent's
-     * periodic rescan (handler.c, DL_RESCAN, every second) and the monitor's next operations update.
+     * periodic rescan (mode_monitor.c, every second) and the monitor's next operations update.
      */
     @Test
     void vaddrFindsMemoryMappedBehindTheAgentsBack() throws Exception

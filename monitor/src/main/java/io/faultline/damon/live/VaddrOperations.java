@@ -22,7 +22,7 @@ import com.sun.jna.Memory;
 
 /**
  * The {@code vaddr} and {@code fvaddr} operations sets over a live process (mm/damon/vaddr.c),
- * through the agent's access checks ({@link SamplingBoard}; native-shims/src/sample.c). A
+ * through the agent's access checks ({@link SamplingBoard}; native-shims/src/mode_monitor.c). A
  * target is a process id.
  *
  * <p>{@code vaddr}'s address space is the memory the agent traces: every private anonymous
@@ -142,7 +142,7 @@ public final class VaddrOperations implements Operations
     private final Set<Integer> answered = new HashSet<>();
 
     /**
-     * The agent's deadline loop times each window (sample.c): the core waits for each target's
+     * The agent's deadline loop times each window (mode_monitor.c): the core waits for each target's
      * close instead of sleeping, and sleeps only when no window was closed.
      */
     @Override
