@@ -24,6 +24,10 @@
 #
 #   bench/capture-bench.sh [runs=3] [scale=1]     (scale multiplies the programs' input sizes)
 #   CONFIGS="uffd/single mprotect" bench/capture-bench.sh ...   (only these configurations)
+#   AGENTS="main=/tmp/main/libfaultline.so this=" bench/capture-bench.sh ...
+#                     every agent row once per agent build (FAULTLINE_AGENT=path; an empty path is
+#                     the launcher's own), alternating within each run: two builds of the agent
+#                     compared in one run (these machines drift by 10 % between runs)
 # Needs: mvn -q package -DskipTests first (the launcher's jar), gcc, xz, sort, java.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -42,14 +46,26 @@ workloads "${programs[@]}"
 
 wall() { awk '{print $1}' "$1"; }   # /usr/bin/time -f %e output
 
-read -r -a configs <<< "${CONFIGS:-uffd/single uffd/percpu mprotect}"
-# record's options and environment for a configuration
-engine_of() { echo "${1%%/*}"; }
-handlers_of() { [[ $1 == */* ]] && echo "${1#*/}" || echo single; }
+read -r -a plain <<< "${CONFIGS:-uffd/single uffd/percpu mprotect}"
+read -r -a agent_builds <<< "${AGENTS:-}"
+declare -A agent_path
+configs=()
+for c in "${plain[@]}"; do
+  if [[ ${#agent_builds[@]} -eq 0 ]]; then configs+=("$c"); continue; fi
+  for b in "${agent_builds[@]}"; do
+    configs+=("$c@${b%%=*}")
+    agent_path[$c@${b%%=*}]=${b#*=}
+  done
+done
+# record's options and environment for a configuration (engine/handlers@agent build)
+engine_of() { local c=${1%%@*}; echo "${c%%/*}"; }
+handlers_of() { local c=${1%%@*}; [[ $c == */* ]] && echo "${c#*/}" || echo single; }
+# FAULTLINE_AGENT=... for a configuration's agent build, or nothing (a path holds no spaces)
+agent_env() { local p=${agent_path[$1]:-}; echo "${p:+FAULTLINE_AGENT=$p}"; }
 
 declare -A bare agent native traced trefs
 for c in "${configs[@]}"; do agent[$c]=""; done
-echo "capture-bench: runs=$runs scale=$scale, $(machine)"
+echo "capture-bench: runs=$runs scale=$scale${AGENTS:+, agents: $AGENTS}, $(machine)"
 for ((i = 1; i <= runs; i++)); do
   bare[pinned]+=" $(timeout 300 "$out/bare_handoff" "$refs" "$window" same | ns)"
   bare[free]+=" $(timeout 300 "$out/bare_handoff" "$refs" "$window" free | ns)"
@@ -59,7 +75,7 @@ for ((i = 1; i <= runs; i++)); do
       | sed -n 's/.*ns_per_ref=\([0-9]*\),\([0-9]*\).*/\1 \2/p' | awk '{print int(($1 > $2 ? $1 : $2) / 2)}')"
   for c in "${configs[@]}"; do
     rm -rf "$out/trace"
-    agent[$c]+=" $(FAULTLINE_HANDLERS=$(handlers_of "$c") timeout 600 "$root/faultline" record -q \
+    agent[$c]+=" $(env $(agent_env "$c") FAULTLINE_HANDLERS=$(handlers_of "$c") timeout 600 "$root/faultline" record -q \
         --engine "$(engine_of "$c")" --scope api --evms "$window" -o "$out/trace" -- \
         "$out/agent_loop" "$refs" "$window" free | ns)"
   done
@@ -69,7 +85,7 @@ for ((i = 1; i <= runs; i++)); do
     native[$p]+=" $(wall "$out/time")"
     for c in "${configs[@]}"; do
       rm -rf "$out/trace"
-      FAULTLINE_HANDLERS=$(handlers_of "$c") timeout 1800 "$root/faultline" record -q --engine "$(engine_of "$c")" \
+      env $(agent_env "$c") FAULTLINE_HANDLERS=$(handlers_of "$c") timeout 1800 "$root/faultline" record -q --engine "$(engine_of "$c")" \
         -o "$out/trace" -- /usr/bin/time -f %e -o "$out/time" $cmd > /dev/null 2> "$out/summary" \
         || { echo "$bench_name: $p under $c failed: $(tail -1 "$out/summary")" >&2; exit 1; }
       traced[$p.$c]+=" $(wall "$out/time")"
