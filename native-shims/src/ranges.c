@@ -106,6 +106,27 @@ void fl_range_remove_at(uint32_t i)
 	write_end();
 }
 
+/* a reader of the table (any thread): the sequence to check after reading, and the ranges' count */
+static uint32_t read_begin(uint32_t *n)
+{
+	for (;;) {
+		uint32_t seq = __atomic_load_n(&range_seq, __ATOMIC_ACQUIRE);
+		if (!(seq & 1)) {
+			uint32_t count = __atomic_load_n(&range_n, __ATOMIC_RELAXED);
+			*n = count > range_cap ? range_cap : count;
+			return seq;
+		}
+		__builtin_ia32_pause();
+	}
+}
+
+/* the table changed while it was read: read again */
+static int read_torn(uint32_t seq)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&range_seq, __ATOMIC_RELAXED) != seq;
+}
+
 /*
  * Any thread. Adjacent ranges count as one: a heap registered in several steps is still
  * covered. Reads race with the handler's writes; the seqlock makes the reader retry.
@@ -115,14 +136,7 @@ int fl_ranges_cover(uintptr_t start, uintptr_t end)
 	if (!ranges)
 		return 0;
 	for (;;) {
-		uint32_t s1 = __atomic_load_n(&range_seq, __ATOMIC_ACQUIRE);
-		if (s1 & 1) {
-			__builtin_ia32_pause();
-			continue;
-		}
-		uint32_t n = __atomic_load_n(&range_n, __ATOMIC_RELAXED);
-		if (n > range_cap)
-			n = range_cap;
+		uint32_t n, seq = read_begin(&n);
 		int covered = 0;
 		int64_t i = floor_index(start, ranges, n);
 		if (i >= 0 && start < ranges[i].end) {
@@ -131,8 +145,7 @@ int fl_ranges_cover(uintptr_t start, uintptr_t end)
 				reach = ranges[++i].end;
 			covered = reach >= end;
 		}
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&range_seq, __ATOMIC_RELAXED) == s1)
+		if (!read_torn(seq))
 			return covered;
 	}
 }
@@ -141,22 +154,14 @@ int fl_ranges_cover(uintptr_t start, uintptr_t end)
 uint32_t fl_ranges_snapshot(uintptr_t *out, uint32_t max)
 {
 	for (;;) {
-		uint32_t s1 = __atomic_load_n(&range_seq, __ATOMIC_ACQUIRE);
-		if (s1 & 1) {
-			__builtin_ia32_pause();
-			continue;
-		}
-		uint32_t n = __atomic_load_n(&range_n, __ATOMIC_RELAXED);
-		if (n > range_cap)
-			n = range_cap;
+		uint32_t n, seq = read_begin(&n);
 		if (n > max)
 			n = max;
 		for (uint32_t i = 0; i < n; i++) {
 			out[2 * i] = ranges[i].start;
 			out[2 * i + 1] = ranges[i].end;
 		}
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&range_seq, __ATOMIC_RELAXED) == s1)
+		if (!read_torn(seq))
 			return n;
 	}
 }
