@@ -144,6 +144,14 @@ void fl_fault_reset(void)
 	held_n = 0;
 }
 
+/* a fault as the engine read it (FL_TRAP_*), before it is labelled */
+static struct fl_fault as_read(uint64_t address, uint32_t tid, uint32_t trap_flags)
+{
+	return (struct fl_fault){ .address = address, .tid = tid,
+				  .flags = (trap_flags & FL_TRAP_WRITE) ? FL_REC_WRITE : 0,
+				  .soft = (trap_flags & FL_TRAP_WP) ? SOFT_DIRTY : 0 };
+}
+
 /*
  * Label staged[from..to) (write? first touch?) and publish them. Called in message order, so
  * the labels and the records' seq reflect the table as it was before any later event.
@@ -179,13 +187,6 @@ static void label_and_publish(uint32_t from, uint32_t to)
 }
 
 /*
- * Enable a faulting page and let the EVMS policy admit it, disabling the victim it names. The
- * faulting thread is woken only when the agent lock is released (fl_unlock), so the victim
- * is always disabled before the thread runs again: the trace does not depend on timing, and
- * the thread never sees a set larger than the policy's. (Before the wake was deferred, a
- * retried fault was woken by its move back before the victim was evicted.)
- */
-/*
  * Whether the page a fault enables comes back read-only, so that its first write is a fault
  * too (SOFT_DIRTY): the EVMS's dirty flag, and Moca's count of write faults. Not after a
  * write, nor a re-reference of a page written before; not without dirty tracking (record
@@ -199,6 +200,12 @@ static int enables_read_only(uintptr_t page, int write, int pinned, int soft)
 	return soft ? !fl_evms_dirty(page) : !pinned;
 }
 
+/*
+ * Enable a faulting page and, in a mode that keeps an EVMS, let the policy admit it, disabling
+ * the victims it names. The faulting thread is woken only when the agent lock is released
+ * (fl_unlock), so the victim is always disabled before the thread runs again: the trace does
+ * not depend on timing, and the thread never sees a set larger than the policy's.
+ */
 static void resolve_one(uintptr_t page, int write, int pinned, int soft, uint32_t tid)
 {
 	if (soft == SOFT_DIRTY) {
@@ -300,11 +307,7 @@ static void handle_batch(uint32_t n)
 	for (uint32_t i = 0; i < n; i++) {
 		const struct fl_trap *m = &msgs[i];
 		if (m->kind == FL_TRAP_FAULT) {
-			staged[k].address = m->a;
-			staged[k].tid = m->tid;
-			staged[k].flags = (m->flags & FL_TRAP_WRITE) ? FL_REC_WRITE : 0;
-			staged[k].soft = (m->flags & FL_TRAP_WP) ? SOFT_DIRTY : 0;
-			k++;
+			staged[k++] = as_read(m->a, m->tid, m->flags);
 		} else {
 			label_and_publish(published, k);
 			published = k;
@@ -327,9 +330,7 @@ int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access)
 	int ours = fl_tracing() && fl_engine->trapped(address, access, &flags);
 	int allowed = !ours && (flags & FL_TRAP_ALLOWED);
 	if (ours) {
-		staged[0] = (struct fl_fault){ .address = address, .tid = tid,
-					     .flags = (flags & FL_TRAP_WRITE) ? FL_REC_WRITE : 0,
-					     .soft = (flags & FL_TRAP_WP) ? SOFT_DIRTY : 0 };
+		staged[0] = as_read(address, tid, flags);
 		label_and_publish(0, 1);
 		resolve_faults(1);
 		fl_progress();
