@@ -30,6 +30,7 @@
 #include "mem.h"
 #include "mode.h"
 #include "pins.h"
+#include "policy.h"
 #include "ranges.h"
 #include "request.h"
 #include "ring.h"
@@ -37,6 +38,47 @@
 #include "state.h"
 #include "sys.h"
 #include "touch.h"
+
+/* the engine, policy and mode the control block names (FL_ENGINE_*, FL_POLICY_*, FL_MODE_*); NULL if unknown */
+static const struct fl_engine *engine_for(uint32_t id)
+{
+	switch (id) {
+	case FL_ENGINE_UFFD:
+		return &fl_engine_uffd;
+	case FL_ENGINE_MPROTECT:
+		return &fl_engine_mprotect;
+	default:
+		return NULL;
+	}
+}
+
+static const struct fl_policy *policy_for(uint32_t id)
+{
+	switch (id) {
+	case FL_POLICY_FIFO:
+		return &fl_policy_fifo;
+	case FL_POLICY_SEGQ_CLOCK:
+		return &fl_policy_segq_clock;
+	case FL_POLICY_SEGQ_FIFO:
+		return &fl_policy_segq_fifo;
+	default:
+		return NULL;
+	}
+}
+
+static const struct fl_mode *mode_for(uint32_t id)
+{
+	switch (id) {
+	case FL_MODE_TRACE:
+		return &fl_mode_trace;
+	case FL_MODE_MOCA:
+		return &fl_mode_moca;
+	case FL_MODE_MONITOR:
+		return &fl_mode_monitor;
+	default:
+		return NULL;
+	}
+}
 
 /* a fork child, or a new attached session: counters from zero */
 static void reset_counters(void)
@@ -68,11 +110,11 @@ static int init_tables(void)
 		int err = fl_engine->init(); /* another engine than the last session's: its tables */
 		if (err)
 			return err;
-		return fl_evms_init(*fl_ctl32(FL_CTL_POLICY), fl_agent.evms_pages, *fl_ctl32(FL_CTL_LEAD_PAGES));
+		return fl_evms_init(policy_for(*fl_ctl32(FL_CTL_POLICY)), fl_agent.evms_pages, *fl_ctl32(FL_CTL_LEAD_PAGES));
 	}
 	int err;
 	if ((err = fl_maps_init()) || (err = fl_ranges_init(65536)) ||
-	    (err = fl_evms_init(*fl_ctl32(FL_CTL_POLICY), fl_agent.evms_pages, *fl_ctl32(FL_CTL_LEAD_PAGES))) ||
+	    (err = fl_evms_init(policy_for(*fl_ctl32(FL_CTL_POLICY)), fl_agent.evms_pages, *fl_ctl32(FL_CTL_LEAD_PAGES))) ||
 	    (err = fl_pins_init(16384)) || (err = fl_req_init()) || (err = fl_engine->init()) ||
 	    (err = fl_scope_init()))
 		return err;
@@ -366,8 +408,8 @@ int fl_agent_start(const char *path)
 		     cap);
 
 	int err;
-	const struct fl_engine *engine = fl_engine_for(*fl_ctl32(FL_CTL_ENGINE));
-	const struct fl_mode *mode = fl_mode_for(fl_agent.mode);
+	const struct fl_engine *engine = engine_for(*fl_ctl32(FL_CTL_ENGINE));
+	const struct fl_mode *mode = mode_for(fl_agent.mode);
 	if (!engine || !mode) {
 		stop_with_error(FL_STOP_ERROR, EINVAL);
 		fl_log(engine ? "unknown mode in the control block of " : "unknown engine in the control block of ", path,

@@ -1,7 +1,7 @@
 /*
  * engine.h: what an engine is: how a traced page is disabled and enabled again, and how its
  * faults reach the fault path (fault.c). One ops table per engine (engine_*.c), chosen from the
- * control block's FL_CTL_ENGINE (engine.c); the fault path, the EVMS, the modes and the
+ * control block's FL_CTL_ENGINE when a session starts (agent.c); the fault path, the EVMS, the modes and the
  * interposers call only through it, and ask what an engine observes by its flags, never which
  * engine runs. Every op but read, wake and the program threads' ones runs with the agent lock
  * held. What an engine keeps per page (parking slots, bitmaps, protections) is its own and
@@ -73,6 +73,5 @@ struct fl_engine {
 #define FL_ACCESS_EXEC  2u
 extern const struct fl_engine *fl_engine;
 extern const struct fl_engine fl_engine_uffd, fl_engine_mprotect;
-const struct fl_engine *fl_engine_for(uint32_t id); /* FL_ENGINE_*; NULL if unknown */
 
 #endif

@@ -3,41 +3,26 @@
  * enabled (mapped), and under the segq policies the trailing segment's disabled pages that
  * are still resident. Every other traced page is disabled (parked or never populated), so its
  * next reference faults and is recorded. Which page leaves when a new one enters is the
- * policy's choice: one ops table per policy (policy_*.c), chosen from the control block's
- * FL_CTL_POLICY (policy.h). The fault path (fault.c) and the engines only call these
- * functions. A policy writes the eviction record of each page that leaves, and admit returns
- * the pages to disable, which its caller does, so that it can hold the faulting thread when a
- * disable meets a pending event. Agent lock held.
+ * policy's choice: one ops table per policy (policy.h), chosen from the control block's
+ * FL_CTL_POLICY when a session starts (agent.c). The fault path and the engines only call
+ * these functions. A policy writes the eviction record of each page that leaves, and admit
+ * returns the pages to disable, which its caller does, so that it can hold the faulting
+ * thread when a disable meets a pending event. Agent lock held.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 
-#include "faultline_shm.h"
 #include "check.h"
 #include "evms.h"
 #include "policy.h"
 
-static const struct fl_policy *policy = &fl_policy_fifo;
+static const struct fl_policy *policy;
 
-const struct fl_policy *fl_policy_for(uint32_t id)
+int fl_evms_init(const struct fl_policy *p, uint32_t capacity, uint32_t lead_pages)
 {
-	switch (id) {
-	case FL_POLICY_FIFO:
-		return &fl_policy_fifo;
-	case FL_POLICY_SEGQ_CLOCK:
-		return &fl_policy_segq_clock;
-	case FL_POLICY_SEGQ_FIFO:
-		return &fl_policy_segq_fifo;
-	default:
-		return NULL;
-	}
-}
-
-int fl_evms_init(uint32_t policy_id, uint32_t capacity, uint32_t lead_pages)
-{
-	policy = fl_policy_for(policy_id);
-	if (!policy)
+	if (!p)
 		return -EINVAL;
+	policy = p;
 	if (!capacity)
 		capacity = 1;
 	return policy->init(capacity, lead_pages);

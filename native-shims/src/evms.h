@@ -1,14 +1,14 @@
 /*
  * evms.h: the evicted virtual mapping set (kVMTrace), as every room sees it: the policy the
- * control block names (policy.h), behind calls that log to FAULTLINE_CHECK (evms.c). Lock held.
+ * control block names (policy.h, chosen by agent.c), behind calls that log to FAULTLINE_CHECK
+ * (evms.c). Lock held.
  */
 #ifndef FL_EVMS_H
 #define FL_EVMS_H
 
 #include "policy.h"
 
-const struct fl_policy *fl_policy_for(uint32_t id); /* FL_POLICY_*; NULL if unknown */
-int fl_evms_init(uint32_t policy, uint32_t capacity, uint32_t lead_pages);
+int fl_evms_init(const struct fl_policy *policy, uint32_t capacity, uint32_t lead_pages); /* -EINVAL: none */
 /* returns how many pages the caller must disable, listed at *disable */
 uint32_t fl_evms_admit(uintptr_t page, uint32_t tid, int write, const uintptr_t **disable);
 int fl_evms_state(uintptr_t page);

@@ -1,6 +1,7 @@
 /*
  * mode.h: what a mode is: what the agent does with the faults its engine traps. One ops table
- * per mode (mode_*.c), chosen from the control block's FL_CTL_MODE (mode.c), as engines and
+ * per mode (mode_*.c), chosen from the control block's FL_CTL_MODE when a session starts
+ * (agent.c), as engines and
  * policies are: the fault path, the request handlers, the guard, the engines and the
  * interposers ask the mode only through this table and its capability flags, never which mode
  * runs. Every op may be NULL (nothing to do); all run with the agent lock held but start.
@@ -46,6 +47,5 @@ struct fl_mode {
 };
 extern const struct fl_mode *fl_mode;
 extern const struct fl_mode fl_mode_trace, fl_mode_moca, fl_mode_monitor;
-const struct fl_mode *fl_mode_for(uint32_t id); /* FL_MODE_*; NULL if unknown */
 
 #endif
