@@ -25,14 +25,13 @@ static uint32_t chunk_records; /* reference records in one chunk */
 static uint32_t moca_records;  /* Moca records in one message */
 static uint64_t chunk_id;
 static int quiet;        /* tearing down: messages are written only if the ring has room */
-static int recorder_dead;
 /*
- * Nothing drains our ring any more: the recorder asked us to stop (its logger failed, a full
- * disk) or drained nothing for RING_STALL_NS (stopped, or hung). Sticky until a new session: the
- * guard tears down and the program runs on untraced, because a traced program must never wait
- * on its recorder for good.
+ * The recorder is gone, or as good as gone: it asked us to stop (its logger failed, a full disk)
+ * while we waited for room, or drained nothing for RING_STALL_NS (stopped, or hung). Sticky until
+ * a new session: the guard tears down and the program runs on untraced, because a traced program
+ * must never wait on its recorder for good.
  */
-static int ring_abandoned;
+static int recorder_dead;
 #define RING_STALL_NS (10ULL * 1000000000ULL)
 
 int fl_emit_init(void)
@@ -68,7 +67,6 @@ void fl_emit_reset(void)
 	chunk_id = 0;
 	quiet = 0;
 	recorder_dead = 0;
-	ring_abandoned = 0;
 }
 
 uint64_t fl_clock_now(void)
@@ -98,11 +96,6 @@ void fl_recorder_gone(void)
 	recorder_dead = 1;
 }
 
-int fl_ring_abandoned(void)
-{
-	return ring_abandoned;
-}
-
 void fl_emit_quiet(void)
 {
 	quiet = 1;
@@ -117,7 +110,7 @@ static int ring_put(int32_t type, const void *msg, uint32_t len)
 {
 	if (fl_ring_try_write(&fl_agent.ring, type, msg, len) == 0)
 		return 0;
-	if (quiet || recorder_dead || ring_abandoned)
+	if (quiet || recorder_dead)
 		return -EPIPE;
 	uint64_t t0 = fl_now_ns();
 	fl_cnt.ring_waits++;
@@ -133,8 +126,7 @@ static int ring_put(int32_t type, const void *msg, uint32_t len)
 			break;
 		if ((i & 255) == 0 && (!fl_recorder_alive() || __atomic_load_n(fl_ctl32(FL_CTL_STOP), __ATOMIC_ACQUIRE) ||
 					fl_now_ns() - t0 > RING_STALL_NS)) {
-			if (!recorder_dead)
-				ring_abandoned = 1;
+			recorder_dead = 1;
 			fl_guard_poke(); /* the guard tears down now, not at its next liveness tick */
 			rc = -EPIPE;
 			break;

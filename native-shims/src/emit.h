@@ -46,9 +46,8 @@ int fl_emit_moca_init(void); /* Moca mode's start: its message buffer; -EINVAL i
 void fl_emit_moca_chunk(uint32_t tid, uint64_t id, uint64_t interval, uint64_t close_seq, uint64_t close_ns,
 			int (*next)(struct fl_moca_record *out, void *ctx), void *ctx);
 
-int fl_recorder_alive(void); /* its pidfd says so (polled, no wait) */
+int fl_recorder_alive(void); /* its pidfd says so (polled, no wait), and it drains the ring */
 void fl_recorder_gone(void); /* the guard saw its pidfd: the ring no longer waits for it */
-int fl_ring_abandoned(void); /* the recorder stopped draining the ring: the guard tears down */
 void fl_emit_quiet(void);    /* teardown: from now on a message is written only if the ring has room */
 
 #endif

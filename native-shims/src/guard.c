@@ -249,7 +249,7 @@ static void liveness_due(uint64_t now)
 	(void)now;
 	if (stop_requested())
 		stop_reason = FL_STOP_REQUESTED;
-	else if (!fl_recorder_alive() || fl_ring_abandoned())
+	else if (!fl_recorder_alive())
 		stop_reason = FL_STOP_RECORDER_GONE;
 }
 
