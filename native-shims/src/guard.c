@@ -103,6 +103,7 @@ static void serve_requests(void)
 static void teardown(uint32_t reason, int err)
 {
 	fl_lock();
+	__atomic_store_n(&fl_restoring, 1, __ATOMIC_RELEASE); /* before tracing reads as stopped */
 	__atomic_store_n(&fl_agent.active, 2, __ATOMIC_RELEASE); /* 2: stopped for good */
 	stopping = 1;
 	fl_unlock();
@@ -374,6 +375,8 @@ static void *guard_main(void *arg)
 unlocked:
 		if (stop_reason) {
 			teardown(stop_reason, stop_err);
+			__atomic_store_n(&fl_restoring, 0, __ATOMIC_RELEASE);
+			fl_futex_wake(&fl_restoring);
 			__atomic_store_n(&guard_done, 1, __ATOMIC_RELEASE);
 			fl_futex_wake(&guard_done);
 			return NULL;
@@ -458,6 +461,7 @@ void fl_handler_reset_after_fork(void)
 		close(fl_guard_efd);
 	stop_efd = fl_guard_efd = -1;
 	guard_done = 0;
+	fl_restoring = 0;
 	fl_emit_reset();
 	fl_serve_reset();
 	fl_fault_reset();

@@ -17,6 +17,9 @@
  *   - SIG_DFL (and SIG_IGN, which the kernel turns into SIG_DFL for a fault) puts the default
  *     action back and returns: the access faults again and the process dies of it as it would
  *     untraced; a SIGSEGV sent by kill is raised again after the default is back;
+ *   - tracing stopping (the recorder died or asked us to stop): the guard brings every page
+ *     home, and until it has (fl_restoring) a fault on a disabled page is neither ours nor the
+ *     program's; the thread waits for the teardown and retries;
  *   - a race: another thread enabled the page (or tracing stopped and enabled every page)
  *     between the fault and the lock, so the fault no longer looks like ours. A traced page
  *     whose state allows the access now is a race for sure: the thread retries (another
@@ -211,6 +214,9 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 		if (retry(tid, addr, ours == 2 ? RACE_RETRIES : 1))
 			return;
 	}
+	/* tracing stopped but its pages are not all back yet: wait for them, then retry */
+	if (si->si_code == SEGV_ACCERR && fl_restoring_wait())
+		return;
 	FL_DEBUG("sigsegv-pass-on", si->si_addr, si->si_code, uc->uc_mcontext.gregs[REG_ERR]);
 	pass_on(sig, si, uc);
 }

@@ -17,6 +17,7 @@ int fl_fork_depth;
 uint32_t fl_threads_starting;
 
 int fl_guard_efd = -1;
+uint32_t fl_restoring;
 
 void fl_guard_poke(void)
 {
@@ -105,4 +106,13 @@ void fl_handler_threads_reset(void)
 {
 	memset(handler_threads, 0, sizeof(handler_threads));
 	handler_threads_n = 0;
+}
+
+int fl_restoring_wait(void)
+{
+	if (!__atomic_load_n(&fl_restoring, __ATOMIC_ACQUIRE))
+		return 0;
+	for (int i = 0; i < 1000 && __atomic_load_n(&fl_restoring, __ATOMIC_ACQUIRE); i++)
+		fl_futex_wait(&fl_restoring, 1, 10 * 1000 * 1000L);
+	return 1;
 }

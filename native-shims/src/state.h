@@ -85,6 +85,16 @@ extern int fl_guard_efd;
 void fl_guard_poke(void);
 
 /*
+ * Teardown brings the pages home (guard.c sets it to 1 when tracing stops, back to 0 with a wake
+ * when every page is back): a futex word. Between the two, a fault on a page the engine still
+ * holds is neither the agent's (tracing stopped) nor the program's, and passing it on would kill
+ * the program (the mprotect engine: SIGSEGV's default action); the faulting thread waits for the
+ * pages instead (fl_restoring_wait) and retries its access.
+ */
+extern uint32_t fl_restoring;
+int fl_restoring_wait(void); /* 1 after waiting for a teardown in progress (at most 10 s), 0 if none was */
+
+/*
  * The handler threads (guard.c starts them): each notes itself first thing. The program's threads
  * are /proc/self/task minus these (serve.c), and a handler thread never posts a request.
  */

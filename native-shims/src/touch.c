@@ -58,7 +58,13 @@
 
 static inline int touching(void)
 {
-	return !(fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS) && fl_tracing();
+	if (fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS)
+		return 0;
+	if (fl_tracing())
+		return 1;
+	/* tracing stopping: the kernel would meet pages still disabled (EFAULT); wait for them */
+	fl_restoring_wait();
+	return 0;
 }
 
 /* a write access to the byte at a that changes nothing (the header's `lock orb $0`) */
