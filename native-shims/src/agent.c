@@ -366,7 +366,10 @@ int fl_agent_follow_child(void)
 		fl_log("fork child: cannot start the handler thread: ", strerror(-err), NULL);
 		return -1;
 	}
-	__atomic_store_n(&fl_agent.active, 1, __ATOMIC_RELEASE);
+	/* 0 -> 1 unless the handler already stopped (2): a guard that found the recorder gone
+	 * tears down and leaves at once, and a request posted after that would wait for good */
+	int expect = 0;
+	__atomic_compare_exchange_n(&fl_agent.active, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 	fl_req_call(FL_REQ_FORK_CHILD, (uintptr_t)pthread_self(), 0, 0, 0);
 	return 0;
 }
