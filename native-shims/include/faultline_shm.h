@@ -59,7 +59,8 @@
  *   56  u64 wait_ns          time spent waiting on a full ring
  *   64  u64 races            EEXIST / EAGAIN outcomes that were resolved by wake or retry
  *   72  u32 error            errno of the failure that stopped tracing, 0 if none
- *   76  u32 reserved
+ *   76  u32 stopped_ms       when the agent stopped tracing, in ms since start_mono_ns (once state
+ *                            is STOPPED): the recorder dates a stop it did not ask for
  *   80  u64 registered_pages pages currently registered for tracing
  *   96  u64 claim            order of this claim among all (control block claims, from 1): slots
  *                            are reused, so their index says nothing about which came first
@@ -238,6 +239,7 @@
 #define FL_SLOT_WAIT_NS         56
 #define FL_SLOT_RACES           64
 #define FL_SLOT_ERROR           72
+#define FL_SLOT_STOPPED_MS      76
 #define FL_SLOT_REGISTERED_PAGES 80
 #define FL_SLOT_CLAIM           96
 #define FL_SLOT_FORKS_ANNOUNCED 88

@@ -142,6 +142,8 @@ static void teardown(uint32_t reason, int err)
 	fl_engine->close();
 	fl_counters_publish();
 	__atomic_store_n(fl_slot32(FL_SLOT_ERROR), (uint32_t)err, __ATOMIC_RELEASE);
+	__atomic_store_n(fl_slot32(FL_SLOT_STOPPED_MS), (uint32_t)((fl_now_ns() - fl_agent.start_mono_ns) / 1000000),
+			 __ATOMIC_RELEASE);
 	__atomic_store_n(fl_slot32(FL_SLOT_STOP_REASON), reason, __ATOMIC_RELEASE);
 	__atomic_store_n(fl_slot32(FL_SLOT_STATE), FL_SLOT_STOPPED, __ATOMIC_RELEASE);
 	fl_emit_event(FL_EV_TRACE_STOP, 0, reason, (uint64_t)err, 0, 0, NULL, 0);

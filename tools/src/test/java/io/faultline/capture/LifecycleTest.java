@@ -101,6 +101,70 @@ class LifecycleTest
         assertTrue(info.out().contains("incomplete: the recorder stopped before finishing"), info.describe());
     }
 
+    /**
+     * A recorder that is stopped (SIGSTOP, as a debugger or ^Z of its job would) drains nothing:
+     * the ring fills, and after 10 s without room the agent stops tracing rather than keep the
+     * program waiting. The program finishes with its native output while the recorder is still
+     * stopped; once the recorder runs again it says so in one line, exits 1 for a program that
+     * exited 0, and keeps the trace marked incomplete, with the cause and when.
+     */
+    @BothEngines
+    void aStoppedRecorderDoesNotStopTheProgram(final String engine) throws Exception
+    {
+        this.engine = engine;
+        final String churn = Workloads.build("churn").toString();
+        final Faultline.Result nativeRun = Faultline.exec(List.of(churn, "1", "sleep", "3"), 120);
+        final Path trace = tmp.resolve("stopped");
+        final Path out = tmp.resolve("out.txt");
+        final Path err = tmp.resolve("err.txt");
+        // a 128 KiB ring fills within a few of churn's 100 ms steps (each about 1,000 references)
+        final Process recorder = Faultline.builder(List.of("record", "--engine", engine, "--evms", "16",
+            "--ring-size", "128K", "-o", trace.toString(), "--", churn, "1", "sleep", "3"))
+            .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        waitForFile(out, "churn rounds=1");
+        final List<ProcessHandle> program = recorder.toHandle().descendants().toList();
+        assertEquals(0, Faultline.exec(List.of("kill", "-STOP", String.valueOf(recorder.pid())), 10).status());
+        try
+        {
+            // the give-up comes 10 s after the ring filled; the rest of the program takes 3 s
+            waitForFile(out, "after-sleep=");
+            for (final ProcessHandle p : program)
+            {
+                // its parent, the recorder, is stopped and cannot reap it: gone or a zombie
+                final Path status = Path.of("/proc", String.valueOf(p.pid()), "status");
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (Files.exists(status) && !Files.readString(status).contains("State:\tZ")
+                    && System.nanoTime() < deadline)
+                {
+                    Thread.sleep(20);
+                }
+                assertTrue(!Files.exists(status) || Files.readString(status).contains("State:\tZ"),
+                    "the program ended while its recorder was stopped: " + (Files.exists(status) ? Files.readString(status) : ""));
+            }
+            assertEquals(nativeRun.out(), Files.readString(out), "the program's output is its native output");
+        }
+        finally
+        {
+            Faultline.exec(List.of("kill", "-CONT", String.valueOf(recorder.pid())), 10);
+        }
+        assertTrue(recorder.waitFor(60, TimeUnit.SECONDS), "the recording ends once the program does");
+        final String said = Files.readString(err);
+        assertEquals(1, recorder.exitValue(), "the program exited 0 but the recording stopped: " + said);
+        final List<String> lines = said.lines().toList();
+        assertEquals(1, lines.size(), "one line: " + said);
+        assertTrue(lines.get(0).matches("faultline record: recording stopped [0-9.]+ s into the run: nothing drained "
+            + "the ring of pid [0-9]+ for 10 s, as when the recorder is stopped or starved of CPU, so its agent "
+            + "stopped tracing; [0-9,]+ references were written, [0-9,]+ more that the agents published were not, "
+            + "and the program ran on to its end untraced \\(exit status 0\\); .* holds an incomplete trace"),
+            lines.get(0));
+        final TraceHeader header = TraceHeader.read(trace.resolve(TraceLayout.HEADER_FILE));
+        assertEquals(TraceLayout.STATE_INCOMPLETE, header.get(TraceHeader.STATE), header.values().toString());
+        assertTrue(header.longValue(TraceHeader.STOPPED_NS) > 0, header.values().toString());
+        final Faultline.Result info = Faultline.run("info", trace.toString());
+        assertEquals(0, info.status(), info.describe());
+        assertTrue(info.out().contains("nothing drained the ring"), info.describe());
+    }
+
     @BothEngines
     void slotsOfProcessesThatAreGoneAreReused(final String engine) throws Exception
     {

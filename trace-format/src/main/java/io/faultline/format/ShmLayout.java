@@ -106,6 +106,8 @@ public final class ShmLayout
     public static final int SLOT_WAIT_NS = 56;
     public static final int SLOT_RACES = 64;
     public static final int SLOT_ERROR = 72;
+    /** u32: when the agent stopped tracing, in ms since the control block's start_mono_ns. */
+    public static final int SLOT_STOPPED_MS = 76;
     public static final int SLOT_REGISTERED_PAGES = 80;
     public static final int SLOT_CLAIM = 96;
     public static final int SLOT_FORKS_ANNOUNCED = 88;

@@ -163,6 +163,14 @@ public final class Recorder
                     err.println("faultline record: " + failure);
                     return exitStatus != 0 ? exitStatus : 1;
                 }
+                final SlotCounters gaveUp = slotCounters.stream().filter(SlotCounters::gaveUpOnTheRecorder)
+                    .min(java.util.Comparator.comparingLong(SlotCounters::stoppedMs)).orElse(null);
+                if (gaveUp != null)
+                {
+                    kept = true;
+                    return agentGaveUp(gaveUp, writer, header, stats, slotCounters, exitStatus,
+                        endMonoNs - startMonoNs);
+                }
                 finish(writer, header, stats, slotCounters, exitStatus, endMonoNs - startMonoNs, err);
                 kept = true;
                 if (!options.quiet)
@@ -288,7 +296,6 @@ public final class Recorder
         {
             published += slot.records();
         }
-        final long lost = Math.max(0, published - stats.references);
         try
         {
             header.put(TraceHeader.END_TIME, Instant.now())
@@ -304,10 +311,37 @@ public final class Recorder
         {
             // the header stays state=recording: still read as a partial trace
         }
+        return saidStopped(stop.atNs(), stop.cause(), stats.references, published, exitStatus);
+    }
+
+    /**
+     * The end of a recording during which an agent took the recorder for gone: nothing drained
+     * its ring for 10 s (the recorder was stopped, say by SIGSTOP or a debugger, or starved of
+     * CPU), so it stopped tracing and let its process run on untraced rather than wait (native-shims,
+     * ring_put). The logger is well and drained everything that was published before that: the
+     * trace keeps it all, with every statistic, marked incomplete with the cause and when.
+     */
+    private int agentGaveUp(final SlotCounters slot, final TraceWriter writer, final TraceHeader header,
+        final TraceStats stats, final List<SlotCounters> slots, final int exitStatus, final long durationNs)
+        throws IOException
+    {
+        final long published = fillHeader(header, stats, slots, exitStatus, durationNs);
+        final String cause = "nothing drained the ring of pid " + slot.pid() + " for 10 s, as when the recorder "
+            + "is stopped or starved of CPU, so its agent stopped tracing";
+        final long atNs = slot.stoppedMs() * 1_000_000L;
+        header.put(TraceHeader.STOP_CAUSE, cause).put(TraceHeader.STOPPED_NS, atNs);
+        writer.finishIncomplete(header);
+        return saidStopped(atNs, cause, stats.references, published, exitStatus);
+    }
+
+    /** The one line a recording that stopped early ends with; its exit status (the program's, else 1). */
+    private int saidStopped(final long atNs, final String cause, final long written, final long published,
+        final int exitStatus)
+    {
         err.printf("faultline record: recording stopped %.2f s into the run: %s; %,d references were written, "
                 + "%,d more that the agents published were not, and the program ran on to its end untraced "
                 + "(exit status %d); %s holds an incomplete trace%n",
-            stop.atNs() / 1e9, stop.cause(), stats.references, lost, exitStatus, options.output);
+            atNs / 1e9, cause, written, Math.max(0, published - written), exitStatus, options.output);
         return exitStatus != 0 ? exitStatus : 1;
     }
 
@@ -376,6 +410,19 @@ public final class Recorder
         final List<SlotCounters> slots, final int exitStatus, final long durationNs, final PrintStream err)
         throws IOException
     {
+        final long agentRecords = fillHeader(header, stats, slots, exitStatus, durationNs);
+        if (agentRecords != stats.references)
+        {
+            err.println("faultline record: warning: the agents published " + agentRecords
+                + " records but the trace holds " + stats.references);
+        }
+        writer.finish(header);
+    }
+
+    /** The header's end of a recording: its statistics, per process and per thread; returns the records the agents published. */
+    private static long fillHeader(final TraceHeader header, final TraceStats stats, final List<SlotCounters> slots,
+        final int exitStatus, final long durationNs)
+    {
         long agentRecords = 0;
         long ringWaits = 0;
         long ringWaitNs = 0;
@@ -426,12 +473,7 @@ public final class Recorder
             header.put(TraceHeader.THREAD_PREFIX + t.tid, "pid=" + t.pid + " references=" + t.references
                 + " reads=" + t.reads + " writes=" + t.writes + " name=" + t.name);
         }
-        if (agentRecords != stats.references)
-        {
-            err.println("faultline record: warning: the agents published " + agentRecords
-                + " records but the trace holds " + stats.references);
-        }
-        writer.finish(header);
+        return agentRecords;
     }
 
     private void summary(final TraceStats stats, final long ringWaits, final long durationNs, final int exitStatus)
