@@ -87,16 +87,28 @@ void fl_log(const char *a, const char *b, const char *c)
 	(void)w;
 }
 
-/* op: FUTEX_WAIT or FUTEX_WAKE, private to this process or not (a word in the shared memory file) */
+/*
+ * op: FUTEX_WAIT or FUTEX_WAKE, private to this process or not (a word in the shared memory
+ * file). A raw system call, -errno on failure: futex waits run in signal handlers too (a fault
+ * waiting for teardown, sigsegv.c), where a timed-out wait's ETIMEDOUT in errno reached the
+ * program (sort: "string comparison failed: Connection timed out").
+ */
 static long futex(uint32_t *word, int op, uint32_t val, long timeout_ns)
 {
 	struct timespec ts = { timeout_ns / 1000000000L, timeout_ns % 1000000000L };
-	return syscall(SYS_futex, word, op, val, timeout_ns > 0 ? &ts : NULL, NULL, 0);
+	register long r10 __asm__("r10") = timeout_ns > 0 ? (long)&ts : 0;
+	long r;
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "0"((long)SYS_futex), "D"(word), "S"((long)op), "d"((long)val), "r"(r10)
+			 : "rcx", "r11", "memory");
+	return r;
 }
 
 int fl_futex_wait(uint32_t *word, uint32_t expected, long timeout_ns)
 {
-	return futex(word, FUTEX_WAIT_PRIVATE, expected, timeout_ns) < 0 ? -errno : 0;
+	long r = futex(word, FUTEX_WAIT_PRIVATE, expected, timeout_ns);
+	return r < 0 ? (int)r : 0;
 }
 
 void fl_futex_wake(uint32_t *word)
@@ -107,7 +119,8 @@ void fl_futex_wake(uint32_t *word)
 /* futex words in the shared memory file, which other processes wait on or wake */
 int fl_futex_wait_shared(uint32_t *word, uint32_t expected, long timeout_ns)
 {
-	return futex(word, FUTEX_WAIT, expected, timeout_ns) < 0 ? -errno : 0;
+	long r = futex(word, FUTEX_WAIT, expected, timeout_ns);
+	return r < 0 ? (int)r : 0;
 }
 
 void fl_futex_wake_shared(uint32_t *word)

@@ -34,6 +34,7 @@ size_t fl_fmt_u64(char *buf, uint64_t v);
 extern int fl_debug;
 void fl_debug_op(const char *what, uintptr_t a, uintptr_t b, long r);
 #define FL_DEBUG(what, a, b, r) do { if (fl_debug) fl_debug_op(what, (uintptr_t)(a), (uintptr_t)(b), (long)(r)); } while (0)
+/* futexes: 0 or -errno, errno untouched (they run in signal handlers too) */
 int fl_futex_wait(uint32_t *word, uint32_t expected, long timeout_ns);
 void fl_futex_wake(uint32_t *word);
 int fl_futex_wait_shared(uint32_t *word, uint32_t expected, long timeout_ns);
