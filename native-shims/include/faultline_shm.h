@@ -154,7 +154,7 @@
 #include <stdint.h>
 
 #define FL_SHM_MAGIC   0x314d48534c544c46ULL /* "FLTLSHM1" read as little-endian bytes */
-#define FL_SHM_VERSION 3
+#define FL_SHM_VERSION 4
 
 #define FL_ENV_SHM "FAULTLINE_SHM"
 

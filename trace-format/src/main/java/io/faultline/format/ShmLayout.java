@@ -15,7 +15,7 @@ package io.faultline.format;
 public final class ShmLayout
 {
     public static final long MAGIC = 0x314d48534c544c46L; // "FLTLSHM1" as little-endian bytes
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
     public static final String ENV_SHM = "FAULTLINE_SHM";
 
     public static final int CTL_MAGIC = 0;
