@@ -150,6 +150,15 @@ public final class Recorder
                     return stoppedEarly(stop, writer, header, stats, slotCounters(shm, logger), exitStatus,
                         endMonoNs - startMonoNs);
                 }
+                if (!Files.isDirectory(options.output))
+                {
+                    // the queue's files were unlinked with it and took the writes on: nothing fails
+                    // until the header is written, and nothing of the trace is left to keep
+                    kept = true;
+                    err.printf("faultline record: the output directory %s was removed during the recording, and the "
+                        + "trace with it; the program ran to its end (exit status %d)%n", options.output, exitStatus);
+                    return exitStatus != 0 ? exitStatus : 1;
+                }
                 writer.takeOver();
                 logger.drain();
                 writeExitEvent(writer, (int)process.pid(), exitStatus, shm.clock(), endMonoNs - startMonoNs);
@@ -340,8 +349,10 @@ public final class Recorder
     {
         err.printf("faultline record: recording stopped %.2f s into the run: %s; %,d references were written, "
                 + "%,d more that the agents published were not, and the program ran on to its end untraced "
-                + "(exit status %d); %s holds an incomplete trace%n",
-            atNs / 1e9, cause, written, Math.max(0, published - written), exitStatus, options.output);
+                + "(exit status %d); %s%n",
+            atNs / 1e9, cause, written, Math.max(0, published - written), exitStatus,
+            Files.isDirectory(options.output) ? options.output + " holds an incomplete trace"
+                : "the trace went with its directory");
         return exitStatus != 0 ? exitStatus : 1;
     }
 
