@@ -201,7 +201,8 @@ public final class Main implements Callable<Integer>
             case "simulate" -> TraceInputOptions.withFormatsFooter(new CommandLine(new SimulateCommand(out, err, terminal)));
             case "mrc" -> TraceInputOptions.withFormatsFooter(new CommandLine(new MrcCommand(out, err, terminal)));
             case "monitor" -> new CommandLine(new MonitorCommand());
-            case "report" -> new CommandLine(new ReportCommand());
+            case "report" -> new CommandLine(new ReportCommand()).addSubcommand("reuse",
+                TraceInputOptions.withFormatsFooter(new CommandLine(new ReuseCommand(out, err, terminal))));
             case "completion" -> new CommandLine(new CompletionCommand(out));
             default -> throw new IllegalArgumentException("no command " + word);
         };

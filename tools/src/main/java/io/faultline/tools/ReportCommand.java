@@ -34,7 +34,7 @@ import picocli.CommandLine.Model.CommandSpec;
  * {@code faultline report}: DAMON's results in damo's vocabulary (regions, heats, wss), from a
  * monitoring record, or exactly from a trace; and DAMON's accuracy against a trace.
  */
-@Command(name = "report", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, description = "DAMON reports: regions, heats, wss of a monitoring record or a trace; accuracy; schemes",
+@Command(name = "report", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, description = "DAMON reports: regions, heats, wss of a monitoring record or a trace; accuracy; schemes; reuse of a trace",
     usageHelpWidth = 100,
     subcommands = {ReportCommand.Regions.class, ReportCommand.Heats.class, ReportCommand.Wss.class,
         ReportCommand.AccuracyReport.class, ReportCommand.Schemes.class})
@@ -44,7 +44,7 @@ final class ReportCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
-        throw new CliException("missing report; give one of regions, heats, wss, accuracy, schemes (faultline report --help)");
+        throw new CliException("missing report; give one of regions, heats, wss, accuracy, schemes, reuse (faultline report --help)");
     }
 
     /** A monitoring record or a trace, and the intervals a trace is cut into. */

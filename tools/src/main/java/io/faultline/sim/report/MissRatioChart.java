@@ -113,7 +113,12 @@ public final class MissRatioChart
     /** Indices of at most {@link #MAX_POINTS} points, geometrically spaced, first and last kept. */
     static int[] thin(final int[] sizes)
     {
-        final int n = sizes.length;
+        return thin(sizes.length);
+    }
+
+    /** Indices of at most {@link #MAX_POINTS} of {@code n} points, geometrically spaced, first and last kept. */
+    static int[] thin(final int n)
+    {
         if (n <= MAX_POINTS)
         {
             final int[] all = new int[n];
