@@ -51,6 +51,8 @@ import picocli.CommandLine.Parameters;
         "Each reference becomes its page (address / the trace's page size). Formats:",
         "  lcs-oracle  libCacheSim oracleGeneral: time (s), page, page size, next access (1-based index",
         "              of the next reference to the page, -1 if none): cachesim FILE oracleGeneral ...",
+        "  lcs         libCacheSim lcs version 2: as lcs-oracle, with read or write as the operation and the",
+        "              thread id as the tenant, after an 8 KiB header of trace statistics: cachesim FILE lcs ...",
         "  lcs-txt     libCacheSim text, one page per line: cachesim FILE txt ...",
         "  lirs        LIRS block trace, one page per line",
         "  csv         the columns of faultline dump --format csv: seq,time_ns,pid,tid,kind,address,tag",

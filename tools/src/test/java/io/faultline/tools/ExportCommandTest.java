@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ExportCommandTest
 {
-    private static final String[] FORMATS = {"lcs-oracle", "lcs-txt", "lirs", "csv"};
+    private static final String[] FORMATS = {"lcs-oracle", "lcs", "lcs-txt", "lirs", "csv"};
     private static final String[] COMPRESSIONS = {"", ".gz", ".xz", ".zst"};
 
     @TempDir
@@ -122,9 +122,9 @@ class ExportCommandTest
     void badInputIsOneLineAndLeavesNoFile() throws IOException
     {
         final Path trace = trace();
-        assertOneLine("faultline export: unknown export format 'xml'; known formats: lcs-oracle, lcs-txt, lirs, csv, "
+        assertOneLine("faultline export: unknown export format 'xml'; known formats: lcs-oracle, lcs, lcs-txt, lirs, csv, "
             + "kvmtrace, damo-json, moca", "export", "--to", "xml", trace.toString());
-        assertOneLine("faultline export: missing --to FORMAT; known formats: lcs-oracle, lcs-txt, lirs, csv, kvmtrace, damo-json, moca",
+        assertOneLine("faultline export: missing --to FORMAT; known formats: lcs-oracle, lcs, lcs-txt, lirs, csv, kvmtrace, damo-json, moca",
             "export", trace.toString());
         final Path nowhere = tmp.resolve("no-such-dir").resolve("x.lirs");
         assertOneLine("faultline export: cannot write " + nowhere + ": no such directory; give -o a file in a "

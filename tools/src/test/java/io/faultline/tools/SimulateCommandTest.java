@@ -89,10 +89,10 @@ class SimulateCommandTest
         final String file = lirs.toString();
 
         assertOneLine("faultline simulate: cannot tell the format of " + file + "; give --format, one of: "
-            + "faultline, lirs, lcs-txt, lcs-oracle, address, lackey, csv, kvmtrace",
+            + "faultline, lirs, lcs-txt, lcs-oracle, lcs, address, lackey, csv, kvmtrace",
             "simulate", "--policies", "lru", "--sizes", "4", file);
         assertOneLine("faultline simulate: unknown trace format 'xml'; known formats: "
-            + "faultline, lirs, lcs-txt, lcs-oracle, address, lackey, csv, kvmtrace",
+            + "faultline, lirs, lcs-txt, lcs-oracle, lcs, address, lackey, csv, kvmtrace",
             "simulate", "--format", "xml", "--policies", "lru", "--sizes", "4", file);
         assertOneLine("faultline simulate: --sizes: '1K' is not a whole number of 4096-byte pages; "
             + "give a multiple of the page size",

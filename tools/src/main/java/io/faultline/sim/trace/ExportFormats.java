@@ -13,6 +13,7 @@ public final class ExportFormats
     {
         for (final ExportFormat format : new ExportFormat[] {
             new LibCacheSimOracleWriter(),
+            new LibCacheSimLcsWriter(),
             KeyLinesWriter.libCacheSimText(),
             KeyLinesWriter.lirs(),
             new FaultlineCsvWriter(),

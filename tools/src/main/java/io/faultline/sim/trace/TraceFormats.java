@@ -26,6 +26,7 @@ public final class TraceFormats
             new LirsTraceFormat(),
             new LibCacheSimTextFormat(),
             new LibCacheSimOracleFormat(),
+            new LibCacheSimLcsFormat(),
             new AddressTraceFormat(),
             new LackeyTraceFormat(),
             new FaultlineCsvTraceFormat(),

@@ -150,7 +150,7 @@ class TraceFormatsTest
     void unknownFormatListsTheKnownOnes()
     {
         final TraceException ex = assertThrows(TraceException.class, () -> TraceFormats.get("xml"));
-        assertEquals("unknown trace format 'xml'; known formats: faultline, lirs, lcs-txt, lcs-oracle, address, lackey, csv, kvmtrace",
+        assertEquals("unknown trace format 'xml'; known formats: faultline, lirs, lcs-txt, lcs-oracle, lcs, address, lackey, csv, kvmtrace",
             ex.getMessage());
     }
 
@@ -160,7 +160,7 @@ class TraceFormatsTest
         final Path file = text("plain", Compression.NONE, "1\n");
         final TraceException ex = assertThrows(TraceException.class, () -> TraceFormats.resolve(file, Optional.empty()));
         assertEquals("cannot tell the format of " + file + "; give --format, one of: "
-            + "faultline, lirs, lcs-txt, lcs-oracle, address, lackey, csv, kvmtrace", ex.getMessage());
+            + "faultline, lirs, lcs-txt, lcs-oracle, lcs, address, lackey, csv, kvmtrace", ex.getMessage());
         assertEquals("faultline", TraceFormats.resolve(tmp, Optional.empty()).name());
         assertEquals("lirs", TraceFormats.resolve(file, Optional.of("lirs")).name());
         final TraceException missing = assertThrows(TraceException.class,
