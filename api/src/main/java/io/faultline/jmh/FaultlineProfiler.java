@@ -19,21 +19,28 @@ import io.faultline.format.TraceWriter;
 import io.faultline.tracer.RecordOptions;
 import io.faultline.tracer.Recorder;
 import io.faultline.tracer.RecorderJvm;
+import io.faultline.format.ShmLayout;
+import io.faultline.format.TraceReader;
 import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.profile.ExternalProfiler;
+import org.openjdk.jmh.profile.InternalProfiler;
 import org.openjdk.jmh.profile.ProfilerException;
 import org.openjdk.jmh.results.AggregationPolicy;
 import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.BenchmarkResultMetaData;
+import org.openjdk.jmh.results.IterationResult;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.ScalarResult;
 import org.openjdk.jmh.results.TextResult;
+import org.openjdk.jmh.runner.IterationType;
 
 /**
  * A JMH profiler that runs every fork of a benchmark under {@code faultline record}, as a
- * prefix of the fork's command line (as JMH's perf profilers run it under perf), and adds the
- * trace's totals to the benchmark's secondary results: trapped references per operation,
- * distinct pages, reads, writes, ring waits, and the trace directory.
+ * prefix of the fork's command line (as JMH's perf profilers run it under perf), and adds what
+ * the fork's measurement iterations referenced to the benchmark's secondary results: trapped
+ * references per operation, references, distinct pages, reads, writes, and the fork's ring waits
+ * and trace directory.
  * <pre>
  *   java -jar benchmarks.jar Scan -prof "io.faultline.jmh.FaultlineProfiler:evms=512;scope=all;dir=traces"
  *   new OptionsBuilder().addProfiler(FaultlineProfiler.class, "evms=512;dir=traces")
@@ -41,22 +48,35 @@ import org.openjdk.jmh.results.TextResult;
  * Options, separated by ';': {@code evms} (enabled pages, default 512), {@code scope} ({@code all},
  * the default: the whole fork JVM; {@code api}: only ranges its native code registers with
  * faultline_trace_range), {@code dir} (where each fork's trace goes, as
- * {@code BENCHMARK-forkN}; default faultline-jmh-TIME in the working directory).
+ * {@code BENCHMARK-forkN}; default faultline-jmh-TIME in the working directory), {@code warmup}
+ * ({@code false}, the default: count the measurement iterations only; {@code true}: warmup
+ * iterations too).
  * <p>
- * References per operation divide every reference of the fork (JVM start, JMH itself, warmup
- * and measurement) by the operations of warmup and measurement: an upper bound of the
- * benchmark's own.
+ * Only the iterations count, as async-profiler's JMH integration profiles only them: this class
+ * is also the fork's internal profiler, which reads the recording's global clock at the start and
+ * end of every iteration ({@link IterationWindows}); the references of JVM start, JMH's set-up
+ * and the warmup fall outside. What the JVM's other threads (compiler, GC) reference during an
+ * iteration is counted with it. References per operation divide the counted references by the
+ * operations of the counted iterations.
  */
-public final class FaultlineProfiler implements ExternalProfiler
+public final class FaultlineProfiler implements ExternalProfiler, InternalProfiler
 {
     private static final String USAGE = "options: evms=N (at least " + RecordOptions.MIN_EVMS_PAGES
-        + ", default 512); scope=all|api (default all); dir=DIRECTORY (default faultline-jmh-TIME), separated by ';'";
+        + ", default 512); scope=all|api (default all); dir=DIRECTORY (default faultline-jmh-TIME); warmup=true|false"
+        + " (default false: measurement iterations only), separated by ';'";
+    /** The fork's file of iteration windows, a system property the recorder's side gives the fork. */
+    static final String WINDOWS_PROPERTY = "faultline.jmh.iterations";
 
     private final int evmsPages;
     private final String scope;
     private final Path dir;
+    private final boolean warmup;
     private int forks;
     private Path trace;
+    /** In the fork: the recording's clock and where the iterations go; null outside a recording. */
+    private IterationWindows.Clock clock;
+    private Path windows;
+    private long iterationStart;
 
     public FaultlineProfiler() throws ProfilerException
     {
@@ -81,6 +101,7 @@ public final class FaultlineProfiler implements ExternalProfiler
         }
         int evms = 512;
         String scopeName = "all";
+        boolean countWarmup = false;
         Path traces = Path.of("faultline-jmh-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         for (final Map.Entry<String, String> option : options.entrySet())
         {
@@ -110,6 +131,14 @@ public final class FaultlineProfiler implements ExternalProfiler
                     }
                 }
                 case "dir" -> traces = Path.of(option.getValue());
+                case "warmup" -> {
+                    if (!option.getValue().equals("true") && !option.getValue().equals("false"))
+                    {
+                        throw new ProfilerException("faultline profiler: warmup takes true or false, not '"
+                            + option.getValue() + "'");
+                    }
+                    countWarmup = Boolean.parseBoolean(option.getValue());
+                }
                 default -> throw new ProfilerException("faultline profiler: unknown option '" + option.getKey() + "'; "
                     + USAGE);
             }
@@ -117,12 +146,14 @@ public final class FaultlineProfiler implements ExternalProfiler
         this.evmsPages = evms;
         this.scope = scopeName;
         this.dir = traces.toAbsolutePath();
+        this.warmup = countWarmup;
     }
 
     @Override
     public String getDescription()
     {
-        return "faultline: record each fork's page reference trace (faultline record); trapped references per op";
+        return "faultline: record each fork's page reference trace (faultline record); trapped references per op "
+            + "of the measurement iterations";
     }
 
     @Override
@@ -154,9 +185,59 @@ public final class FaultlineProfiler implements ExternalProfiler
         return name.toString().replaceAll("[^A-Za-z0-9._=-]", "_");
     }
 
+    /** JMH asks for these after {@link #addJVMInvokeOptions}, for the same fork. */
     @Override
     public Collection<String> addJVMOptions(final BenchmarkParams params)
     {
+        return List.of("-D" + WINDOWS_PROPERTY + "=" + windowsFile(trace));
+    }
+
+    private static Path windowsFile(final Path trace)
+    {
+        return trace.resolveSibling(trace.getFileName() + ".iterations");
+    }
+
+    /** In the fork: the clock at the iteration's start. */
+    @Override
+    public void beforeIteration(final BenchmarkParams params, final IterationParams iteration)
+    {
+        if (clock == null && System.getProperty(WINDOWS_PROPERTY) != null && System.getenv(ShmLayout.ENV_SHM) != null)
+        {
+            try
+            {
+                clock = new IterationWindows.Clock(Path.of(System.getenv(ShmLayout.ENV_SHM)));
+                windows = Path.of(System.getProperty(WINDOWS_PROPERTY));
+            }
+            catch (final IOException ex)
+            {
+                throw new IllegalStateException("faultline profiler: cannot read the recording's clock: " + ex.getMessage());
+            }
+        }
+        if (clock != null)
+        {
+            iterationStart = clock.now();
+        }
+    }
+
+    /** In the fork: the iteration's window, appended to the file the recorder's side reads. */
+    @Override
+    public Collection<? extends Result> afterIteration(final BenchmarkParams params, final IterationParams iteration,
+        final IterationResult result)
+    {
+        if (clock != null)
+        {
+            final long end = clock.now();
+            final String kind = iteration.getType() == IterationType.WARMUP ? IterationWindows.WARMUP
+                : IterationWindows.MEASUREMENT;
+            try
+            {
+                IterationWindows.append(windows, new IterationWindows.Window(kind, iterationStart, end));
+            }
+            catch (final IOException ex)
+            {
+                throw new IllegalStateException("faultline profiler: cannot write " + windows + ": " + ex.getMessage());
+            }
+        }
         return List.of();
     }
 
@@ -188,18 +269,24 @@ public final class FaultlineProfiler implements ExternalProfiler
                 "faultline"));
             return results;
         }
-        final long references = header.longValue(TraceHeader.REFERENCES);
+        final IterationWindows.Counts counts;
+        try (TraceReader reader = TraceReader.open(trace))
+        {
+            counts = IterationWindows.count(reader, IterationWindows.read(windowsFile(trace)), warmup);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            results.add(new TextResult("cannot count the iterations of " + trace + ": " + ex.getMessage(), "faultline"));
+            return results;
+        }
         final BenchmarkResultMetaData metadata = result.getMetadata();
-        final long ops = metadata == null ? 0 : metadata.getWarmupOps() + metadata.getMeasurementOps();
-        results.add(new ScalarResult("faultline.refs/op", ops > 0 ? (double)references / ops : Double.NaN, "refs/op",
-            AggregationPolicy.AVG));
-        results.add(new ScalarResult("faultline.references", references, "refs", AggregationPolicy.AVG));
-        results.add(new ScalarResult("faultline.pages", header.longValue(TraceHeader.DISTINCT_PAGES), "pages",
-            AggregationPolicy.AVG));
-        results.add(new ScalarResult("faultline.reads", header.longValue(TraceHeader.READS), "refs",
-            AggregationPolicy.AVG));
-        results.add(new ScalarResult("faultline.writes", header.longValue(TraceHeader.WRITES), "refs",
-            AggregationPolicy.AVG));
+        final long ops = metadata == null ? 0 : metadata.getMeasurementOps() + (warmup ? metadata.getWarmupOps() : 0);
+        results.add(new ScalarResult("faultline.refs/op", ops > 0 ? (double)counts.references() / ops : Double.NaN,
+            "refs/op", AggregationPolicy.AVG));
+        results.add(new ScalarResult("faultline.references", counts.references(), "refs", AggregationPolicy.AVG));
+        results.add(new ScalarResult("faultline.pages", counts.pages(), "pages", AggregationPolicy.AVG));
+        results.add(new ScalarResult("faultline.reads", counts.reads(), "refs", AggregationPolicy.AVG));
+        results.add(new ScalarResult("faultline.writes", counts.writes(), "refs", AggregationPolicy.AVG));
         results.add(new ScalarResult("faultline.ring_waits", header.longValue(TraceHeader.RING_WAITS), "waits",
             AggregationPolicy.AVG));
         results.add(new TextResult(trace.toString(), "faultline.trace"));

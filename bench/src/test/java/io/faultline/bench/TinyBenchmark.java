@@ -9,13 +9,21 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.State;
 
-/** The smallest benchmark with memory to trace, for {@link FaultlineProfilerTest}: a sweep over 1 MiB of heap. */
+/**
+ * The smallest benchmarks with memory to trace, for {@link FaultlineProfilerTest}: a sweep over
+ * 1 MiB of heap, and one that touches each of 1,024 pages (4 MiB) once per operation: with an
+ * EVMS of 512 pages, each of its operations traps at least 1,024 references.
+ */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class TinyBenchmark
 {
+    /** Longs per 4 KiB page. */
+    static final int PAGE_LONGS = 512;
+    static final int PAGES = 1024;
     private final long[] data = new long[1 << 17];
+    private final long[] pages = new long[PAGES * PAGE_LONGS];
 
     @Benchmark
     public long sweep()
@@ -25,6 +33,18 @@ public class TinyBenchmark
         {
             data[i]++;
             sum += data[i];
+        }
+        return sum;
+    }
+
+    @Benchmark
+    public long everyPage()
+    {
+        long sum = 0;
+        for (int i = 0; i < pages.length; i += PAGE_LONGS)
+        {
+            pages[i]++;
+            sum += pages[i];
         }
         return sum;
     }
