@@ -2,23 +2,48 @@ package io.faultline.damon;
 
 /**
  * The monitoring attributes of a context, {@code struct damon_attrs} of include/linux/damon.h:
- * the sampling, aggregation and operations-update intervals (microseconds, as in the kernel)
- * and the minimum and maximum number of regions. See Documentation/mm/damon/design.rst,
- * "Access Frequency Monitoring" and "Adaptive Target Regions Adjustment".
+ * the sampling, aggregation and operations-update intervals (microseconds, as in the kernel),
+ * the goal of their auto-tuning ({@link IntervalsGoal}, off unless given) and the minimum and
+ * maximum number of regions. See Documentation/mm/damon/design.rst, "Access Frequency
+ * Monitoring", "Monitoring Intervals Auto-tuning" and "Adaptive Target Regions Adjustment".
  *
  * <p>The defaults are damon_new_ctx()'s in mm/damon/core.c (5 ms, 100 ms, 10 and 1000 regions),
  * except the operations-update interval: 1 s, DAMON's user-space tool damo's default (the core
  * itself starts with 60 s).
  */
 public record Attributes(long sampleIntervalUs, long aggrIntervalUs, long opsUpdateIntervalUs,
-    int minNrRegions, int maxNrRegions)
+    int minNrRegions, int maxNrRegions, IntervalsGoal intervalsGoal)
 {
     public static final Attributes DEFAULTS = new Attributes(5_000, 100_000, 1_000_000, 10, 1000);
 
+    public Attributes
+    {
+        intervalsGoal = intervalsGoal == null ? IntervalsGoal.OFF : intervalsGoal;
+    }
+
+    /** Attributes without intervals auto-tuning. */
+    public Attributes(final long sampleIntervalUs, final long aggrIntervalUs, final long opsUpdateIntervalUs,
+        final int minNrRegions, final int maxNrRegions)
+    {
+        this(sampleIntervalUs, aggrIntervalUs, opsUpdateIntervalUs, minNrRegions, maxNrRegions, IntervalsGoal.OFF);
+    }
+
+    public Attributes withIntervalsGoal(final IntervalsGoal goal)
+    {
+        return new Attributes(sampleIntervalUs, aggrIntervalUs, opsUpdateIntervalUs, minNrRegions, maxNrRegions, goal);
+    }
+
+    /** The same attributes with other sampling and aggregation intervals (what tuning changes). */
+    public Attributes withIntervals(final long sampleUs, final long aggrUs)
+    {
+        return new Attributes(sampleUs, aggrUs, opsUpdateIntervalUs, minNrRegions, maxNrRegions, intervalsGoal);
+    }
+
     /**
-     * The checks of damon_set_attrs() in mm/damon/core.c (at least 3 regions, minimum not above
-     * maximum, sampling interval not above aggregation interval), plus one of ours: intervals
-     * must be positive, since the {@code trace} operations set advances a clock by them.
+     * The checks of damon_set_attrs() in mm/damon/core.c (a valid intervals goal, at least 3
+     * regions, minimum not above maximum, sampling interval not above aggregation interval),
+     * plus one of ours: intervals must be positive, since the {@code trace} operations set
+     * advances a clock by them.
      *
      * @return null if valid, else what is wrong, in the words of the command line
      */
@@ -28,6 +53,11 @@ public record Attributes(long sampleIntervalUs, long aggrIntervalUs, long opsUpd
         {
             return "intervals must be positive: sample " + sampleIntervalUs + " us, aggregation " + aggrIntervalUs
                 + " us, update " + opsUpdateIntervalUs + " us";
+        }
+        final String goal = intervalsGoal.problem(sampleIntervalUs);
+        if (goal != null)
+        {
+            return goal;
         }
         if (minNrRegions < 3)
         {

@@ -30,6 +30,9 @@ public final class DamonContext
     private long passedSampleIntervals;
     private long nextAggregationSis;
     private long nextOpsUpdateSis;
+    /** damon_attrs.aggr_samples: samples per aggregation, kept while tuning changes the intervals. */
+    private long aggrSamples;
+    private long nextIntervalsTuneSis;
     /** kdamond_split_regions()'s static last_nr_regions, kept per context. */
     int lastNrRegions;
 
@@ -41,6 +44,7 @@ public final class DamonContext
         final DamonRandom random, final MonitorClock clock, final long minRegionSize)
     {
         this.attrs = attrs.validated();
+        this.aggrSamples = attrs.samplesPerAggregation();
         this.ops = ops;
         this.callbacks = callbacks;
         this.random = random;
@@ -114,15 +118,34 @@ public final class DamonContext
         return passedSampleIntervals;
     }
 
+    /** Samples per aggregation interval: the kernel's attrs.aggr_samples, which intervals tuning keeps. */
+    public long aggrSamples()
+    {
+        return aggrSamples;
+    }
+
     /**
-     * damon_set_attrs(): validates and applies new attributes, rescaling every region's
-     * nr_accesses and age to them (damon_update_monitoring_results()).
+     * damon_set_attrs() from outside the core: validates and applies new attributes, rescaling
+     * every region's nr_accesses and age to them (damon_update_monitoring_results()); the
+     * samples per aggregation become the new intervals' ratio.
      *
      * @throws IllegalArgumentException if the attributes are not valid
      */
     public void setAttrs(final Attributes newAttrs)
     {
         newAttrs.validated();
+        aggrSamples = newAttrs.samplesPerAggregation();
+        applyAttrs(newAttrs);
+    }
+
+    /** damon_set_attrs() as kdamond_tune_intervals() calls it: the samples per aggregation stay. */
+    void setTunedIntervals(final long sampleUs, final long aggrUs)
+    {
+        applyAttrs(attrs.withIntervals(sampleUs, aggrUs).validated());
+    }
+
+    private void applyAttrs(final Attributes newAttrs)
+    {
         final boolean aggregating = passedSampleIntervals < nextAggregationSis;
         nextAggregationSis = passedSampleIntervals + newAttrs.samplesPerAggregation();
         nextOpsUpdateSis = passedSampleIntervals + newAttrs.samplesPerOpsUpdate();
@@ -178,19 +201,21 @@ public final class DamonContext
 
     /**
      * Runs the monitoring loop until every target is gone or a callback asks to stop: the
-     * order of kdamond_fn(), without interval auto-tuning. Each iteration waits while the
-     * schemes' watermarks deactivate them all, prepares the access checks, lets one sampling
-     * interval pass, checks accesses; at the end of an aggregation interval merges regions
-     * (threshold: a tenth of the largest nr_accesses) and calls {@link Callbacks#afterAggregation};
-     * then applies the schemes that are due ({@link Damos#applySchemes}); at the end of an
-     * aggregation calls {@link Callbacks#aggregated}, resets the counters and splits regions;
-     * every operations-update interval updates the address spaces and the region size limit.
+     * order of kdamond_fn(). Each iteration waits while the schemes' watermarks deactivate them
+     * all, prepares the access checks, lets one sampling interval pass, checks accesses; at the
+     * end of an aggregation interval merges regions (threshold: a tenth of the largest
+     * nr_accesses) and calls {@link Callbacks#afterAggregation}; then applies the schemes that are
+     * due ({@link Damos#applySchemes}); at the end of an aggregation tunes the intervals if the
+     * goal's aggregations have passed ({@link IntervalsTuning}), calls {@link Callbacks#aggregated},
+     * resets the counters and splits regions; every operations-update interval updates the
+     * address spaces and the region size limit.
      */
     public void run() throws Exception
     {
         passedSampleIntervals = 0;
         nextAggregationSis = attrs.samplesPerAggregation();
         nextOpsUpdateSis = attrs.samplesPerOpsUpdate();
+        nextIntervalsTuneSis = nextAggregationSis * attrs.intervalsGoal().aggrs();
         Damos.setNextApplySis(this);
         ops.init(this);
         try
@@ -232,6 +257,13 @@ public final class DamonContext
                 }
                 if (passedSampleIntervals >= nextAggregation)
                 {
+                    if (attrs.intervalsGoal().enabled() && passedSampleIntervals >= nextIntervalsTuneSis)
+                    {
+                        // damon_set_attrs() must see the aggregation as complete, not under way
+                        nextAggregationSis = nextAggregation;
+                        nextIntervalsTuneSis += aggrSamples * attrs.intervalsGoal().aggrs();
+                        IntervalsTuning.tune(this);
+                    }
                     nextAggregationSis = nextAggregation + attrs.samplesPerAggregation();
                     callbacks.aggregated(this);
                     AdaptiveRegions.resetAggregated(this);

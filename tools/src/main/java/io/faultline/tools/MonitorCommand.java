@@ -88,6 +88,12 @@ final class MonitorCommand implements Callable<Integer>
         description = "maximum number of regions (default ${DEFAULT-VALUE})")
     int maxRegions;
 
+    @Option(names = "--intervals-goal", paramLabel = "ACCESS:AGGRS:MIN:MAX", description = {"auto-tune the sampling "
+        + "and aggregation intervals (Linux 6.15's intervals_goal): every AGGRS aggregations, toward ACCESS (4% or "
+        + "400 bp) of the access events DAMON could observe, keeping the sampling interval within MIN and MAX and the "
+        + "samples per aggregation; 'recommended' is the kernel's 4%:3:5ms:10s"})
+    String intervalsGoal;
+
     @Option(names = "--seed", paramLabel = "N", defaultValue = "1",
         description = "seed of the random sampling addresses and split sizes (default ${DEFAULT-VALUE})")
     long seed;
@@ -117,7 +123,8 @@ final class MonitorCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        final Attributes attrs = new Attributes(sampleUs, aggrUs, updateUs, minRegions, maxRegions);
+        final Attributes attrs = new Attributes(sampleUs, aggrUs, updateUs, minRegions, maxRegions,
+            intervalsGoal == null ? null : AttributeSpec.goalOption(intervalsGoal));
         final String problem = attrs.problem();
         if (problem != null)
         {

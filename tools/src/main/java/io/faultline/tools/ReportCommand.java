@@ -293,42 +293,66 @@ final class ReportCommand implements Callable<Integer>
     }
 
     @Command(name = "accuracy", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-        description = "DAMON's heat and working set size errors against the exact ones of a complete trace")
+        description = {"DAMON's heat and working set size errors against the exact ones of a complete trace: of a",
+            "monitoring record (--monitor), or of DAMON run over the trace with each --attrs choice"})
     static final class AccuracyReport implements Callable<Integer>
     {
 
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--monitor", paramLabel = "DIR", required = true, description = "the monitoring record")
+        @Option(names = "--monitor", paramLabel = "DIR", description = "the monitoring record")
         Path monitor;
+
+        @Option(names = "--attrs", paramLabel = "SPEC", description = {"run DAMON over the trace with these attributes"
+            + " instead of reading a record (repeatable, one line each): " + AttributeSpec.GRAMMAR})
+        List<String> attrs;
+
+        @Option(names = "--seed", paramLabel = "N", defaultValue = "1",
+            description = "with --attrs: seed of the random sampling addresses and split sizes (default ${DEFAULT-VALUE})")
+        long seed;
 
         @Option(names = "--truth", paramLabel = "TRACE", required = true,
             description = "the trace of the same run (for --from-trace records: the trace monitored)")
         Path truth;
 
         @Option(names = "--csv", paramLabel = "FILE",
-            description = "per aggregation: aggregation,time_ns,true_wss_bytes,damon_wss_bytes,wss_error,heat_error")
+            description = {"per aggregation: aggregation,time_ns,true_wss_bytes,damon_wss_bytes,wss_error,heat_error;",
+                "with --attrs, per choice: " + AccuracySweepReport.CSV_HEADER})
         Path csv;
 
         @Override
         public Integer call() throws Exception
         {
-            final MonitorRecordReader record = openRecord(monitor);
+            if ((monitor == null) == (attrs == null))
+            {
+                throw new CliException(monitor == null ? "give --monitor DIR (a monitoring record) or --attrs SPEC (run "
+                    + "DAMON over the trace)" : "give --monitor or --attrs, not both");
+            }
             if (MonitorRecordReader.isRecord(truth))
             {
                 throw new CliException(truth + " is a monitoring record, not a trace; --truth takes the trace written"
                     + " by faultline record");
             }
+            if (attrs != null)
+            {
+                TraceReader.open(truth).close();
+                AccuracySweepReport.run(truth, attrs, seed, csv, spec.commandLine().getOut(),
+                    spec.commandLine().getErr());
+                return 0;
+            }
+            final MonitorRecordReader record = openRecord(monitor);
             TraceReader.open(truth).close();
             final Attributes attrs = record.attributes();
-            final ExactAccesses exact = new ExactAccesses(TraceIndex.read(truth), attrs.sampleIntervalUs(),
-                attrs.aggrIntervalUs());
+            final ExactAccesses exact = attrs.intervalsGoal().enabled()
+                ? ExactAccesses.tuned(TraceIndex.read(truth), attrs.samplesPerAggregation())
+                : new ExactAccesses(TraceIndex.read(truth), attrs.sampleIntervalUs(), attrs.aggrIntervalUs());
             final Accuracy.Report report = Accuracy.compare(record.snapshots(), exact);
             final PrintWriter out = spec.commandLine().getOut();
             final long withWss = report.intervals().stream().filter(i -> i.trueWssBytes() > 0).count();
-            out.printf(Locale.ROOT, "aggregations  %d of %s (sampling %s)%n", report.intervals().size(),
-                Durations.format(attrs.aggrIntervalUs()), Durations.format(attrs.sampleIntervalUs()));
+            out.printf(Locale.ROOT, "aggregations  %d of %s (sampling %s%s)%n", report.intervals().size(),
+                Durations.format(attrs.aggrIntervalUs()), Durations.format(attrs.sampleIntervalUs()),
+                attrs.intervalsGoal().enabled() ? ", at the start: tuned" : "");
             out.printf(Locale.ROOT, "heat error    %.2f%% of the largest frequency (mean absolute, mean over"
                 + " aggregations)%n", 100 * report.meanHeatError());
             out.printf(Locale.ROOT, "wss error     %s mean absolute, %s mean signed (over %d aggregations with a"

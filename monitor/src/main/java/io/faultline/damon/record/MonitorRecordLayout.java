@@ -81,6 +81,11 @@ public final class MonitorRecordLayout
     public static final String MIN_REGIONS = "min_regions";
     public static final String MAX_REGIONS = "max_regions";
     public static final String MIN_REGION_SIZE = "min_region_size";
+    /**
+     * The intervals auto-tuning goal, {@code ACCESS_BP:AGGRS:MIN_SAMPLE_US:MAX_SAMPLE_US}, when
+     * tuning was on; sample_us and aggr_us are then the starting intervals.
+     */
+    public static final String INTERVALS_GOAL = "intervals_goal";
     public static final String SEED = "seed";
     /** Live monitoring: CLOCK_MONOTONIC (ns) at the snapshots' time 0, to relate them to a program's own clock. */
     public static final String START_MONO_NS = "start_mono_ns";

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.faultline.damon.Attributes;
+import io.faultline.damon.IntervalsGoal;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceLayout;
@@ -85,11 +86,27 @@ public final class MonitorRecordReader
         return dir;
     }
 
-    /** The attributes the record was made with. */
+    /** The attributes the record was made with (with tuning: the starting intervals). */
     public Attributes attributes()
     {
-        return new Attributes(header.longValue(SAMPLE_US), header.longValue(AGGR_US), header.longValue(UPDATE_US),
-            (int)header.longValue(MIN_REGIONS), (int)header.longValue(MAX_REGIONS));
+        final Attributes attrs = new Attributes(header.longValue(SAMPLE_US), header.longValue(AGGR_US),
+            header.longValue(UPDATE_US), (int)header.longValue(MIN_REGIONS), (int)header.longValue(MAX_REGIONS));
+        final String goal = header.get(INTERVALS_GOAL);
+        if (goal == null)
+        {
+            return attrs;
+        }
+        final String[] values = goal.split(":");
+        try
+        {
+            return attrs.withIntervalsGoal(new IntervalsGoal(Long.parseLong(values[0]), Long.parseLong(values[1]),
+                Long.parseLong(values[2]), Long.parseLong(values[3])));
+        }
+        catch (final NumberFormatException | ArrayIndexOutOfBoundsException ex)
+        {
+            throw new TraceFormatException("corrupt monitoring record header " + dir.resolve(TraceLayout.HEADER_FILE)
+                + ": " + INTERVALS_GOAL + " is '" + goal + "', not ACCESS_BP:AGGRS:MIN_SAMPLE_US:MAX_SAMPLE_US");
+        }
     }
 
     /** Every aggregation, in order. */

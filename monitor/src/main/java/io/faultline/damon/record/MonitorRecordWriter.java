@@ -5,16 +5,13 @@ import java.net.InetAddress;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 
 import io.faultline.damon.Attributes;
 import io.faultline.damon.Callbacks;
 import io.faultline.damon.DamonContext;
-import io.faultline.damon.Region;
-import io.faultline.damon.Target;
+import io.faultline.damon.IntervalsGoal;
 import io.faultline.damon.schemes.Scheme;
-import io.faultline.damon.schemes.SchemeStats;
 import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceLayout;
 import io.faultline.format.TraceWriter;
@@ -43,7 +40,14 @@ public final class MonitorRecordWriter implements Callbacks, AutoCloseable
     /** The header keys every record has: content, format version, attributes. */
     public static TraceHeader header(final Attributes attrs, final String ops, final long minRegionSize)
     {
-        return TraceHeader.create()
+        final TraceHeader header = TraceHeader.create();
+        final IntervalsGoal goal = attrs.intervalsGoal();
+        if (goal.enabled())
+        {
+            header.put(INTERVALS_GOAL, goal.accessBp() + ":" + goal.aggrs() + ":" + goal.minSampleUs() + ":"
+                + goal.maxSampleUs());
+        }
+        return header
             .put(TraceHeader.CONTENT, TraceLayout.CONTENT_MONITOR)
             .put(TraceHeader.FORMAT_VERSION, FORMAT_VERSION)
             .put(OPS, ops)
@@ -115,26 +119,7 @@ public final class MonitorRecordWriter implements Callbacks, AutoCloseable
     @Override
     public void aggregated(final DamonContext ctx)
     {
-        final long now = ctx.clock().nowNs();
-        final List<Snapshot.TargetRegions> targets = new ArrayList<>();
-        for (final Target t : ctx.targets())
-        {
-            final List<Snapshot.RegionRecord> regions = new ArrayList<>(t.nrRegions());
-            for (final Region r : t.regions())
-            {
-                regions.add(new Snapshot.RegionRecord(r.start(), r.end(), r.nrAccesses(), r.age()));
-            }
-            targets.add(new Snapshot.TargetRegions(t.id(), regions));
-        }
-        final List<Snapshot.SchemeRecord> schemes = new ArrayList<>(ctx.schemes().size());
-        for (final Scheme s : ctx.schemes())
-        {
-            final SchemeStats st = s.stats();
-            schemes.add(new Snapshot.SchemeRecord(st.nrTried(), st.szTried(), st.nrApplied(), st.szApplied(),
-                st.szOpsFilterPassed(), st.qtExceeds(), s.quota().esz(), s.quota().chargedSz(),
-                s.watermarks().activated()));
-        }
-        write(new Snapshot(aggregations, lastEndNs, now, targets, schemes));
+        write(Snapshot.of(ctx, aggregations, lastEndNs));
     }
 
     /** Appends one aggregation's excerpt. */

@@ -1,6 +1,13 @@
 package io.faultline.damon.record;
 
+import java.util.ArrayList;
 import java.util.List;
+
+import io.faultline.damon.DamonContext;
+import io.faultline.damon.Region;
+import io.faultline.damon.Target;
+import io.faultline.damon.schemes.Scheme;
+import io.faultline.damon.schemes.SchemeStats;
 
 /**
  * One aggregation interval's monitoring results: every target's regions as they stood when the
@@ -14,6 +21,33 @@ import java.util.List;
 public record Snapshot(long aggregation, long startNs, long endNs, List<TargetRegions> targets,
     List<SchemeRecord> schemes)
 {
+    /**
+     * The context's regions and scheme statistics now, as aggregation {@code aggregation} that
+     * began at {@code startNs} and ends at the context's clock.
+     */
+    public static Snapshot of(final DamonContext ctx, final long aggregation, final long startNs)
+    {
+        final List<TargetRegions> targets = new ArrayList<>();
+        for (final Target t : ctx.targets())
+        {
+            final List<RegionRecord> regions = new ArrayList<>(t.nrRegions());
+            for (final Region r : t.regions())
+            {
+                regions.add(new RegionRecord(r.start(), r.end(), r.nrAccesses(), r.age()));
+            }
+            targets.add(new TargetRegions(t.id(), regions));
+        }
+        final List<SchemeRecord> schemes = new ArrayList<>(ctx.schemes().size());
+        for (final Scheme s : ctx.schemes())
+        {
+            final SchemeStats st = s.stats();
+            schemes.add(new SchemeRecord(st.nrTried(), st.szTried(), st.nrApplied(), st.szApplied(),
+                st.szOpsFilterPassed(), st.qtExceeds(), s.quota().esz(), s.quota().chargedSz(),
+                s.watermarks().activated()));
+        }
+        return new Snapshot(aggregation, startNs, ctx.clock().nowNs(), targets, schemes);
+    }
+
     /** A snapshot of a context without schemes. */
     public Snapshot(final long aggregation, final long startNs, final long endNs, final List<TargetRegions> targets)
     {

@@ -45,7 +45,10 @@ public final class Accuracy
     {
     }
 
-    /** @param truth windows must match the record's: same sampling and aggregation intervals */
+    /**
+     * @param truth windows must match the record's: same sampling and aggregation intervals, or
+     *              the same samples per aggregation if the record's intervals were tuned
+     */
     public static Report compare(final List<Snapshot> record, final ExactAccesses truth)
     {
         final int pageSize = truth.trace().pageSize();
@@ -83,7 +86,7 @@ public final class Accuracy
                     {
                         ri++;
                     }
-                    final int c = truth.frequency(pid, pages[pi], s.startNs());
+                    final int c = truth.frequency(pid, pages[pi], s);
                     if (c > 0)
                     {
                         trueWss += pageSize;

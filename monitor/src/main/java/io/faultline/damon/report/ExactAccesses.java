@@ -13,13 +13,17 @@ import org.agrona.collections.Long2LongHashMap;
  * interval's sampling intervals in which the trace references the page (0 to aggregation /
  * sampling); the exact working set is the set of pages with a frequency of at least 1.
  * Aggregation k covers {@code [k * A, (k + 1) * A)} with A = (aggregation / sampling) samples,
- * on the trace's clock: the windows the {@code trace} operations set aggregates over.
+ * on the trace's clock: the windows the {@code trace} operations set aggregates over. Under
+ * intervals auto-tuning ({@link #tuned}) each aggregation has its own sampling interval, its
+ * length over the samples per aggregation, which tuning keeps.
  */
 public final class ExactAccesses
 {
     private final TraceIndex trace;
     private final long sampleNs;
     private final long samplesPerAggregation;
+    /** Each aggregation's sampling interval is its own length / samplesPerAggregation. */
+    private final boolean tuned;
 
     public ExactAccesses(final TraceIndex trace, final long sampleUs, final long aggrUs)
     {
@@ -31,6 +35,28 @@ public final class ExactAccesses
         this.trace = trace;
         this.sampleNs = sampleUs * 1000;
         this.samplesPerAggregation = aggrUs / sampleUs;
+        this.tuned = false;
+    }
+
+    private ExactAccesses(final TraceIndex trace, final long samplesPerAggregation)
+    {
+        this.trace = trace;
+        this.sampleNs = 0;
+        this.samplesPerAggregation = samplesPerAggregation;
+        this.tuned = true;
+    }
+
+    /**
+     * The truth for a monitor whose intervals were auto-tuned: aggregations of
+     * {@code samplesPerAggregation} sampling intervals each, of any length.
+     */
+    public static ExactAccesses tuned(final TraceIndex trace, final long samplesPerAggregation)
+    {
+        if (samplesPerAggregation < 1)
+        {
+            throw new IllegalArgumentException("an aggregation holds at least one sample: " + samplesPerAggregation);
+        }
+        return new ExactAccesses(trace, samplesPerAggregation);
     }
 
     public TraceIndex trace()
@@ -40,6 +66,10 @@ public final class ExactAccesses
 
     public long aggregationNs()
     {
+        if (tuned)
+        {
+            throw new IllegalStateException("tuned intervals: each aggregation has its own length");
+        }
         return sampleNs * samplesPerAggregation;
     }
 
@@ -59,7 +89,15 @@ public final class ExactAccesses
     /** The exact frequency of {@code page} of {@code pid} in the window {@code [fromNs, fromNs + aggregation)}. */
     public int frequency(final int pid, final long page, final long fromNs)
     {
-        return trace.sampledReferences(pid, page, fromNs, sampleNs, samplesPerAggregation);
+        return trace.sampledReferences(pid, page, fromNs, aggregationNs() / samplesPerAggregation,
+            samplesPerAggregation);
+    }
+
+    /** The exact frequency of {@code page} of {@code pid} in the aggregation of {@code snapshot}. */
+    public int frequency(final int pid, final long page, final Snapshot snapshot)
+    {
+        final long sample = tuned ? (snapshot.endNs() - snapshot.startNs()) / samplesPerAggregation : sampleNs;
+        return trace.sampledReferences(pid, page, snapshot.startNs(), sample, samplesPerAggregation);
     }
 
     /**
