@@ -20,7 +20,8 @@ import org.agrona.collections.LongArrayList;
  * Every reference of a faultline trace, indexed by process and page: for each (pid, page) the
  * sorted times at which the trace holds a reference to it. Answers "was this page referenced
  * in [t0, t1)?" in O(log n), and gives the pages a process touched, which stand in for its
- * mappings. Holds about 8 bytes per reference.
+ * mappings. Holds about 8 bytes per reference. Immutable once read: several monitors may share
+ * one (report accuracy --attrs runs them on every core).
  */
 public final class TraceIndex
 {
@@ -28,6 +29,8 @@ public final class TraceIndex
     private final long endNs;
     private final String command;
     private final Map<Integer, Long2ObjectHashMap<long[]>> pages = new LinkedHashMap<>();
+    /** Each process's pages, ascending; computed once, since iterating an Agrona map is not thread-safe. */
+    private final Map<Integer, long[]> sortedPages = new LinkedHashMap<>();
     private final Map<Integer, Long> exitNs = new LinkedHashMap<>();
 
     private TraceIndex(final int pageSize, final long endNs, final String command)
@@ -87,6 +90,15 @@ public final class TraceIndex
                     sorted.put(page, array);
                 });
                 index.pages.put(pid, sorted);
+                final long[] keys = new long[sorted.size()];
+                int n = 0;
+                final Long2ObjectHashMap<long[]>.KeyIterator it = sorted.keySet().iterator();
+                while (it.hasNext())
+                {
+                    keys[n++] = it.nextLong();
+                }
+                Arrays.sort(keys);
+                index.sortedPages.put(pid, keys);
             });
             index.exitNs.putAll(exits);
             return index;
@@ -165,20 +177,8 @@ public final class TraceIndex
     /** Pages {@code pid} referenced at least once, in ascending order. */
     public long[] pages(final int pid)
     {
-        final Long2ObjectHashMap<long[]> byPage = pages.get(pid);
-        if (byPage == null)
-        {
-            return new long[0];
-        }
-        final long[] result = new long[byPage.size()];
-        int n = 0;
-        final Long2ObjectHashMap<long[]>.KeyIterator keys = byPage.keySet().iterator();
-        while (keys.hasNext())
-        {
-            result[n++] = keys.nextLong();
-        }
-        Arrays.sort(result);
-        return result;
+        final long[] sorted = sortedPages.get(pid);
+        return sorted == null ? new long[0] : sorted.clone();
     }
 
     /** The pages {@code pid} touched as mappings: maximal runs of consecutive pages, in address order. */

@@ -127,6 +127,21 @@ class ReportsTest
         assertEquals(1.0 / 3, report.meanAbsWssError(), 1e-12);
     }
 
+    /** The choices run on several threads over one shared index give what each gives alone. */
+    @Test
+    void aSweepGivesEachChoiceTheResultOfItsOwnRun() throws Exception
+    {
+        final Path trace = SyntheticTrace.hotWarmCold(500_000_000L).write(tmp.resolve("t"), 1_000_000_000L);
+        final TraceIndex index = TraceIndex.read(trace);
+        final List<Attributes> choices = List.of(Attributes.DEFAULTS, new Attributes(1_000, 20_000, 1_000_000, 3, 100),
+            Attributes.DEFAULTS, new Attributes(1_000, 20_000, 1_000_000, 3, 100));
+        final List<AccuracySweep.Trial> trials = AccuracySweep.run(index, choices, 5, 4);
+        for (int i = 0; i < choices.size(); i++)
+        {
+            assertEquals(AccuracySweep.trial(index, choices.get(i), 5), trials.get(i), "choice " + i);
+        }
+    }
+
     @Test
     void damoJsonHoldsOneRecordPerTargetWithItsSnapshots() throws Exception
     {
