@@ -157,7 +157,7 @@ public final class Recorder
                     kept = true;
                     err.printf("faultline record: the output directory %s was removed during the recording, and the "
                         + "trace with it; the program ran to its end (exit status %d)%n", options.output, exitStatus);
-                    return exitStatus != 0 ? exitStatus : 1;
+                    return notCompleted(exitStatus);
                 }
                 writer.takeOver();
                 logger.drain();
@@ -170,10 +170,10 @@ public final class Recorder
                 {
                     writer.close();
                     err.println("faultline record: " + failure);
-                    return exitStatus != 0 ? exitStatus : 1;
+                    return notCompleted(exitStatus);
                 }
                 final SlotCounters gaveUp = slotCounters.stream().filter(SlotCounters::gaveUpOnTheRecorder)
-                    .min(java.util.Comparator.comparingLong(SlotCounters::stoppedMs)).orElse(null);
+                    .min(Comparator.comparingLong(SlotCounters::stoppedMs)).orElse(null);
                 if (gaveUp != null)
                 {
                     kept = true;
@@ -343,6 +343,12 @@ public final class Recorder
         return saidStopped(atNs, cause, stats.references, published, exitStatus);
     }
 
+    /** record's status when the trace did not complete: the program's if it failed, else 1. */
+    private static int notCompleted(final int exitStatus)
+    {
+        return exitStatus != 0 ? exitStatus : 1;
+    }
+
     /** The one line a recording that stopped early ends with; its exit status (the program's, else 1). */
     private int saidStopped(final long atNs, final String cause, final long written, final long published,
         final int exitStatus)
@@ -353,7 +359,7 @@ public final class Recorder
             atNs / 1e9, cause, written, Math.max(0, published - written), exitStatus,
             Files.isDirectory(options.output) ? options.output + " holds an incomplete trace"
                 : "the trace went with its directory");
-        return exitStatus != 0 ? exitStatus : 1;
+        return notCompleted(exitStatus);
     }
 
     private static void writeExitEvent(final TraceWriter writer, final int pid, final int exitStatus, final long seq,
