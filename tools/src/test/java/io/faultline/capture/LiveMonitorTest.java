@@ -240,7 +240,9 @@ class LiveMonitorTest
             tmp.resolve("f1").toString(), "10", tmp.resolve("r1").toString()), 60);
         final Faultline.Result run = Faultline.run(concat(List.of("monitor", "--range", range, "-o",
             tmp.resolve("pmon").toString(), "--scheme", "action=pageout,sz=4K-max,nr_accesses=0-0,age=2-max", "--"),
-            List.of("setarch", "-R", program.toString(), tmp.resolve("f2").toString(), "2000",
+            // 5 s idle for the scheme to act in: with 2 s, most pages stayed resident in 1 of 4
+            // fresh-clone suites on 2026-11-25 (passing alone 4 of 4); the cause is not established
+            List.of("setarch", "-R", program.toString(), tmp.resolve("f2").toString(), "5000",
                 tmp.resolve("r2").toString())), 300);
         assertEquals(0, run.status(), run.describe());
         assertEquals(nativeRun.out().lines().filter(l -> l.startsWith("sum")).toList(),
