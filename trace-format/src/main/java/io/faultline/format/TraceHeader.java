@@ -61,6 +61,12 @@ public final class TraceHeader
     public static final String CHUNKS = "chunks";
     public static final String EVENTS = "events";
     public static final String AGENT_RECORDS = "agent_records";
+    /**
+     * Threads whose records in the trace differ from what their agent counted as published for
+     * them (the thread ledgers, faultline_shm.h; 0: every thread whole); absent in traces
+     * recorded before the ledgers existed.
+     */
+    public static final String UNMATCHED_THREADS = "unmatched_threads";
     public static final String RING_WAITS = "ring_waits";
     public static final String RING_WAIT_NS = "ring_wait_ns";
     public static final String EVICTIONS = "evictions";
@@ -70,7 +76,7 @@ public final class TraceHeader
     public static final String STOPPED_NS = "stopped_ns";
     /** Moca mode: nanoseconds the agents spent disabling pages at interval ends ({@link #EVICTIONS} pages). */
     public static final String DISABLE_NS = "disable_ns";
-    /** Prefix of per-thread lines: {@code thread.TID=pid=P references=N reads=R writes=W name=comm}. */
+    /** Prefix of per-thread lines: {@code thread.TID=pid=P references=N published=M reads=R writes=W name=comm}. */
     public static final String THREAD_PREFIX = "thread.";
     /** Prefix of per-process lines: {@code process.PID=ppid=P references=N stop=reason error=errno exe=path}. */
     public static final String PROCESS_PREFIX = "process.";

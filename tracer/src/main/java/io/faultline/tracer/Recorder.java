@@ -334,7 +334,7 @@ public final class Recorder
         final TraceStats stats, final List<SlotCounters> slots, final int exitStatus, final long durationNs)
         throws IOException
     {
-        final long published = fillHeader(header, stats, slots, exitStatus, durationNs);
+        final long published = fillHeader(header, stats, slots, exitStatus, durationNs).total;
         final String cause = "nothing drained the ring of pid " + slot.pid() + " for 10 s, as when the recorder "
             + "is stopped or starved of CPU, so its agent stopped tracing";
         final long atNs = slot.stoppedMs() * 1_000_000L;
@@ -427,17 +427,21 @@ public final class Recorder
         final List<SlotCounters> slots, final int exitStatus, final long durationNs, final PrintStream err)
         throws IOException
     {
-        final long agentRecords = fillHeader(header, stats, slots, exitStatus, durationNs);
-        if (agentRecords != stats.references)
+        final ThreadLedger ledger = fillHeader(header, stats, slots, exitStatus, durationNs);
+        if (ledger.total != stats.references)
         {
-            err.println("faultline record: warning: the agents published " + agentRecords
+            err.println("faultline record: warning: the agents published " + ledger.total
                 + " records but the trace holds " + stats.references);
         }
+        ledger.differences.forEach(d -> err.println("faultline record: warning: " + d));
         writer.finish(header);
     }
 
-    /** The header's end of a recording: its statistics, per process and per thread; returns the records the agents published. */
-    private static long fillHeader(final TraceHeader header, final TraceStats stats, final List<SlotCounters> slots,
+    /**
+     * The header's end of a recording: its statistics, per process and per thread, each thread's
+     * records checked against its agent's ledger; returns that check.
+     */
+    private static ThreadLedger fillHeader(final TraceHeader header, final TraceStats stats, final List<SlotCounters> slots,
         final int exitStatus, final long durationNs)
     {
         long agentRecords = 0;
@@ -460,6 +464,8 @@ public final class Recorder
                 process.ppid = slot.ppid();
             }
         }
+        final ThreadLedger ledger = ThreadLedger.check(slots, stats);
+        ledger.total = agentRecords;
         header.put(TraceHeader.END_TIME, Instant.now())
             .put(TraceHeader.DURATION_NS, durationNs)
             .put(TraceHeader.EXIT_STATUS, exitStatus)
@@ -472,6 +478,7 @@ public final class Recorder
             .put(TraceHeader.CHUNKS, stats.chunks)
             .put(TraceHeader.EVENTS, stats.events)
             .put(TraceHeader.AGENT_RECORDS, agentRecords)
+            .put(TraceHeader.UNMATCHED_THREADS, ledger.differences.size())
             .put(TraceHeader.RING_WAITS, ringWaits)
             .put(TraceHeader.RING_WAIT_NS, ringWaitNs)
             .put(TraceHeader.EVICTIONS, evictions)
@@ -487,10 +494,12 @@ public final class Recorder
         }
         for (final TraceStats.ThreadStats t : stats.threads().values())
         {
+            final Long published = ledger.published.get(t.tid);
             header.put(TraceHeader.THREAD_PREFIX + t.tid, "pid=" + t.pid + " references=" + t.references
+                + (published == null ? "" : " published=" + published)
                 + " reads=" + t.reads + " writes=" + t.writes + " name=" + t.name);
         }
-        return agentRecords;
+        return ledger;
     }
 
     private void summary(final TraceStats stats, final long ringWaits, final long durationNs, final int exitStatus)

@@ -115,7 +115,7 @@ public final class TraceStats
         return buffer.getStringWithoutLengthUtf8(offset + EventDescriptor.HEADER_SIZE, length);
     }
 
-    private ThreadStats thread(final int tid, final int pid)
+    ThreadStats thread(final int tid, final int pid)
     {
         ThreadStats thread = threads.get(tid);
         if (thread == null)
