@@ -222,6 +222,7 @@
  */
 #define FL_ENGINE_UFFD     0
 #define FL_ENGINE_MPROTECT 1
+#define FL_ENGINE_SIGBUS   2
 
 #define FL_MODE_TRACE   0
 #define FL_MODE_MONITOR 1 /* no records, no EVMS: only the sampling board's access checks */

@@ -47,6 +47,8 @@ static const struct fl_engine *engine_for(uint32_t id)
 		return &fl_engine_uffd;
 	case FL_ENGINE_MPROTECT:
 		return &fl_engine_mprotect;
+	case FL_ENGINE_SIGBUS:
+		return &fl_engine_sigbus;
 	default:
 		return NULL;
 	}

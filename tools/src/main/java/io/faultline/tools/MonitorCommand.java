@@ -116,9 +116,31 @@ final class MonitorCommand implements Callable<Integer>
             + " ranges the program registers with faultline_trace_range) (default ${DEFAULT-VALUE})")
     String scope;
 
+    @Option(names = "--engine", paramLabel = "uffd|sigbus",
+        description = "how a sampled page's access is checked: uffd, a userfaultfd handler thread (default where this"
+            + " user may have one); sigbus, the touching thread itself in its SIGBUS handler (no privilege needed;"
+            + " monitor falls back to it, with a note, when --engine is not given); see record --help")
+    String engine;
+
     @Parameters(paramLabel = "PROGRAM", arity = "0..*",
         description = "the program to monitor, after --, with its arguments (its output is unchanged)")
     List<String> program;
+
+    /** --engine as ShmLayout's id, -1 when not given */
+    private int engineId()
+    {
+        if (engine == null)
+        {
+            return -1;
+        }
+        return switch (engine)
+        {
+            case "uffd" -> ShmLayout.ENGINE_UFFD;
+            case "sigbus" -> ShmLayout.ENGINE_SIGBUS;
+            default -> throw new CliException("unknown engine '" + engine + "' for monitor; use --engine uffd or --engine sigbus"
+                + (engine.equals("mprotect") ? " (the mprotect engine cannot check a page's access)" : ""));
+        };
+    }
 
     @Override
     public Integer call() throws Exception
@@ -230,7 +252,7 @@ final class MonitorCommand implements Callable<Integer>
         try
         {
             result = LiveMonitor.run(program, output, attrs, seed, schemes, fixed,
-                scope.equals("api") ? ShmLayout.SCOPE_API : ShmLayout.SCOPE_ALL, spec.commandLine().getErr());
+                scope.equals("api") ? ShmLayout.SCOPE_API : ShmLayout.SCOPE_ALL, engineId(), spec.commandLine().getErr());
         }
         catch (final RecordException | MonitorException ex)
         {

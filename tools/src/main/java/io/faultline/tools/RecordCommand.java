@@ -50,7 +50,7 @@ final class RecordCommand implements Callable<Integer>
     {
         Engines()
         {
-            super(List.of("uffd", "mprotect"));
+            super(List.of("uffd", "sigbus", "mprotect"));
         }
     }
 
@@ -101,11 +101,13 @@ final class RecordCommand implements Callable<Integer>
         + "of the page was a write; saves a write-protect per read reference and a fault per first write"})
     boolean noDirty;
 
-    @Option(names = "--engine", paramLabel = "uffd|mprotect", completionCandidates = Engines.class,
-        description = {"how references are trapped: uffd, userfaultfd (default; a read(2) into a disabled page "
-            + "waits and succeeds); mprotect, PROT_NONE and SIGSEGV, for kernels or users without userfaultfd "
-            + "(record falls back to it, with a note, when userfaultfd is unavailable and --engine is not given).",
-            "Under mprotect a kernel-mode access to a disabled page fails with EFAULT: the agent touches the "
+    @Option(names = "--engine", paramLabel = "uffd|sigbus|mprotect", completionCandidates = Engines.class,
+        description = {"how references are trapped: uffd, userfaultfd with a handler thread (default where this "
+            + "user may have one: a read(2) into a disabled page waits and succeeds); sigbus, a user-mode "
+            + "userfaultfd whose faults each thread resolves itself in its SIGBUS handler (needs no privilege: "
+            + "record falls back to it, with a note, when the uffd engine is unavailable and --engine is not "
+            + "given); mprotect, PROT_NONE and SIGSEGV, for kernels without userfaultfd.",
+            "Under sigbus and mprotect a kernel-mode access to a disabled page fails with EFAULT: the agent touches the "
             + "buffers of read, pread, readv, recv, recvfrom, write, pwrite, writev, send, sendto, fread, fwrite, "
             + "getdents64, stat, fstat, lstat, fstatat, the wait family, pipe, getrusage, uname, poll, ppoll, "
             + "select, pselect, epoll_wait, epoll_pwait, nanosleep, clock_nanosleep, pthread_getattr_np's CPU set "
@@ -114,7 +116,7 @@ final class RecordCommand implements Callable<Integer>
             + "system calls given a traced buffer (ioctl, io_uring, preadv2, sendmsg/recvmsg, raw syscall()), "
             + "and libc's internal reads into traced memory (getpwnam and other nss lookups, opendir's buffer). "
             + "munmap, madvise, mremap and mmap with MAP_FIXED are seen only through their libc calls, not "
-            + "glibc's internal ones. The README lists the rest. monitor mode runs on userfaultfd only."})
+            + "glibc's internal ones. The README lists the rest."})
     String engine;
 
     @Option(names = "--ring-size", paramLabel = "BYTES",
@@ -211,9 +213,9 @@ final class RecordCommand implements Callable<Integer>
             }
             return;
         }
-        if (engine != null && !engine.equals("uffd"))
+        if ("mprotect".equals(engine))
         {
-            throw new CliException("--mode moca runs on the userfaultfd engine only; drop --engine " + engine);
+            throw new CliException("--mode moca runs on the userfaultfd engines only (uffd, sigbus); drop --engine mprotect");
         }
         if (noDirty)
         {
@@ -269,7 +271,8 @@ final class RecordCommand implements Callable<Integer>
             {
                 case "uffd" -> ShmLayout.ENGINE_UFFD;
                 case "mprotect" -> ShmLayout.ENGINE_MPROTECT;
-                default -> throw new CliException("unknown engine '" + engine + "'; use --engine uffd or --engine mprotect");
+                case "sigbus" -> ShmLayout.ENGINE_SIGBUS;
+                default -> throw new CliException("unknown engine '" + engine + "'; use --engine uffd, sigbus or mprotect");
             };
         }
         if (lead != null)

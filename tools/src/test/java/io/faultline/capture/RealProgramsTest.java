@@ -133,6 +133,30 @@ class RealProgramsTest
             "xz -T2 --block-size=128KiB -c " + shortText + " | od -An -tx1 | sha256sum");
     }
 
+    /**
+     * The sigbus engine (issue 26): kernel-mode accesses fail as under mprotect, so sort's reads
+     * and stdio buffers, xz's threads and pipeline, and the JVM's start need the same touching.
+     */
+    @Test
+    void sortInParallelUnderSigbus() throws Exception
+    {
+        assertSameAsNative("sort-sigbus", List.of("--engine", "sigbus"), false, "sort", "--parallel=2", "-S", "2M",
+            "-k2,2n", "-k1,1", lines.toString());
+    }
+
+    @Test
+    void xzWithTwoThreadsUnderSigbus() throws Exception
+    {
+        assertSameAsNative("xz-sigbus", List.of("--engine", "sigbus"), false, "sh", "-c",
+            "xz -T2 --block-size=128KiB -c " + shortText + " | od -An -tx1 | sha256sum");
+    }
+
+    @Test
+    void javaVersionUnderSigbus() throws Exception
+    {
+        assertSameAsNative("java-version-sigbus", List.of("--engine", "sigbus"), true, javaCommand(), "-version");
+    }
+
     @Test
     void sqlite3() throws Exception
     {

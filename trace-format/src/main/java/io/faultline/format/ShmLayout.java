@@ -56,9 +56,13 @@ public final class ShmLayout
     public static final int FLAG_FOLLOW_FORKS = 1;
     public static final int FLAG_FOLLOW_EXEC = 2;
     public static final int FLAG_NO_DIRTY = 4;
-    /** How the agent disables pages and traps their references: userfaultfd, or mprotect and SIGSEGV. */
+    /**
+     * How the agent disables pages and traps their references: userfaultfd and a handler thread,
+     * mprotect and SIGSEGV, or a user-mode userfaultfd and SIGBUS on the faulting thread.
+     */
     public static final int ENGINE_UFFD = 0;
     public static final int ENGINE_MPROTECT = 1;
+    public static final int ENGINE_SIGBUS = 2;
     public static final int MODE_TRACE = 0;
     public static final int MODE_MONITOR = 1;
     /** Moca's intervals: no EVMS, every page referenced in an interval disabled at its end, Moca chunks. */

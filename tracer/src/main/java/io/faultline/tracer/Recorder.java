@@ -66,41 +66,15 @@ public final class Recorder
         System.exit(status);
     }
 
-    /**
-     * userfaultfd when it can be had; else, unless the user chose it, the mprotect engine with a
-     * one-line note (its kernel-mode accesses to disabled pages fail with EFAULT where the agent
-     * cannot touch the buffer first: record --help).
-     */
-    private void chooseEngine()
-    {
-        if (options.engine != io.faultline.format.ShmLayout.ENGINE_UFFD)
-        {
-            return;
-        }
-        try
-        {
-            Preflight.checkUserfaultfd();
-        }
-        catch (final RecordException ex)
-        {
-            if (options.engineChosen)
-            {
-                throw ex;
-            }
-            if (options.mocaIntervalNs > 0)
-            {
-                throw new RecordException(ex.getMessage() + "; --mode moca needs it (the mprotect engine has no Moca mode)");
-            }
-            options.engine = io.faultline.format.ShmLayout.ENGINE_MPROTECT;
-            err.println("faultline record: note: " + ex.getMessage() + "; recording with --engine mprotect instead");
-        }
-    }
-
     public int record() throws Exception
     {
         final Path program = Preflight.resolveProgram(options.command.get(0));
         Preflight.checkLoadsAgent(program);
-        chooseEngine();
+        final String note = EngineChoice.choose(options, "record", options.mocaIntervalNs == 0);
+        if (note != null)
+        {
+            err.println(note);
+        }
         try
         {
             TraceWriter.checkUsable(options.output);
@@ -125,8 +99,7 @@ public final class Recorder
             {
                 final TraceStats stats = new TraceStats(pageSize);
                 final Logger logger = new Logger(shm, writer, stats, options.chunkRecords);
-                final Process process = startWithAgent(options.command, agent, shm,
-                    options.engine == io.faultline.format.ShmLayout.ENGINE_MPROTECT);
+                final Process process = startWithAgent(options.command, agent, shm, options.engine);
                 logger.mainPid((int)process.pid());
                 forwardSignals(process);
                 final RecordingStop stop = new RecordingStop(options.output, startMonoNs);
@@ -226,16 +199,24 @@ public final class Recorder
     }
 
     private static final String NO_RSEQ = "glibc.pthread.rseq=0";
+    /**
+     * No trimming of glibc's heaps under the sigbus engine (engine_sigbus.c): glibc trims with
+     * internal brk and madvise calls that no wrapper sees, and a heap zapped so would get its
+     * parked pages back with their old contents where glibc counts on zeros (calloc). The largest
+     * value glibc takes (elf/dl-tunables.list: SIZE_MAX).
+     */
+    private static final String NO_TRIM = "glibc.malloc.trim_threshold=18446744073709551615";
 
     /** Starts {@code command} with the agent preloaded and pointed at {@code shm}; its output is ours. */
     public static Process startWithAgent(final List<String> command, final Path agent, final SharedMemory shm)
     {
-        return startWithAgent(command, agent, shm, false);
+        return startWithAgent(command, agent, shm, io.faultline.format.ShmLayout.ENGINE_UFFD);
     }
 
     /**
-     * As above; {@code withoutRseq} also asks glibc not to register restartable sequences
-     * (tunable glibc.pthread.rseq=0, inherited like LD_PRELOAD). The kernel writes each thread's
+     * As above, for an engine: under the in-thread engines (mprotect, sigbus) glibc is also asked
+     * not to register restartable sequences (tunable glibc.pthread.rseq=0, inherited like
+     * LD_PRELOAD), and under sigbus not to trim its heaps (NO_TRIM). The kernel writes each thread's
      * rseq area, inside its struct pthread, on the way back to user space after every
      * preemption: a kernel-mode access, which under the mprotect engine fails on a disabled page,
      * and the kernel then kills the thread with SIGSEGV (SI_KERNEL). The agent pins descriptor
@@ -243,17 +224,23 @@ public final class Recorder
      * such a program here, 0 of 60 without rseq); glibc falls back to the getcpu system call.
      */
     public static Process startWithAgent(final List<String> command, final Path agent, final SharedMemory shm,
-        final boolean withoutRseq)
+        final int engine)
     {
+        final List<String> tunables = switch (engine)
+        {
+            case io.faultline.format.ShmLayout.ENGINE_MPROTECT -> List.of(NO_RSEQ);
+            case io.faultline.format.ShmLayout.ENGINE_SIGBUS -> List.of(NO_RSEQ, NO_TRIM);
+            default -> List.of();
+        };
         final ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
         final Map<String, String> env = builder.environment();
         final String preload = env.get("LD_PRELOAD");
         env.put("LD_PRELOAD", preload == null || preload.isBlank() ? agent.toString() : agent + " " + preload);
         env.put(ShmLayout.ENV_SHM, shm.file().toString());
-        if (withoutRseq)
+        for (final String tunable : tunables)
         {
-            final String tunables = env.get("GLIBC_TUNABLES");
-            env.put("GLIBC_TUNABLES", tunables == null || tunables.isBlank() ? NO_RSEQ : tunables + ":" + NO_RSEQ);
+            final String set = env.get("GLIBC_TUNABLES");
+            env.put("GLIBC_TUNABLES", set == null || set.isBlank() ? tunable : set + ":" + tunable);
         }
         try
         {

@@ -18,6 +18,7 @@ import io.faultline.damon.schemes.Scheme;
 import io.faultline.format.TraceHeader;
 import io.faultline.tracer.AgentLibrary;
 import io.faultline.tracer.CompilerThreads;
+import io.faultline.tracer.EngineChoice;
 import io.faultline.tracer.Preflight;
 import io.faultline.tracer.RecordOptions;
 import io.faultline.tracer.Recorder;
@@ -53,15 +54,36 @@ public final class LiveMonitor
         final List<Scheme> schemes, final List<AddressRange> fixed, final int scope, final PrintWriter err)
         throws Exception
     {
+        return run(command, out, attrs, seed, schemes, fixed, scope, -1, err);
+    }
+
+    /**
+     * @param engine ShmLayout.ENGINE_UFFD or ENGINE_SIGBUS, or -1: the userfaultfd engine where this
+     *     user may have it, else the sigbus engine, with a note (EngineChoice)
+     */
+    public static Result run(final List<String> command, final Path out, final Attributes attrs, final long seed,
+        final List<Scheme> schemes, final List<AddressRange> fixed, final int scope, final int engine,
+        final PrintWriter err) throws Exception
+    {
         attrs.validated();
         MonitorRecordWriter.checkSchemes(schemes);
         final Path program = Preflight.resolveProgram(command.get(0));
         Preflight.checkLoadsAgent(program);
-        Preflight.checkUserfaultfd();
+        final RecordOptions options = new RecordOptions();
+        if (engine >= 0)
+        {
+            options.engine = engine;
+            options.engineChosen = true;
+        }
+        final String note = EngineChoice.choose(options, "monitor", false);
+        if (note != null)
+        {
+            err.println(note);
+            err.flush();
+        }
         final Path agent = AgentLibrary.locate();
         final int pageSize = RecordOptions.systemPageSize();
 
-        final RecordOptions options = new RecordOptions();
         options.command = command;
         options.scope = scope;
         options.follow = false;
@@ -72,7 +94,8 @@ public final class LiveMonitor
         final String ops = fixed == null ? "vaddr" : "fvaddr";
         final TraceHeader start = MonitorRecordWriter.header(attrs, ops, pageSize, seed, schemes)
             .put(TraceHeader.PAGE_SIZE, pageSize)
-            .put(TraceHeader.COMMAND, String.join(" ", command));
+            .put(TraceHeader.COMMAND, String.join(" ", command))
+            .put(TraceHeader.ENGINE, options.engineName());
         CompilerThreads.yieldToProgram(); // our JIT's catching up must not take the program's CPUs
         try (SharedMemory shm = SharedMemory.create(options, pageSize, System.nanoTime());
              MonitorRecordWriter writer = MonitorRecordWriter.create(out, start);
@@ -81,7 +104,7 @@ public final class LiveMonitor
             // time 0 of the record: the program's start (the queue's and the shared memory's set-up is ours)
             final long startNs = System.nanoTime();
             start.put(MonitorRecordLayout.START_MONO_NS, startNs);
-            final Process process = Recorder.startWithAgent(command, agent, shm);
+            final Process process = Recorder.startWithAgent(command, agent, shm, options.engine);
             // the program's end, when it happens: the sampling loop below notices it only at its next
             // sampling interval, which would count up to one interval (or --sample's value) as the program's
             final CompletableFuture<Long> exitNs = process.onExit().thenApply(p -> System.nanoTime());
