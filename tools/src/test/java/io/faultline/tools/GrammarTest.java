@@ -3,8 +3,11 @@ package io.faultline.tools;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.faultline.sim.trace.FaultlineTraces;
+import io.faultline.tracer.Recorder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,11 +46,15 @@ class GrammarTest
     }
 
     @Test
-    void versionIsTheMavenProjectVersion()
+    void versionIsTheMavenProjectVersionAndTheOneTracesCarry() throws IOException
     {
+        final Matcher parent = Pattern.compile("<parent>.*?<version>([^<]+)</version>")
+            .matcher(Files.readString(Path.of("pom.xml")));
+        assertTrue(parent.find(), "tools/pom.xml names its parent's version");
         final CommandRun run = CommandRun.of("--version");
         assertEquals(0, run.status(), run.toString());
-        assertTrue(run.out().matches("faultline \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?\\R"), run.out());
+        assertEquals("faultline " + parent.group(1) + System.lineSeparator(), run.out());
+        assertEquals(parent.group(1), Recorder.VERSION, "the faultline_version of a trace's header");
     }
 
     @Test

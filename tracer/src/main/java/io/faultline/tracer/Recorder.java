@@ -14,6 +14,7 @@ import java.util.stream.Stream;
 
 import io.faultline.format.EventDescriptor;
 import io.faultline.format.EventType;
+import io.faultline.format.FaultlineVersion;
 import io.faultline.format.ShmLayout;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.TraceHeader;
@@ -31,7 +32,7 @@ import sun.misc.Signal;
  */
 public final class Recorder
 {
-    public static final String VERSION = "0.1.0";
+    public static final String VERSION = FaultlineVersion.VERSION;
 
     private final RecordOptions options;
     private final PrintStream err;
