@@ -43,6 +43,9 @@ final class RecordCommand implements Callable<Integer>
         }
     }
 
+    /** The smallest ring: its largest message (an eighth, 8 KiB) holds the agent's largest, 2 KiB. */
+    private static final int MIN_RING = 64 * 1024;
+
     /** Moca's own default wakeup interval (dbeniamine/MOCA, README: -w, 50 ms). */
     static final long DEFAULT_MOCA_INTERVAL_US = 50_000;
 
@@ -118,17 +121,22 @@ final class RecordCommand implements Callable<Integer>
     String engine;
 
     @Option(names = "--ring-size", paramLabel = "BYTES",
-        description = "ring per process, a power of two from 64K to 1G; default 4M")
+        description = "ring per process, a power of two from 64K to 1G, times --max-processes at most 2 GiB "
+            + "(16M with the default 64); default 4M")
     Size ringSize;
 
-    @Option(names = "--chunk-records", paramLabel = "N", description = "most records in one chunk; default 256")
+    // The recorder joins the agent's ring messages (at most 64 records, 2 KiB, less than the smallest
+    // ring's largest message, 8 KiB) into chunks of up to N in its own memory: any N suits any ring.
+    @Option(names = "--chunk-records", paramLabel = "N", description = "most records in one chunk of the trace; "
+        + "default 256, at most 65536")
     Integer chunkRecords;
 
     @Option(names = "--no-follow", description = "trace only the first process, not its children")
     boolean noFollow;
 
     @Option(names = "--max-processes", paramLabel = "N", description = "process images traced at most (each fork "
-        + "child and each exec takes one); default 64, at most " + RecordOptions.MAX_PROCESSES)
+        + "child and each exec takes one); default 64, at most " + RecordOptions.MAX_PROCESSES + ", times --ring-size "
+        + "at most 2 GiB (511 with the default 4M)")
     Integer maxProcesses;
 
     @Option(names = {"-q", "--quiet"}, description = "no summary line at the end")
@@ -240,6 +248,33 @@ final class RecordCommand implements Callable<Integer>
         options.mocaIntervalNs = us * 1_000;
     }
 
+    /**
+     * The recorder maps the shared memory (a ring per process slot) as one buffer, which Java
+     * indexes with an int: ring size times --max-processes must stay under 2 GiB. Checked here,
+     * with the largest values that fit, rather than when the file is created.
+     */
+    private static void sharedMemoryFits(final RecordOptions options)
+    {
+        final int pageSize = RecordOptions.systemPageSize();
+        if (ShmLayout.fileSize(options.slots, options.ringCapacity, pageSize, options.boardEntries) <= Integer.MAX_VALUE)
+        {
+            return;
+        }
+        int ring = options.ringCapacity;
+        while (ring > MIN_RING && ShmLayout.fileSize(options.slots, ring, pageSize, options.boardEntries) > Integer.MAX_VALUE)
+        {
+            ring >>= 1;
+        }
+        int slots = options.slots;
+        while (slots > 1 && ShmLayout.fileSize(slots, options.ringCapacity, pageSize, options.boardEntries) > Integer.MAX_VALUE)
+        {
+            slots--;
+        }
+        throw new CliException("--ring-size " + Size.formatBytes(options.ringCapacity) + " for each of --max-processes "
+            + options.slots + " is more shared memory than the recorder maps (2 GiB); use --ring-size "
+            + Size.formatBytes(ring) + " or --max-processes " + slots);
+    }
+
     private RecordOptions options()
     {
         final RecordOptions options = new RecordOptions();
@@ -279,7 +314,7 @@ final class RecordCommand implements Callable<Integer>
         if (ringSize != null)
         {
             final long bytes = ringSize.bytes();
-            if (bytes < 64 * 1024 || bytes > (1L << 30) || Long.bitCount(bytes) != 1)
+            if (bytes < MIN_RING || bytes > (1L << 30) || Long.bitCount(bytes) != 1)
             {
                 throw new CliException("--ring-size must be a power of two from 64K to 1G: " + bytes);
             }
@@ -305,11 +340,7 @@ final class RecordCommand implements Callable<Integer>
         {
             throw new CliException("missing program to trace: faultline record -o DIR -- PROGRAM [ARGS...]");
         }
-        if (options.mocaIntervalNs == 0 && options.chunkRecords * 32L + 64 > options.ringCapacity / 8)
-        {
-            throw new CliException("--chunk-records " + options.chunkRecords + " is too large for a ring of "
-                + options.ringCapacity + " bytes; lower it or raise --ring-size");
-        }
+        sharedMemoryFits(options);
         return options;
     }
 }
