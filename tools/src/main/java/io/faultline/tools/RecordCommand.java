@@ -136,7 +136,7 @@ final class RecordCommand implements Callable<Integer>
 
     @Option(names = "--max-processes", paramLabel = "N", description = "process images traced at most (each fork "
         + "child and each exec takes one); default 64, at most " + RecordOptions.MAX_PROCESSES + ", times --ring-size "
-        + "at most 2 GiB (511 with the default 4M)")
+        + "at most 2 GiB")
     Integer maxProcesses;
 
     @Option(names = {"-q", "--quiet"}, description = "no summary line at the end")

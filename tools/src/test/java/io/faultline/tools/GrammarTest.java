@@ -104,9 +104,6 @@ class GrammarTest
         assertOneLine("faultline record: --ring-size 1G for each of --max-processes 64 is more shared memory than the "
             + "recorder maps (2 GiB); use --ring-size 16M or --max-processes 1", "record", "--ring-size", "1G", "-o", "t",
             "--", "true");
-        assertOneLine("faultline record: --ring-size 4M for each of --max-processes 1024 is more shared memory than the "
-            + "recorder maps (2 GiB); use --ring-size 1M or --max-processes 511", "record", "--max-processes", "1024",
-            "-o", "t", "--", "true");
         assertOneLine("faultline record: --chunk-records must be between 1 and 65536: 0",
             "record", "--chunk-records=0", "-o", "t", "--", "true");
         assertOneLine("faultline record: --evms: '1K' is not a whole number of 4096-byte pages; give a multiple of the "
