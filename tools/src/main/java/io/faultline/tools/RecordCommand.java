@@ -19,7 +19,7 @@ import picocli.CommandLine.Parameters;
  * an EVMS of 512 pages (2 MiB), FIFO, every private anonymous writable mapping.
  */
 @Command(name = "record", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-    synopsisHeading = "usage: ", customSynopsis = "faultline record -o DIR [OPTIONS] [--] PROGRAM [ARGS...]",
+    synopsisHeading = "usage: ", customSynopsis = "faultline record -o DIR [--force] [OPTIONS] [--] PROGRAM [ARGS...]",
     descriptionHeading = "%n",
     description = {"Run a program and record its page reference trace into DIR.", ""},
     footer = {"", "Everything after PROGRAM is the program's. The exit status is the program's "
@@ -65,8 +65,13 @@ final class RecordCommand implements Callable<Integer>
         }
     }
 
-    @Option(names = {"-o", "--output"}, paramLabel = "DIR", description = "trace directory to create (new or empty)")
+    @Option(names = {"-o", "--output"}, paramLabel = "DIR",
+        description = "trace directory to create (new or empty; with --force, one holding a trace)")
     Path output;
+
+    @Option(names = {"-f", "--force"}, description = "replace the trace DIR holds; a directory holding anything "
+        + "but a trace is refused and left as it is")
+    boolean force;
 
     @Option(names = "--mode", paramLabel = "trace|moca", completionCandidates = Modes.class,
         description = {"trace: kVMTrace's EVMS, one record per trapped reference (default); moca: Moca's "
@@ -330,6 +335,7 @@ final class RecordCommand implements Callable<Integer>
         }
         options.follow = !noFollow;
         options.quiet = quiet;
+        options.replace = force;
         options.output = output;
         options.command = new ArrayList<>(command);
         if (options.output == null)

@@ -104,6 +104,15 @@ public final class Recorder
         chooseEngine();
         try
         {
+            if (options.replace)
+            {
+                TraceWriter.removeTrace(options.output, "-o"); // after the checks above: a bad command keeps it
+            }
+            else if (Files.isDirectory(options.output) && TraceWriter.holdsTrace(options.output))
+            {
+                throw new RecordException("output " + options.output + " already holds a trace; choose another -o, "
+                    + "or give --force to replace it");
+            }
             TraceWriter.checkUsable(options.output);
         }
         catch (final TraceFormatException ex)
