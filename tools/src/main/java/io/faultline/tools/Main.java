@@ -178,13 +178,13 @@ public final class Main implements Callable<Integer>
     {
         return switch (word)
         {
-            case "record" -> new CommandLine(new RecordCommand(out, err));
+            case "record" -> new CommandLine(new RecordCommand(out, err, terminal));
             case "info" -> new CommandLine(new InfoCommand(out, err));
             case "dump" -> new CommandLine(new DumpCommand(out, err));
             case "export" -> new CommandLine(new ExportCommand(out, err, terminal));
             case "simulate" -> TraceInputOptions.withFormatsFooter(new CommandLine(new SimulateCommand(out, err, terminal)));
             case "mrc" -> TraceInputOptions.withFormatsFooter(new CommandLine(new MrcCommand(out, err, terminal)));
-            case "monitor" -> new CommandLine(new MonitorCommand());
+            case "monitor" -> new CommandLine(new MonitorCommand(err, terminal));
             case "report" -> new CommandLine(new ReportCommand()).addSubcommand("reuse",
                 TraceInputOptions.withFormatsFooter(new CommandLine(new ReuseCommand(out, err, terminal))));
             case "completion" -> new CommandLine(new CompletionCommand(out));

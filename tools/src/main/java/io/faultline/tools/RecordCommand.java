@@ -7,9 +7,11 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 import io.faultline.format.ShmLayout;
+import io.faultline.sim.report.Progress;
 import io.faultline.tracer.RecordException;
 import io.faultline.tracer.RecordOptions;
 import io.faultline.tracer.Recorder;
+import io.faultline.tracer.RecordingCounts;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -144,7 +146,8 @@ final class RecordCommand implements Callable<Integer>
         + "at most 2 GiB")
     Integer maxProcesses;
 
-    @Option(names = {"-q", "--quiet"}, description = "no summary line at the end")
+    @Option(names = {"-q", "--quiet"}, description = "no summary line at the end, and no progress line (drawn "
+        + "on stderr when it is a terminal: references, rate, time, processes and threads so far)")
     boolean quiet;
 
     @Parameters(paramLabel = "PROGRAM", arity = "0..*", description = "the program to trace and its arguments")
@@ -152,11 +155,13 @@ final class RecordCommand implements Callable<Integer>
 
     private final PrintStream out;
     private final PrintStream err;
+    private final boolean terminal;
 
-    RecordCommand(final PrintStream out, final PrintStream err)
+    RecordCommand(final PrintStream out, final PrintStream err, final boolean terminal)
     {
         this.out = out;
         this.err = err;
+        this.terminal = terminal;
     }
 
     @Override
@@ -166,7 +171,13 @@ final class RecordCommand implements Callable<Integer>
         out.flush();
         try
         {
-            return new Recorder(options, err).record();
+            final RecordingCounts counts = new RecordingCounts();
+            try (Progress progress = Progress.beside(err, terminal && !options.quiet,
+                elapsedNs -> LiveProgress.recording(counts, elapsedNs)))
+            {
+                // the recorder's notes, warnings and summary erase the line first
+                return new Recorder(options, progress.messages(err), counts).record();
+            }
         }
         catch (final RecordException ex)
         {

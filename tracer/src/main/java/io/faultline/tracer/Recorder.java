@@ -36,11 +36,19 @@ public final class Recorder
 
     private final RecordOptions options;
     private final PrintStream err;
+    private final RecordingCounts counts;
 
     public Recorder(final RecordOptions options, final PrintStream err)
     {
+        this(options, err, new RecordingCounts());
+    }
+
+    /** @param counts where the recording publishes what it has written so far, for a progress line */
+    public Recorder(final RecordOptions options, final PrintStream err, final RecordingCounts counts)
+    {
         this.options = options;
         this.err = err;
+        this.counts = counts;
     }
 
     /**
@@ -135,6 +143,7 @@ public final class Recorder
             {
                 final TraceStats stats = new TraceStats(pageSize);
                 final Logger logger = new Logger(shm, writer, stats, options.chunkRecords);
+                logger.publishTo(counts);
                 final Process process = startWithAgent(options.command, agent, shm,
                     options.engine == io.faultline.format.ShmLayout.ENGINE_MPROTECT);
                 logger.mainPid((int)process.pid());
