@@ -3,14 +3,12 @@ package io.faultline.tools;
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 
+import io.faultline.format.FaultlineVersion;
 import io.faultline.sim.report.Progress;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -52,27 +50,13 @@ public final class Main implements Callable<Integer>
         this.err = err;
     }
 
-    /** {@code faultline --version}: the Maven project version, filtered into a resource at build time. */
+    /** {@code faultline --version}: the version every trace's header carries ({@link FaultlineVersion}). */
     static final class Version implements IVersionProvider
     {
         @Override
-        public String[] getVersion() throws IOException
+        public String[] getVersion()
         {
-            return new String[] {"faultline " + version()};
-        }
-
-        static String version() throws IOException
-        {
-            final Properties properties = new Properties();
-            try (InputStream in = Main.class.getResourceAsStream("version.properties"))
-            {
-                if (in == null)
-                {
-                    return "(unknown version: version.properties is missing from the build)";
-                }
-                properties.load(in);
-            }
-            return properties.getProperty("version");
+            return new String[] {"faultline " + FaultlineVersion.VERSION};
         }
     }
 
@@ -194,13 +178,13 @@ public final class Main implements Callable<Integer>
     {
         return switch (word)
         {
-            case "record" -> new CommandLine(new RecordCommand(out, err));
+            case "record" -> new CommandLine(new RecordCommand(out, err, terminal));
             case "info" -> new CommandLine(new InfoCommand(out, err));
             case "dump" -> new CommandLine(new DumpCommand(out, err));
             case "export" -> new CommandLine(new ExportCommand(out, err, terminal));
             case "simulate" -> TraceInputOptions.withFormatsFooter(new CommandLine(new SimulateCommand(out, err, terminal)));
             case "mrc" -> TraceInputOptions.withFormatsFooter(new CommandLine(new MrcCommand(out, err, terminal)));
-            case "monitor" -> new CommandLine(new MonitorCommand());
+            case "monitor" -> new CommandLine(new MonitorCommand(err, terminal));
             case "report" -> new CommandLine(new ReportCommand()).addSubcommand("reuse",
                 TraceInputOptions.withFormatsFooter(new CommandLine(new ReuseCommand(out, err, terminal))));
             case "completion" -> new CommandLine(new CompletionCommand(out));

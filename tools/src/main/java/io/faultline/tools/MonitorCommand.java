@@ -1,5 +1,6 @@
 package io.faultline.tools;
 
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -7,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.faultline.damon.AddressRange;
 import io.faultline.damon.Attributes;
@@ -22,6 +24,7 @@ import io.faultline.damon.schemes.Watermarks;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.ShmLayout;
 import io.faultline.format.TraceWriter;
+import io.faultline.sim.report.Progress;
 import io.faultline.tracer.RecordException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -56,6 +59,15 @@ import picocli.CommandLine.Model.CommandSpec;
         "Statistics: faultline report schemes DIR."})
 final class MonitorCommand implements Callable<Integer>
 {
+    /** The stream picocli's error writer wraps, for the progress line of a live monitor. */
+    private final PrintStream errStream;
+    private final boolean terminal;
+
+    MonitorCommand(final PrintStream errStream, final boolean terminal)
+    {
+        this.errStream = errStream;
+        this.terminal = terminal;
+    }
 
     @Spec
     CommandSpec spec;
@@ -249,10 +261,15 @@ final class MonitorCommand implements Callable<Integer>
             throw new CliException(ex.getMessage());
         }
         final LiveMonitor.Result result;
-        try
+        final AtomicReference<LiveMonitor.Watch> watch = new AtomicReference<>();
+        spec.commandLine().getErr().flush();
+        try (Progress progress = Progress.beside(errStream, terminal,
+            elapsedNs -> LiveProgress.monitoring(watch.get(), elapsedNs)))
         {
+            // the monitor's warnings erase the line first
             result = LiveMonitor.run(program, output, attrs, seed, schemes, fixed,
-                scope.equals("api") ? ShmLayout.SCOPE_API : ShmLayout.SCOPE_ALL, engineId(), spec.commandLine().getErr());
+                scope.equals("api") ? ShmLayout.SCOPE_API : ShmLayout.SCOPE_ALL, engineId(),
+                new PrintWriter(progress.messages(errStream), true), watch::set);
         }
         catch (final RecordException | MonitorException ex)
         {

@@ -25,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -214,7 +215,10 @@ final class SimulateCommand implements Callable<Integer>
         return specs;
     }
 
-    /** Cache sizes in pages of {@code pageSize} bytes, each from 1 to the longest array. */
+    /**
+     * Cache sizes in pages of {@code pageSize} bytes, each from 1 to the longest array, in the
+     * order given; a size given twice (4096,4K at 1 KiB pages) is simulated once.
+     */
     static int[] cacheSizes(final List<Size> sizes, final int pageSize)
     {
         final int[] pages = new int[sizes.size()];
@@ -222,7 +226,7 @@ final class SimulateCommand implements Callable<Integer>
         {
             pages[i] = cacheSize(sizes.get(i), pageSize, "--sizes");
         }
-        return pages;
+        return Arrays.stream(pages).distinct().toArray();
     }
 
     static int cacheSize(final Size size, final int pageSize, final String option)

@@ -114,6 +114,24 @@ class BadInputTest
     }
 
     @Test
+    void forceReplacesATraceAndNothingElse() throws Exception
+    {
+        final Path trace = tmp.resolve("trace");
+        assertEquals(0, Faultline.run("record", "-q", "-o", trace.toString(), "--", "true").status());
+        final Faultline.Result again = Faultline.run("record", "-q", "--force", "-o", trace.toString(), "--", "sh", "-c",
+            "exit 3");
+        assertEquals(3, again.status(), again.describe());
+        final TraceHeader header = TraceHeader.read(trace.resolve(TraceLayout.HEADER_FILE));
+        assertTrue(header.isComplete() && header.get(TraceHeader.COMMAND).startsWith("sh "), "the new trace: " + header.values());
+        // a trace with a file of the user's beside it is not a trace: nothing is deleted
+        final Path notes = Files.writeString(trace.resolve("notes.txt"), "mine");
+        assertOneLineError(Faultline.run("record", "--force", "-o", trace.toString(), "--", "true"),
+            "output " + trace + " is not a trace (it holds notes.txt, which no trace has), and --force replaces only a "
+            + "trace; choose another -o");
+        assertTrue(Files.exists(notes) && TraceHeader.read(trace.resolve(TraceLayout.HEADER_FILE)).isComplete());
+    }
+
+    @Test
     void staticallyLinkedProgramCannotLoadTheAgent() throws Exception
     {
         final Path program = Workloads.build("churn", "-static");

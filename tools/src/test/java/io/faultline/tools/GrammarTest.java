@@ -3,8 +3,11 @@ package io.faultline.tools;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.faultline.sim.trace.FaultlineTraces;
+import io.faultline.tracer.Recorder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,11 +46,15 @@ class GrammarTest
     }
 
     @Test
-    void versionIsTheMavenProjectVersion()
+    void versionIsTheMavenProjectVersionAndTheOneTracesCarry() throws IOException
     {
+        final Matcher parent = Pattern.compile("<parent>.*?<version>([^<]+)</version>")
+            .matcher(Files.readString(Path.of("pom.xml")));
+        assertTrue(parent.find(), "tools/pom.xml names its parent's version");
         final CommandRun run = CommandRun.of("--version");
         assertEquals(0, run.status(), run.toString());
-        assertTrue(run.out().matches("faultline \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?\\R"), run.out());
+        assertEquals("faultline " + parent.group(1) + System.lineSeparator(), run.out());
+        assertEquals(parent.group(1), Recorder.VERSION, "the faultline_version of a trace's header");
     }
 
     @Test
@@ -94,6 +101,9 @@ class GrammarTest
             + "KiB, MiB or GiB (4M)", "record", "--ring-size", "4X", "-o", "t", "--", "true");
         assertOneLine("faultline record: --ring-size must be a power of two from 64K to 1G: 100000",
             "record", "--ring-size", "100000", "-o", "t", "--", "true");
+        assertOneLine("faultline record: --ring-size 1G for each of --max-processes 64 is more shared memory than the "
+            + "recorder maps (2 GiB); use --ring-size 16M or --max-processes 1", "record", "--ring-size", "1G", "-o", "t",
+            "--", "true");
         assertOneLine("faultline record: --chunk-records must be between 1 and 65536: 0",
             "record", "--chunk-records=0", "-o", "t", "--", "true");
         assertOneLine("faultline record: --evms: '1K' is not a whole number of 4096-byte pages; give a multiple of the "

@@ -56,6 +56,8 @@ public final class RecordOptions
     /** Without {@link #follow}: trace the first process's later images (after exec) too. */
     public boolean followExec;
     public boolean quiet;
+    /** An existing trace at {@link #output} is replaced (record --force); anything else there is refused. */
+    public boolean replace;
     public List<String> command = new ArrayList<>();
 
     /** Bytes per page of this machine, at which {@link #evmsPages} given in bytes are counted. */

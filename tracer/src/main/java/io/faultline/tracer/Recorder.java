@@ -14,6 +14,7 @@ import java.util.stream.Stream;
 
 import io.faultline.format.EventDescriptor;
 import io.faultline.format.EventType;
+import io.faultline.format.FaultlineVersion;
 import io.faultline.format.ShmLayout;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.TraceHeader;
@@ -31,15 +32,23 @@ import sun.misc.Signal;
  */
 public final class Recorder
 {
-    public static final String VERSION = "0.1.0";
+    public static final String VERSION = FaultlineVersion.VERSION;
 
     private final RecordOptions options;
     private final PrintStream err;
+    private final RecordingCounts counts;
 
     public Recorder(final RecordOptions options, final PrintStream err)
     {
+        this(options, err, new RecordingCounts());
+    }
+
+    /** @param counts where the recording publishes what it has written so far, for a progress line */
+    public Recorder(final RecordOptions options, final PrintStream err, final RecordingCounts counts)
+    {
         this.options = options;
         this.err = err;
+        this.counts = counts;
     }
 
     /**
@@ -77,6 +86,15 @@ public final class Recorder
         }
         try
         {
+            if (options.replace)
+            {
+                TraceWriter.removeTrace(options.output, "-o"); // after the checks above: a bad command keeps it
+            }
+            else if (Files.isDirectory(options.output) && TraceWriter.holdsTrace(options.output))
+            {
+                throw new RecordException("output " + options.output + " already holds a trace; choose another -o, "
+                    + "or give --force to replace it");
+            }
             TraceWriter.checkUsable(options.output);
         }
         catch (final TraceFormatException ex)
@@ -99,6 +117,7 @@ public final class Recorder
             {
                 final TraceStats stats = new TraceStats(pageSize);
                 final Logger logger = new Logger(shm, writer, stats, options.chunkRecords);
+                logger.publishTo(counts);
                 final Process process = startWithAgent(options.command, agent, shm, options.engine);
                 logger.mainPid((int)process.pid());
                 forwardSignals(process);

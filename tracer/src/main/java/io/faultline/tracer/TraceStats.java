@@ -143,6 +143,18 @@ public final class TraceStats
         return pages.size();
     }
 
+    /** Threads seen, without copying them as {@link #threads()} does. */
+    public int threadCount()
+    {
+        return threads.size();
+    }
+
+    /** Processes seen, without copying them as {@link #processes()} does. */
+    public int processCount()
+    {
+        return processes.size();
+    }
+
     public Map<Integer, ThreadStats> threads()
     {
         return new TreeMap<>(threads);

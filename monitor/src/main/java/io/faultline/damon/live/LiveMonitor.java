@@ -5,6 +5,8 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 import io.faultline.damon.AddressRange;
 import io.faultline.damon.Attributes;
@@ -15,6 +17,7 @@ import io.faultline.damon.Target;
 import io.faultline.damon.record.MonitorRecordLayout;
 import io.faultline.damon.record.MonitorRecordWriter;
 import io.faultline.damon.schemes.Scheme;
+import io.faultline.format.ShmLayout;
 import io.faultline.format.TraceHeader;
 import io.faultline.tracer.AgentLibrary;
 import io.faultline.tracer.CompilerThreads;
@@ -39,6 +42,15 @@ public final class LiveMonitor
     {
     }
 
+    /**
+     * The running program, for a progress line drawn on another thread: its pid, the
+     * aggregations written so far and the faults its agents handled (every access check that
+     * found its page accessed); both suppliers are safe to call from any thread.
+     */
+    public record Watch(int pid, LongSupplier aggregations, LongSupplier faults)
+    {
+    }
+
     /** How long the agent may take to start in the program before monitoring gives up on it. */
     private static final long AGENT_START_NS = 10_000_000_000L;
 
@@ -51,10 +63,10 @@ public final class LiveMonitor
      * @param scope ShmLayout.SCOPE_ALL, or SCOPE_API for the ranges the program registers
      */
     public static Result run(final List<String> command, final Path out, final Attributes attrs, final long seed,
-        final List<Scheme> schemes, final List<AddressRange> fixed, final int scope, final PrintWriter err)
-        throws Exception
+        final List<Scheme> schemes, final List<AddressRange> fixed, final int scope, final PrintWriter err,
+        final Consumer<Watch> watching) throws Exception
     {
-        return run(command, out, attrs, seed, schemes, fixed, scope, -1, err);
+        return run(command, out, attrs, seed, schemes, fixed, scope, -1, err, watching);
     }
 
     /**
@@ -63,7 +75,7 @@ public final class LiveMonitor
      */
     public static Result run(final List<String> command, final Path out, final Attributes attrs, final long seed,
         final List<Scheme> schemes, final List<AddressRange> fixed, final int scope, final int engine,
-        final PrintWriter err) throws Exception
+        final PrintWriter err, final Consumer<Watch> watching) throws Exception
     {
         attrs.validated();
         MonitorRecordWriter.checkSchemes(schemes);
@@ -110,6 +122,7 @@ public final class LiveMonitor
             final CompletableFuture<Long> exitNs = process.onExit().thenApply(p -> System.nanoTime());
             Recorder.forwardSignals(process);
             final int pid = (int)process.pid();
+            watching.accept(new Watch(pid, writer::aggregations, () -> faults(shm)));
             link.watch(process);
             start.put(MonitorRecordLayout.TARGETS_KEY, String.valueOf(pid));
             final VaddrOperations vaddr = new VaddrOperations(link, fixed);
@@ -149,6 +162,17 @@ public final class LiveMonitor
             return new Result(exitStatus, aggregations, stats.checkFaults(), stats.faults(), stats.requests(), stats.requestNs(),
                 durationNs, ops);
         }
+    }
+
+    /** Faults every agent handled: counters in shared memory, which any thread may read. */
+    private static long faults(final SharedMemory shm)
+    {
+        long faults = 0;
+        for (int slot = 0; slot < shm.slotCount(); slot++)
+        {
+            faults += shm.slotLong(slot, ShmLayout.SLOT_FAULTS);
+        }
+        return faults;
     }
 
     /** Waits until the program's agent has claimed its slot and said what it traces. */
