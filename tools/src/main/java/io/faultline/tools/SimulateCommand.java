@@ -1,5 +1,6 @@
 package io.faultline.tools;
 
+import io.faultline.sim.LimitException;
 import io.faultline.sim.Policies;
 import io.faultline.sim.PolicySpec;
 import io.faultline.sim.SimulationResult;
@@ -147,6 +148,10 @@ final class SimulateCommand implements Callable<Integer>
         catch (final TraceException | IllegalArgumentException ex)
         {
             throw new CliException(ex.getMessage());
+        }
+        catch (final LimitException ex)
+        {
+            throw new CliException(ex.getMessage(), ExitStatus.LIMIT);
         }
     }
 
