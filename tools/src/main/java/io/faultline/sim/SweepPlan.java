@@ -19,8 +19,11 @@ import io.faultline.sim.policy.KeyTable;
  */
 final class SweepPlan
 {
-    /** Heap left to the rest of the JVM (the trace's other copies, reports, the pool's threads). */
-    static final long RESERVE_BYTES = 64L << 20;
+    /**
+     * Heap left to the rest of the JVM (the trace's other copies, reports, the pool's threads):
+     * an eighth of the heap, at most 64 MiB.
+     */
+    static final long RESERVE_BYTES = Math.min(64L << 20, Runtime.getRuntime().maxMemory() / 8);
 
     private final long distinct;
 

@@ -19,8 +19,11 @@ final class ExitStatus
     /** A bad option, value or argument, or a file of the wrong kind for the command. */
     static final int USAGE = 2;
 
-    /** An input that does not exist or cannot be read, or an output that cannot be written; the OS's reason. */
-    static final int UNREADABLE = 3;
+    /**
+     * A file that does not exist, or that the OS will not let faultline read (an input) or write
+     * (an output); the line gives the OS's reason.
+     */
+    static final int ACCESS = 3;
 
     /** An input that exists and can be read but does not parse: a corrupt, truncated or malformed trace. */
     static final int CORRUPT = 4;

@@ -173,7 +173,7 @@ final class MonitorCommand implements Callable<Integer>
         }
         catch (final TraceFormatException ex)
         {
-            throw new CliException(ex.getMessage());
+            throw CliException.of(ex);
         }
         final long start = System.nanoTime();
         final TraceMonitor.Result result;
@@ -224,7 +224,7 @@ final class MonitorCommand implements Callable<Integer>
         }
         catch (final TraceFormatException ex)
         {
-            throw new CliException(ex.getMessage());
+            throw CliException.of(ex);
         }
         final LiveMonitor.Result result;
         try

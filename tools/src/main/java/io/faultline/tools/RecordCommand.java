@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 import io.faultline.format.ShmLayout;
+import io.faultline.format.TraceFormatException;
+import io.faultline.format.TraceWriter;
 import io.faultline.tracer.RecordException;
 import io.faultline.tracer.RecordOptions;
 import io.faultline.tracer.Recorder;
@@ -23,7 +25,8 @@ import picocli.CommandLine.Parameters;
     descriptionHeading = "%n",
     description = {"Run a program and record its page reference trace into DIR.", ""},
     footer = {"", "Everything after PROGRAM is the program's. The exit status is the program's "
-        + "(128+N if signal N killed it)."})
+        + "(128+N if signal N killed it); if the recording stopped early, the program's or 1 if that was 0. "
+        + "Before the program starts, record's own errors exit as every command's (faultline --help)."})
 final class RecordCommand implements Callable<Integer>
 {
     /** The scopes, for shell completion. */
@@ -151,6 +154,16 @@ final class RecordCommand implements Callable<Integer>
     {
         final RecordOptions options = options();
         out.flush();
+        try
+        {
+            // The recorder checks this too, but its error cannot say whether the fix is another
+            // directory or its permissions; checked here, the exit status can.
+            TraceWriter.checkUsable(options.output);
+        }
+        catch (final TraceFormatException ex)
+        {
+            throw CliException.of(ex);
+        }
         try
         {
             return new Recorder(options, err).record();

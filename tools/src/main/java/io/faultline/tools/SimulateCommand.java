@@ -145,7 +145,11 @@ final class SimulateCommand implements Callable<Integer>
             }
             return 0;
         }
-        catch (final TraceException | IllegalArgumentException ex)
+        catch (final TraceException ex)
+        {
+            throw CliException.of(ex);
+        }
+        catch (final IllegalArgumentException ex)
         {
             throw new CliException(ex.getMessage());
         }

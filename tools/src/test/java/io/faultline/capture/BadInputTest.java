@@ -153,44 +153,10 @@ class BadInputTest
     {
         // Run the recorder as nobody: /dev/userfaultfd is root's and vm.unprivileged_userfaultfd
         // is 0 here, so the agent could not handle kernel-mode faults. Asked for by --engine uffd,
-        // that is an error (without --engine, record falls back to mprotect: EngineTest). The build's classes live
-        // under /root, which nobody cannot read: give it a copy.
-        final Path cp = Files.createDirectories(tmp.resolve("cp"));
-        final List<String> entries = new java.util.ArrayList<>();
-        int i = 0;
-        for (final String entry : Faultline.classPath().split(java.io.File.pathSeparator))
-        {
-            final Path source = Path.of(entry);
-            if (!Files.exists(source))
-            {
-                continue;
-            }
-            final Path copy = cp.resolve((i++) + "-" + source.getFileName());
-            if (Files.isDirectory(source))
-            {
-                try (Stream<Path> files = Files.walk(source))
-                {
-                    for (final Path f : files.toList())
-                    {
-                        Files.copy(f, copy.resolve(source.relativize(f).toString()));
-                    }
-                }
-            }
-            else
-            {
-                Files.copy(source, copy);
-            }
-            entries.add(copy.toString());
-        }
+        // that is an error (without --engine, record falls back to mprotect: EngineTest).
         final Path out = Files.createDirectories(tmp.resolve("nobody"));
-        final int chmod = new ProcessBuilder("chmod", "-R", "a+rwX", tmp.toString()).inheritIO().start().waitFor();
-        assertEquals(0, chmod);
-        final ProcessBuilder builder = Faultline.builder(List.of("record", "--engine", "uffd", "-o", out.resolve("t").toString(),
-            "--", "true"));
-        builder.command().addAll(0, List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"));
-        builder.environment().put("FAULTLINE_CLASSPATH", String.join(java.io.File.pathSeparator, entries));
-        builder.environment().put("HOME", tmp.toString());
-        builder.environment().put("JAVA_TOOL_OPTIONS", "-Djava.io.tmpdir=" + tmp);
+        final ProcessBuilder builder = Faultline.asNobody(tmp, List.of("record", "--engine", "uffd", "-o",
+            out.resolve("t").toString(), "--", "true"));
         final Faultline.Result result = Faultline.exec(builder.command(), 120, builder.environment());
         assertNotEquals(0, result.status(), result.describe());
         final List<String> lines = result.err().strip().lines()

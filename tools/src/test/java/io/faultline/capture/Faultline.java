@@ -60,6 +60,53 @@ final class Faultline
         return builder;
     }
 
+    /**
+     * The launcher with {@code args} as user nobody (setpriv), with the environment it needs:
+     * the build's jars live under /root, which nobody cannot read, so it gets a copy of the class
+     * path in {@code tmp}, which is opened to everyone. Run it with {@link #exec(List, int, java.util.Map)}.
+     */
+    static ProcessBuilder asNobody(final Path tmp, final List<String> args) throws IOException, InterruptedException
+    {
+        final Path cp = Files.createDirectories(tmp.resolve("cp"));
+        final List<String> entries = new ArrayList<>();
+        int i = 0;
+        for (final String entry : classPath().split(java.io.File.pathSeparator))
+        {
+            final Path source = Path.of(entry);
+            if (!Files.exists(source))
+            {
+                continue;
+            }
+            final Path copy = cp.resolve((i++) + "-" + source.getFileName());
+            if (Files.isDirectory(source))
+            {
+                try (java.util.stream.Stream<Path> files = Files.walk(source))
+                {
+                    for (final Path f : files.toList())
+                    {
+                        Files.copy(f, copy.resolve(source.relativize(f).toString()));
+                    }
+                }
+            }
+            else
+            {
+                Files.copy(source, copy);
+            }
+            entries.add(copy.toString());
+        }
+        final int chmod = new ProcessBuilder("chmod", "-R", "a+rwX", tmp.toString()).inheritIO().start().waitFor();
+        if (chmod != 0)
+        {
+            throw new IOException("chmod -R a+rwX " + tmp + " failed: " + chmod);
+        }
+        final ProcessBuilder builder = builder(args);
+        builder.command().addAll(0, List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"));
+        builder.environment().put("FAULTLINE_CLASSPATH", String.join(java.io.File.pathSeparator, entries));
+        builder.environment().put("HOME", tmp.toString());
+        builder.environment().put("JAVA_TOOL_OPTIONS", "-Djava.io.tmpdir=" + tmp);
+        return builder;
+    }
+
     static Result run(final String... args) throws IOException, InterruptedException
     {
         return run(List.of(args), 120);

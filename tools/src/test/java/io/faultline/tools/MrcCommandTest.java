@@ -133,13 +133,13 @@ class MrcCommandTest
 
         Files.writeString(lirs, "*\n\n");
         final CommandRun empty = CommandRun.of("mrc", "--format", "lirs", file);
-        assertEquals(2, empty.status());
+        assertEquals(4, empty.status(), "an input that does not parse");
         assertEquals("faultline mrc: " + file + ": the trace holds no reference (format lirs)", empty.lastErrLine());
 
         final Path lackey = tmp.resolve("lackey.out");
         Files.writeString(lackey, "I  0400d7d4,8\n S 7ff000398\n");
         final CommandRun malformed = CommandRun.of("mrc", "--format", "lackey", lackey.toString());
-        assertEquals(2, malformed.status());
+        assertEquals(4, malformed.status(), "a corrupt input");
         assertEquals("faultline mrc: " + lackey + ":2: expected ADDRESS,SIZE: ' S 7ff000398'", malformed.lastErrLine());
         assertEquals("", malformed.out());
     }

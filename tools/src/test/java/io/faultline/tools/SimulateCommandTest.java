@@ -137,12 +137,12 @@ class SimulateCommandTest
 
         final CommandRun missing = CommandRun.of("simulate", "--format", "lirs", "--policies", "lru", "--sizes", "4",
             tmp.resolve("absent").toString());
-        assertEquals(2, missing.status());
+        assertEquals(3, missing.status(), "a file that is not there");
         assertEquals("faultline simulate: no such trace: " + tmp.resolve("absent"), missing.lastErrLine());
 
         Files.writeString(lirs, "1\n2\nthree\n");
         final CommandRun malformed = CommandRun.of("simulate", "--format", "lirs", "--policies", "lru", "--sizes", "4", file);
-        assertEquals(2, malformed.status());
+        assertEquals(4, malformed.status(), "a corrupt input");
         assertEquals("faultline simulate: " + file + ":3: expected a block number as an unsigned decimal number: 'three'",
             malformed.lastErrLine());
     }
