@@ -54,7 +54,7 @@ final class InfoCommand implements Callable<Integer>
             }
             catch (final TraceFormatException ex)
             {
-                throw new CliException(ex.getMessage(), 1);
+                throw CliException.of(ex);
             }
             if (reader.isPartial())
             {

@@ -207,7 +207,7 @@ final class MonitorCommand implements Callable<Integer>
         }
         catch (final TraceFormatException ex)
         {
-            throw new CliException(ex.getMessage());
+            throw CliException.of(ex);
         }
         final long start = System.nanoTime();
         final TraceMonitor.Result result;
@@ -258,7 +258,7 @@ final class MonitorCommand implements Callable<Integer>
         }
         catch (final TraceFormatException ex)
         {
-            throw new CliException(ex.getMessage());
+            throw CliException.of(ex);
         }
         final LiveMonitor.Result result;
         final AtomicReference<LiveMonitor.Watch> watch = new AtomicReference<>();

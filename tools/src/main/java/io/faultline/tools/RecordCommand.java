@@ -1,12 +1,15 @@
 package io.faultline.tools;
 
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
 import io.faultline.format.ShmLayout;
+import io.faultline.format.TraceFormatException;
+import io.faultline.format.TraceWriter;
 import io.faultline.sim.report.Progress;
 import io.faultline.tracer.RecordException;
 import io.faultline.tracer.RecordOptions;
@@ -25,7 +28,8 @@ import picocli.CommandLine.Parameters;
     descriptionHeading = "%n",
     description = {"Run a program and record its page reference trace into DIR.", ""},
     footer = {"", "Everything after PROGRAM is the program's. The exit status is the program's "
-        + "(128+N if signal N killed it)."})
+        + "(128+N if signal N killed it); if the recording stopped early, the program's or 1 if that was 0. "
+        + "Before the program starts, record's own errors exit as every command's (faultline --help)."})
 final class RecordCommand implements Callable<Integer>
 {
     /** The scopes, for shell completion. */
@@ -171,6 +175,20 @@ final class RecordCommand implements Callable<Integer>
     {
         final RecordOptions options = options();
         out.flush();
+        // The recorder checks this too, but its error cannot say whether the fix is another
+        // directory or its permissions; checked here, the exit status can. A trace there is the
+        // recorder's to replace (--force) or to name.
+        if (!options.replace && !(Files.isDirectory(options.output) && TraceWriter.holdsTrace(options.output)))
+        {
+            try
+            {
+                TraceWriter.checkUsable(options.output);
+            }
+            catch (final TraceFormatException ex)
+            {
+                throw CliException.of(ex);
+            }
+        }
         try
         {
             final RecordingCounts counts = new RecordingCounts();

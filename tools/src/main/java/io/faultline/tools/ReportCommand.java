@@ -389,7 +389,7 @@ final class ReportCommand implements Callable<Integer>
             }
             catch (final io.faultline.format.TraceFormatException ex)
             {
-                throw new CliException(ex.getMessage(), MonitorRecordReader.isRecord(dir) ? 1 : 2);
+                throw CliException.of(ex);
             }
         }
     }

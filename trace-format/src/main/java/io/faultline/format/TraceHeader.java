@@ -4,10 +4,13 @@ import java.io.IOException;
 import java.io.Reader;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -150,8 +153,13 @@ public final class TraceHeader
 
     public static TraceHeader read(final Path file) throws IOException
     {
+        return parse(Files.readString(file, StandardCharsets.UTF_8));
+    }
+
+    /** A header from its text, a properties file. */
+    static TraceHeader parse(final String text) throws IOException
+    {
         final Properties properties = new Properties();
-        final String text = Files.readString(file, StandardCharsets.UTF_8);
         properties.load(new StringReader(text));
         // Keep the file's order for display: Properties itself does not.
         final Map<String, String> ordered = new LinkedHashMap<>();
@@ -182,18 +190,46 @@ public final class TraceHeader
      */
     public static TraceHeader readDirectory(final Path dir, final String noun)
     {
-        if (!Files.isDirectory(dir))
+        final BasicFileAttributes attributes;
+        try
         {
-            throw new TraceFormatException("no " + noun + " at " + dir + ": not a directory");
+            attributes = Files.readAttributes(dir, BasicFileAttributes.class);
+        }
+        catch (final NoSuchFileException ex)
+        {
+            throw new TraceFormatException("no " + noun + " at " + dir + ": no such file or directory",
+                InputProblem.UNREADABLE);
+        }
+        catch (final IOException ex)
+        {
+            throw new TraceFormatException("cannot read " + noun + " " + dir + ": " + InputProblem.reason(ex),
+                InputProblem.UNREADABLE);
+        }
+        if (!attributes.isDirectory())
+        {
+            throw new TraceFormatException("no " + noun + " at " + dir + ": not a directory", InputProblem.MISUSED);
         }
         final Path headerFile = dir.resolve(TraceLayout.HEADER_FILE);
-        if (!Files.isRegularFile(headerFile))
+        final String text;
+        try
         {
-            throw new TraceFormatException(dir + " is not a faultline " + noun + ": it has no " + TraceLayout.HEADER_FILE);
+            text = Files.readString(headerFile, StandardCharsets.UTF_8);
+        }
+        catch (final NoSuchFileException ex)
+        {
+            throw new TraceFormatException(dir + " is not a faultline " + noun + ": it has no " + TraceLayout.HEADER_FILE,
+                InputProblem.MISUSED);
+        }
+        catch (final IOException ex)
+        {
+            // permission is not corruption: the fix is the user's
+            throw new TraceFormatException("cannot read " + noun + " header " + headerFile + ": " + InputProblem.reason(ex)
+                + (ex instanceof AccessDeniedException ? "; read it as a user who may, or give this one read access" : ""),
+                InputProblem.UNREADABLE);
         }
         try
         {
-            return read(headerFile);
+            return parse(text);
         }
         catch (final IOException | IllegalArgumentException ex)
         {

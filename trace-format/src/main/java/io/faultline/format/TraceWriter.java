@@ -41,7 +41,16 @@ public final class TraceWriter implements AutoCloseable
     public static TraceWriter create(final Path dir, final TraceHeader start) throws IOException
     {
         checkUsable(dir);
-        Files.createDirectories(dir);
+        try
+        {
+            Files.createDirectories(dir);
+        }
+        catch (final IOException ex)
+        {
+            // /proc/foo: the parent is writable to root, yet mkdir fails; say the OS's reason
+            throw new TraceFormatException("cannot create output directory " + dir + ": " + InputProblem.reason(ex)
+                + "; choose another -o", InputProblem.UNREADABLE);
+        }
         start.put(TraceHeader.STATE, TraceLayout.STATE_RECORDING);
         start.write(dir.resolve(TraceLayout.HEADER_FILE));
         final ChronicleQueue queue = SingleChronicleQueueBuilder.binary(dir.resolve(TraceLayout.QUEUE_DIR).toFile())
@@ -65,22 +74,26 @@ public final class TraceWriter implements AutoCloseable
         {
             if (!Files.isDirectory(dir))
             {
-                throw new TraceFormatException("output " + dir + " exists and is not a directory; choose another " + option);
+                throw new TraceFormatException("output " + dir + " exists and is not a directory; choose another " + option,
+                    InputProblem.MISUSED);
             }
             if (holdsTrace(dir))
             {
-                throw new TraceFormatException("output " + dir + " already holds a trace; choose another " + option + " or delete it");
+                throw new TraceFormatException("output " + dir + " already holds a trace; choose another " + option
+                    + " or delete it", InputProblem.MISUSED);
             }
             try (Stream<Path> entries = Files.list(dir))
             {
                 if (entries.findAny().isPresent())
                 {
-                    throw new TraceFormatException("output directory " + dir + " is not empty; choose a new or empty directory");
+                    throw new TraceFormatException("output directory " + dir + " is not empty; choose a new or empty "
+                        + "directory", InputProblem.MISUSED);
                 }
             }
             if (!Files.isWritable(dir))
             {
-                throw new TraceFormatException("cannot write to output directory " + dir + "; choose a writable " + option);
+                throw new TraceFormatException("cannot write to output directory " + dir + ": permission denied; choose a "
+                    + "writable " + option, InputProblem.UNREADABLE);
             }
         }
         else
@@ -93,12 +106,12 @@ public final class TraceWriter implements AutoCloseable
             if (parent != null && !Files.isDirectory(parent))
             {
                 throw new TraceFormatException("cannot create output directory " + dir + ": " + parent
-                    + " is not a directory; choose another " + option);
+                    + " is not a directory; choose another " + option, InputProblem.MISUSED);
             }
             if (parent == null || !Files.isWritable(parent))
             {
                 throw new TraceFormatException("cannot create output directory " + dir + ": " + parent
-                    + " is not writable; choose a writable " + option);
+                    + " is not writable; choose a writable " + option, InputProblem.UNREADABLE);
             }
         }
     }
