@@ -172,8 +172,8 @@ class BadInputTest
         // Run the recorder as nobody: /dev/userfaultfd is root's and vm.unprivileged_userfaultfd
         // is 0 here, so the agent could not handle kernel-mode faults. Asked for by --engine uffd,
         // that is an error (without --engine, record takes the sigbus engine: ExactnessTest).
+        final Path out = Files.createDirectories(tmp.resolve("nobody")); // before AsNobody opens tmp up
         final AsNobody nobody = AsNobody.in(tmp);
-        final Path out = Files.createDirectories(tmp.resolve("nobody"));
         final ProcessBuilder builder = nobody.builder(List.of("record", "--engine", "uffd", "-o", out.resolve("t").toString(),
             "--", "true"));
         final Faultline.Result result = Faultline.exec(builder.command(), 120, builder.environment());

@@ -38,15 +38,17 @@ class LiveMonitorTest
     {
     }
 
-    @Test
-    void vaddrSeesTheHotAndColdAreasAndTheTurnWithinTwoAggregations() throws Exception
+    /** Under the handler engine, and the sigbus engine, where a check is a SIGBUS in the touching thread (issue 26). */
+    @org.junit.jupiter.params.ParameterizedTest(name = "--engine {0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"uffd", "sigbus"})
+    void vaddrSeesTheHotAndColdAreasAndTheTurnWithinTwoAggregations(final String engine) throws Exception
     {
         final Path program = Workloads.build("hot_cold");
         final Faultline.Result nativeRun = Faultline.exec(List.of(program.toString(), "300"), 60);
         assertEquals(0, nativeRun.status(), nativeRun.describe());
 
-        final Path record = tmp.resolve("mon");
-        final Faultline.Result run = Faultline.run(List.of("monitor", "-o", record.toString(), "--",
+        final Path record = tmp.resolve("mon-" + engine);
+        final Faultline.Result run = Faultline.run(List.of("monitor", "--engine", engine, "-o", record.toString(), "--",
             program.toString(), String.valueOf(PHASE_MS)), 300);
         assertEquals(0, run.status(), run.describe());
         assertEquals(integrity(nativeRun.out()), integrity(run.out()), "the program's output changed under monitoring");
