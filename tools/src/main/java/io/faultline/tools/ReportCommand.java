@@ -192,8 +192,8 @@ final class ReportCommand implements Callable<Integer>
             out.flush();
             if (plot != null)
             {
-                HeatmapChart.write(plot, "Access frequency of process " + target + " (" + input.dir.getFileName() + ")",
-                    grid);
+                HeatmapChart.write(plot, "Access frequency of process " + target + " (" + input.dir.getFileName()
+                    + "); colour: nr_accesses per aggregation", grid);
                 spec.commandLine().getErr().println("Wrote heatmap to " + plot);
             }
             return 0;

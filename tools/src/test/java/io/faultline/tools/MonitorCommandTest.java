@@ -149,7 +149,7 @@ class MonitorCommandTest
         assertEquals(0, run.status(), run.toString());
         final int regions = (int)CommandRun.of("report", "regions", out.toString()).out().lines().count() - 1;
         assertTrue(regions >= 2, run.toString());
-        assertTrue(run.err().contains("Scheme 0 (stat): tried " + regions + " regions (12288 bytes), applied 0 (0 bytes,"
+        assertTrue(run.err().contains("Scheme 0 (stat): tried " + regions + " regions (12.0 KiB), applied 0 (0 B,"
             + " simulated), quota exceeded 0 times"), run.err());
         final CommandRun report = CommandRun.of("report", "schemes", out.toString());
         assertEquals(0, report.status(), report.toString());
