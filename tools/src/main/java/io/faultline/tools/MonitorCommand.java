@@ -102,9 +102,9 @@ final class MonitorCommand implements Callable<Integer>
     int maxRegions;
 
     @Option(names = "--intervals-goal", paramLabel = "ACCESS:AGGRS:MIN:MAX", description = {"auto-tune the sampling "
-        + "and aggregation intervals (Linux 6.15's intervals_goal): every AGGRS aggregations, toward ACCESS (4% or "
+        + "and aggregation intervals (Linux 6.15's intervals_goal): every AGGRS aggregations, toward ACCESS (4%% or "
         + "400 bp) of the access events DAMON could observe, keeping the sampling interval within MIN and MAX and the "
-        + "samples per aggregation; 'recommended' is the kernel's 4%:3:5ms:10s"})
+        + "samples per aggregation; 'recommended' is the kernel's 4%%:3:5ms:10s"})
     String intervalsGoal;
 
     @Option(names = "--seed", paramLabel = "N", defaultValue = "1",

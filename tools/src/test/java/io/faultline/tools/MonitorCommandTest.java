@@ -228,6 +228,10 @@ class MonitorCommandTest
             "monitor", "not both");
         assertOneLineError(CommandRun.of("monitor", "--from-trace", trace.toString(), "-o", out, "--sample", "fast"),
             "monitor", "'fast' is not a duration");
+        // refused before the program starts: every process image's sampling board is in one 2 GiB mapping
+        assertOneLineError(CommandRun.of("monitor", "-o", out, "--max-regions", "100000000", "--", "true"), "monitor",
+            "--max-regions 100000000 gives each of the 16 process images a sampling board larger than the 2 GiB of "
+            + "shared memory a live monitor maps; give --max-regions ");
         for (final String command : new String[] {"simulate", "info", "dump", "export", "mrc"})
         {
             final String[] args = switch (command)
