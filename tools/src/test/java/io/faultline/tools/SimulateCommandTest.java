@@ -56,7 +56,7 @@ class SimulateCommandTest
         final CommandRun run = CommandRun.of("simulate", "--policies", String.join(",", io.faultline.sim.Policies.names()),
             "--sizes", "2147483639", dir.toString());
         assertEquals(0, run.status(), run.toString());
-        assertEquals(io.faultline.sim.Policies.names().size(), run.out().lines().filter(l -> l.contains(" 2147483639 ")
+        assertEquals(io.faultline.sim.Policies.names().size(), run.out().lines().filter(l -> l.contains(" 2,147,483,639 ")
             && l.endsWith("6       3    0.500000")).count(), run.out());
     }
 
