@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 
 import io.faultline.sim.policy.KeyTable;
+import io.faultline.sim.report.Written;
 
 /**
  * Which (policy, capacity) pairs of a sweep must be replayed, and whether they fit, decided
@@ -182,8 +183,9 @@ final class SweepPlan
         return distinct;
     }
 
+    /** Bytes for people: a table of 20 MiB read as "0.0 GiB" in GiB alone. */
     private static String gib(final long bytes)
     {
-        return String.format(Locale.ROOT, "%.1f GiB", bytes / (double)(1L << 30));
+        return Written.humanBytes(bytes);
     }
 }

@@ -3,6 +3,7 @@ package io.faultline.tools;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -155,7 +156,7 @@ final class InfoCommand implements Callable<Integer>
             {
                 final Map<String, String> f = fields(e.getValue(), "exe");
                 out.printf("%-10s %-10s %12s %12s %12s  %s%n", e.getKey().substring(TraceHeader.PROCESS_PREFIX.length()),
-                    f.get("ppid"), f.get("references"), "", "", f.getOrDefault("exe", ""));
+                    f.get("ppid"), count(f.get("references")), "", "", f.getOrDefault("exe", ""));
             }
         }
         out.println();
@@ -167,9 +168,9 @@ final class InfoCommand implements Callable<Integer>
                 final Map<String, String> f = fields(e.getValue(), "name");
                 final String published = f.get("published");
                 out.printf("%-10s %-10s %12s %12s %12s  %s%s%n", e.getKey().substring(TraceHeader.THREAD_PREFIX.length()),
-                    f.get("pid"), f.get("references"), f.get("reads"), f.get("writes"), f.getOrDefault("name", ""),
-                    published == null || published.equals(f.get("references")) ? ""
-                        : "  (its agent published " + published + ")");
+                    f.get("pid"), count(f.get("references")), count(f.get("reads")), count(f.get("writes")),
+                    f.getOrDefault("name", ""), published == null || published.equals(f.get("references")) ? ""
+                        : "  (its agent published " + count(published) + ")");
             }
         }
     }
@@ -214,6 +215,19 @@ final class InfoCommand implements Callable<Integer>
             }
         }
         return fields;
+    }
+
+    /** A count from the header with thousands separators (207,595); anything not a number as it is. */
+    private static String count(final String value)
+    {
+        try
+        {
+            return String.format(Locale.ROOT, "%,d", Long.parseLong(value));
+        }
+        catch (final NumberFormatException ex)
+        {
+            return String.valueOf(value);
+        }
     }
 
     private static void row(final PrintStream out, final String name, final String value)

@@ -25,6 +25,7 @@ import io.faultline.format.TraceFormatException;
 import io.faultline.format.ShmLayout;
 import io.faultline.format.TraceWriter;
 import io.faultline.sim.report.Progress;
+import io.faultline.sim.report.Written;
 import io.faultline.tracer.RecordException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -101,9 +102,9 @@ final class MonitorCommand implements Callable<Integer>
     int maxRegions;
 
     @Option(names = "--intervals-goal", paramLabel = "ACCESS:AGGRS:MIN:MAX", description = {"auto-tune the sampling "
-        + "and aggregation intervals (Linux 6.15's intervals_goal): every AGGRS aggregations, toward ACCESS (4% or "
+        + "and aggregation intervals (Linux 6.15's intervals_goal): every AGGRS aggregations, toward ACCESS (4%% or "
         + "400 bp) of the access events DAMON could observe, keeping the sampling interval within MIN and MAX and the "
-        + "samples per aggregation; 'recommended' is the kernel's 4%:3:5ms:10s"})
+        + "samples per aggregation; 'recommended' is the kernel's 4%%:3:5ms:10s"})
     String intervalsGoal;
 
     @Option(names = "--seed", paramLabel = "N", defaultValue = "1",
@@ -222,7 +223,7 @@ final class MonitorCommand implements Callable<Integer>
         }
         final PrintWriter err = spec.commandLine().getErr();
         err.printf(Locale.ROOT,
-            "Monitored %d processes over %.3f s of %s: %d aggregations of %s (sampling %s) into %s in %.3f s%n",
+            "Monitored %d processes over %.3f s of %s: %,d aggregations of %s (sampling %s) into %s in %.3f s%n",
             result.targets(), result.traceEndNs() / 1e9, trace, result.aggregations(), Durations.format(aggrUs),
             Durations.format(sampleUs), output, (System.nanoTime() - start) / 1e9);
         printSchemes(err, schemes, "simulated");
@@ -234,9 +235,9 @@ final class MonitorCommand implements Callable<Integer>
         for (int i = 0; i < schemes.size(); i++)
         {
             final SchemeStats st = schemes.get(i).stats();
-            err.printf(Locale.ROOT, "Scheme %d (%s): tried %d regions (%d bytes), applied %d (%d bytes, %s),"
-                + " quota exceeded %d times%n", i, schemes.get(i).action().label(), st.nrTried(), st.szTried(),
-                st.nrApplied(), st.szApplied(), how, st.qtExceeds());
+            err.printf(Locale.ROOT, "Scheme %d (%s): tried %,d regions (%s), applied %,d (%s, %s),"
+                + " quota exceeded %,d times%n", i, schemes.get(i).action().label(), st.nrTried(),
+                Written.humanBytes(st.szTried()), st.nrApplied(), Written.humanBytes(st.szApplied()), how, st.qtExceeds());
         }
     }
 
@@ -276,7 +277,7 @@ final class MonitorCommand implements Callable<Integer>
             throw new CliException(ex.getMessage());
         }
         spec.commandLine().getErr().printf(Locale.ROOT,
-            "faultline monitor: %s over %.3f s: %d aggregations of %s (sampling %s); faults %,d (%,d of them access"
+            "faultline monitor: %s over %.3f s: %,d aggregations of %s (sampling %s); faults %,d (%,d of them access"
                 + " checks); %,d sampling windows and agent requests (%.0f us each on average from posting to answer,"
                 + " a window's sampling interval included); into %s; exit status %d%n",
             result.ops(), result.durationNs() / 1e9, result.aggregations(), Durations.format(aggrUs),

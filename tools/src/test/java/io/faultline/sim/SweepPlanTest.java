@@ -57,8 +57,8 @@ class SweepPlanTest
         SweepPlan.of(ARC, two, 1 << 24, 1 << 22, 2, 2 * one + SweepPlan.RESERVE_BYTES);
         final LimitException ex = assertThrows(LimitException.class,
             () -> SweepPlan.of(ARC, two, 1 << 24, 1 << 22, 2, 2 * one + SweepPlan.RESERVE_BYTES - 1));
-        assertTrue(ex.getMessage().startsWith("arc at 1,048,576 pages needs 0.1 GiB of heap, 2 runs at once 0.3 GiB, "
-            + "and 0.3 GiB of the JVM's "), ex.getMessage());
+        assertTrue(ex.getMessage().startsWith("arc at 1,048,576 pages needs 138.0 MiB of heap, 2 runs at once 276.0 MiB, "
+            + "and 276.0 MiB of the JVM's "), ex.getMessage());
         assertTrue(ex.getMessage().contains("; give smaller sizes, fewer at once (--threads 1), or more heap "
             + "(FAULTLINE_JAVA_OPTS=-Xmx"), ex.getMessage());
         // one at a time fits

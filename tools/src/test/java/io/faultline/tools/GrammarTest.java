@@ -1,6 +1,9 @@
 package io.faultline.tools;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Matcher;
@@ -21,6 +24,28 @@ class GrammarTest
 
     @TempDir
     Path tmp;
+
+    @Test
+    void helpTextFormatsCleanly()
+    {
+        // picocli formats descriptions with String.format and warns on System.err about a bare %
+        final PrintStream saved = System.err;
+        final ByteArrayOutputStream warnings = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(warnings, true, StandardCharsets.UTF_8));
+        try
+        {
+            for (final String[] args : new String[][] {{"monitor", "--help"}, {"report", "accuracy", "--help"},
+                {"report", "heats", "--help"}, {"record", "--help"}, {"simulate", "--help"}})
+            {
+                assertEquals(0, CommandRun.of(args).status(), String.join(" ", args));
+            }
+        }
+        finally
+        {
+            System.setErr(saved);
+        }
+        assertEquals("", warnings.toString(StandardCharsets.UTF_8));
+    }
 
     @Test
     void everyCommandHasHelpThatStartsWithItsUsage()

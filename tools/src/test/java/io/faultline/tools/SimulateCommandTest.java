@@ -29,10 +29,10 @@ class SimulateCommandTest
             "--sizes", "128,1024,1M", "--csv", csv.toString(), "--plot", png.toString(), "--threads", "2", cloud);
         assertEquals(0, run.status(), run.toString());
         assertEquals(String.join(System.lineSeparator(),
-            "trace               policy  size  requests  misses  miss ratio",
-            "cloudPhysicsIO.txt  lru      128    113872   99411    0.873007",
-            "cloudPhysicsIO.txt  lru     1024    113872   94816    0.832654",
-            "cloudPhysicsIO.txt  lru      256    113872   96397    0.846538",
+            "trace               policy   size  requests  misses  miss ratio",
+            "cloudPhysicsIO.txt  lru       128   113,872  99,411    0.873007",
+            "cloudPhysicsIO.txt  lru     1,024   113,872  94,816    0.832654",
+            "cloudPhysicsIO.txt  lru       256   113,872  96,397    0.846538",
             ""), run.out());
         assertEquals(String.join("\n",
             "trace,policy,size,requests,misses,miss_ratio",
@@ -56,7 +56,7 @@ class SimulateCommandTest
         final CommandRun run = CommandRun.of("simulate", "--policies", String.join(",", io.faultline.sim.Policies.names()),
             "--sizes", "2147483639", dir.toString());
         assertEquals(0, run.status(), run.toString());
-        assertEquals(io.faultline.sim.Policies.names().size(), run.out().lines().filter(l -> l.contains(" 2147483639 ")
+        assertEquals(io.faultline.sim.Policies.names().size(), run.out().lines().filter(l -> l.contains(" 2,147,483,639 ")
             && l.endsWith("6       3    0.500000")).count(), run.out());
     }
 

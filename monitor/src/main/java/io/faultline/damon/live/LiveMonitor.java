@@ -51,6 +51,40 @@ public final class LiveMonitor
     {
     }
 
+    /** Process slots: the program and the images it execs. */
+    private static final int SLOTS = 16;
+    /** Each slot's ring carries events only. */
+    private static final int RING_BYTES = 1 << 20;
+
+    /**
+     * Every slot has a sampling board of --max-regions entries, and the recorder maps the shared
+     * memory as one buffer that Java indexes with an int: checked before the program starts.
+     */
+    static void boardsFit(final int maxRegions, final int pageSize)
+    {
+        if (ShmLayout.fileSize(SLOTS, RING_BYTES, pageSize, maxRegions) <= Integer.MAX_VALUE)
+        {
+            return;
+        }
+        int fits = 1; // the most regions that fit: a binary search between 1 and maxRegions
+        int over = maxRegions;
+        while (over - fits > 1)
+        {
+            final int mid = fits + (over - fits) / 2;
+            if (ShmLayout.fileSize(SLOTS, RING_BYTES, pageSize, mid) <= Integer.MAX_VALUE)
+            {
+                fits = mid;
+            }
+            else
+            {
+                over = mid;
+            }
+        }
+        throw new MonitorException("--max-regions " + maxRegions + " gives each of the " + SLOTS + " process images a "
+            + "sampling board larger than the 2 GiB of shared memory a live monitor maps; give --max-regions " + fits
+            + " or fewer");
+    }
+
     /** How long the agent may take to start in the program before monitoring gives up on it. */
     private static final long AGENT_START_NS = 10_000_000_000L;
 
@@ -79,6 +113,7 @@ public final class LiveMonitor
     {
         attrs.validated();
         MonitorRecordWriter.checkSchemes(schemes);
+        boardsFit(attrs.maxNrRegions(), RecordOptions.systemPageSize());
         final Path program = Preflight.resolveProgram(command.get(0));
         Preflight.checkLoadsAgent(program);
         final RecordOptions options = new RecordOptions();
@@ -100,8 +135,8 @@ public final class LiveMonitor
         options.scope = scope;
         options.follow = false;
         options.followExec = true; // the target is the process, whatever image it runs
-        options.slots = 16; // the program and the images it execs
-        options.ringCapacity = 1 << 20; // events only
+        options.slots = SLOTS; // the program and the images it execs
+        options.ringCapacity = RING_BYTES; // events only
         options.boardEntries = attrs.maxNrRegions();
         final String ops = fixed == null ? "vaddr" : "fvaddr";
         final TraceHeader start = MonitorRecordWriter.header(attrs, ops, pageSize, seed, schemes)
