@@ -52,12 +52,16 @@ import org.openjdk.jmh.runner.IterationType;
  * ({@code false}, the default: count the measurement iterations only; {@code true}: warmup
  * iterations too).
  * <p>
- * Only the iterations count, as async-profiler's JMH integration profiles only them: this class
- * is also the fork's internal profiler, which reads the recording's global clock at the start and
+ * Only the measurement iterations count, as in async-profiler's JMH integration (JMH's
+ * {@code -prof async}, org.openjdk.jmh.profile.AsyncProfiler), which samples the warmup only to
+ * warm itself up and throws those samples away when the first measurement iteration starts; it
+ * has no option to keep them, so the one here has its own name, {@code warmup}. This class is
+ * also the fork's internal profiler, which reads the recording's global clock at the start and
  * end of every iteration ({@link IterationWindows}); the references of JVM start, JMH's set-up
- * and the warmup fall outside. What the JVM's other threads (compiler, GC) reference during an
- * iteration is counted with it. References per operation divide the counted references by the
- * operations of the counted iterations.
+ * and, by default, the warmup fall outside. What the JVM's other threads (compiler, GC) reference
+ * during an iteration is counted with it. References per operation divide the counted references
+ * by the operations of the counted iterations ({@link #refsPerOp}), so by default they are per
+ * operation measured.
  */
 public final class FaultlineProfiler implements ExternalProfiler, InternalProfiler
 {
@@ -279,9 +283,7 @@ public final class FaultlineProfiler implements ExternalProfiler, InternalProfil
             results.add(new TextResult("cannot count the iterations of " + trace + ": " + ex.getMessage(), "faultline"));
             return results;
         }
-        final BenchmarkResultMetaData metadata = result.getMetadata();
-        final long ops = metadata == null ? 0 : metadata.getMeasurementOps() + (warmup ? metadata.getWarmupOps() : 0);
-        results.add(new ScalarResult("faultline.refs/op", ops > 0 ? (double)counts.references() / ops : Double.NaN,
+        results.add(new ScalarResult("faultline.refs/op", refsPerOp(counts.references(), result.getMetadata(), warmup),
             "refs/op", AggregationPolicy.AVG));
         results.add(new ScalarResult("faultline.references", counts.references(), "refs", AggregationPolicy.AVG));
         results.add(new ScalarResult("faultline.pages", counts.pages(), "pages", AggregationPolicy.AVG));
@@ -291,6 +293,16 @@ public final class FaultlineProfiler implements ExternalProfiler, InternalProfil
             AggregationPolicy.AVG));
         results.add(new TextResult(trace.toString(), "faultline.trace"));
         return results;
+    }
+
+    /**
+     * The counted references per operation of the iterations they were counted in: the measurement
+     * iterations', and the warmup's too if {@code warmup}; NaN without operations.
+     */
+    static double refsPerOp(final long references, final BenchmarkResultMetaData metadata, final boolean warmup)
+    {
+        final long ops = metadata == null ? 0 : metadata.getMeasurementOps() + (warmup ? metadata.getWarmupOps() : 0);
+        return ops > 0 ? (double)references / ops : Double.NaN;
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.faultline.tools;
 
-import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +14,7 @@ import java.util.concurrent.Callable;
 import io.faultline.sim.mrc.ReuseHistograms;
 import io.faultline.sim.report.MissRatioChart;
 import io.faultline.sim.report.ReuseChart;
+import io.faultline.sim.report.ReuseTable;
 import io.faultline.sim.report.Written;
 import io.faultline.sim.trace.KeyTrace;
 import io.faultline.sim.trace.TraceException;
@@ -27,8 +27,14 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code faultline report reuse}: the reuse distance and reuse time histograms of a trace
- * ({@link ReuseHistograms}), of the whole trace and, with {@code --per-thread}, of each thread's
- * own references, as CSV and as a chart of their cumulative distributions.
+ * ({@link ReuseHistograms}, whose distances are the LRU stack distances {@code mrc} computes),
+ * of the whole trace and, with {@code --per-thread}, of each thread's own references: as text in
+ * power-of-two buckets, as CSV of the same buckets and as a chart of their cumulative
+ * distributions. It follows DynamoRIO drmemtrace's {@code reuse_distance} and {@code reuse_time}
+ * tools (github.com/DynamoRIO/dynamorio, clients/drcachesim/tools/reuse_distance.cpp and
+ * reuse_time.cpp) and libCacheSim's traceAnalyzer ({@code --reuse}, github.com/1a1a11a/libCacheSim,
+ * libCacheSim/bin/traceAnalyzer); here the keys are pages, and a page's first reference is counted
+ * apart as a cold miss.
  */
 @Command(name = "reuse", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     synopsisHeading = "usage: ", customSynopsis = {
@@ -36,24 +42,28 @@ import picocli.CommandLine.Parameters;
     descriptionHeading = "%n", description = {
         "Reuse distance and reuse time histograms of a trace, exact, in one pass.", "",
         "Reuse distance: the distinct pages referenced between two references to a page (0: twice in a",
-        "row; an LRU cache of c pages hits the references whose distance is below c). Reuse time: the",
-        "references from the previous reference to the page to this one (1: in a row). CSV:",
+        "row; an LRU memory of c pages hits the references whose distance is below c). Reuse time: the",
+        "references from the previous reference to the page to this one (1: in a row). A page's first",
+        "reference has neither: it is counted apart, as cold.", "",
+        "Buckets are powers of two: 0, 1, 2-3, 4-7, 8-15, ...; the cumulative distance share through",
+        "2^k-1 is the LRU hit ratio of 2^k pages. Standard output gets a table per scope (counts and",
+        "shares of all references); --csv writes the same buckets:",
         "  " + ReuseCommand.HEADER,
-        "scope is all or a thread id (--per-thread), metric distance or time, count the references with",
-        "that reuse; a page's first reference is counted under reuse " + ReuseHistograms.FIRST + ".", ""})
+        "scope is all or a thread id (--per-thread), metric distance or time, from and to the bucket's",
+        "bounds (-1,-1: first references), count the references in it.", ""})
 final class ReuseCommand implements Callable<Integer>
 {
-    static final String HEADER = "scope,metric,reuse,count";
+    static final String HEADER = "scope,metric,from,to,count";
 
     @Option(names = "--per-thread", description = {"faultline traces: each thread's own references too, after the "
         + "whole trace's (scope = the thread id)"})
     boolean perThread;
 
-    @Option(names = "--csv", paramLabel = "OUT", description = "write the CSV here instead of to standard output")
+    @Option(names = "--csv", paramLabel = "OUT", description = "also write the buckets as CSV to this file")
     Path csv;
 
-    @Option(names = "--plot", paramLabel = "OUT", description = "cumulative distributions of reuse distance and time, "
-        + "PNG or SVG by extension")
+    @Option(names = "--plot", paramLabel = "OUT", description = "cumulative distributions of the exact reuse "
+        + "distances and times, PNG or SVG by extension")
     Path plot;
 
     @Mixin
@@ -113,17 +123,16 @@ final class ReuseCommand implements Callable<Integer>
             }
             err.printf(Locale.ROOT, "Computed reuse histograms of %d scope%s over %,d references in %s%n", scopes.size(),
                 scopes.size() == 1 ? "" : "s", trace.size(), Written.seconds(System.nanoTime() - start));
-            for (final ReuseChart.Scope scope : scopes)
+            for (int i = 0; i < scopes.size(); i++)
             {
-                err.println(summary(scope));
+                if (i > 0)
+                {
+                    out.println();
+                }
+                ReuseTable.print(scopes.get(i), out);
             }
-            if (csv == null)
-            {
-                final PrintWriter writer = new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8));
-                writeCsv(scopes, writer);
-                writer.flush();
-            }
-            else
+            out.flush();
+            if (csv != null)
             {
                 final long csvStart = System.nanoTime();
                 try (PrintWriter writer = new PrintWriter(Files.newBufferedWriter(csv, StandardCharsets.UTF_8)))
@@ -162,48 +171,21 @@ final class ReuseCommand implements Callable<Integer>
         writer.flush();
     }
 
+    /** The first references, then every bucket from the metric's smallest (distance 0, time 1) to its largest. */
     private static void writeRows(final String scope, final String metric, final ReuseHistograms.Histogram histogram,
         final PrintWriter writer, final StringBuilder line)
     {
-        for (final long value : histogram.values())
+        final String prefix = scope + "," + metric + ",";
+        writer.append(prefix).append(String.valueOf(ReuseHistograms.FIRST)).append(',')
+            .append(String.valueOf(ReuseHistograms.FIRST)).append(',')
+            .append(String.valueOf(histogram.count(ReuseHistograms.FIRST))).append('\n');
+        final long[] buckets = histogram.buckets();
+        for (int k = metric.equals("time") ? 1 : 0; k < buckets.length; k++)
         {
             line.setLength(0);
-            line.append(scope).append(',').append(metric).append(',').append(value).append(',')
-                .append(histogram.count(value)).append('\n');
+            line.append(prefix).append(ReuseHistograms.bucketFrom(k)).append(',').append(ReuseHistograms.bucketTo(k))
+                .append(',').append(buckets[k]).append('\n');
             writer.append(line);
         }
-    }
-
-    /** One line: references, first references, median reuse distance and time of the re-references. */
-    static String summary(final ReuseChart.Scope scope)
-    {
-        final ReuseHistograms h = scope.histograms();
-        return String.format(Locale.ROOT, "%s: %,d references, %,d first; median reuse distance %s pages, time %s"
-            + " references", scope.name(), h.references(), h.firstReferences(), median(h.distances()),
-            median(h.times()));
-    }
-
-    /** The median of the re-references' values, or "-" if there is none. */
-    private static String median(final ReuseHistograms.Histogram histogram)
-    {
-        final long reused = histogram.total() - histogram.count(ReuseHistograms.FIRST);
-        if (reused == 0)
-        {
-            return "-";
-        }
-        long seen = 0;
-        for (final long value : histogram.values())
-        {
-            if (value == ReuseHistograms.FIRST)
-            {
-                continue;
-            }
-            seen += histogram.count(value);
-            if (2 * seen >= reused)
-            {
-                return String.format(Locale.ROOT, "%,d", value);
-            }
-        }
-        throw new IllegalStateException("unreachable: the counts add up to " + seen + " of " + reused);
     }
 }

@@ -37,6 +37,30 @@ class ReuseHistogramsTest
         assertEquals(1, h.times().count(4));
         assertEquals(8, h.distances().total());
         assertEquals(8, h.times().total());
+        // Powers of two: distances 0 | 2 2 2 in buckets 0 and 2-3; times 1 | 3 3 | 4 in 1, 2-3, 4-7.
+        assertArrayEquals(new long[] {1, 0, 3}, h.distances().buckets());
+        assertArrayEquals(new long[] {0, 1, 2, 1}, h.times().buckets());
+        assertEquals(2, h.distances().median());
+        assertEquals(3, h.times().median());
+    }
+
+    @Test
+    void bucketsArePowersOfTwo()
+    {
+        assertEquals(0, ReuseHistograms.bucket(0));
+        assertEquals(1, ReuseHistograms.bucket(1));
+        assertEquals(2, ReuseHistograms.bucket(2));
+        assertEquals(2, ReuseHistograms.bucket(3));
+        assertEquals(3, ReuseHistograms.bucket(4));
+        assertEquals(63, ReuseHistograms.bucket(Long.MAX_VALUE));
+        assertEquals(0, ReuseHistograms.bucketTo(0));
+        assertEquals(1, ReuseHistograms.bucketFrom(1));
+        assertEquals(1, ReuseHistograms.bucketTo(1));
+        assertEquals(8, ReuseHistograms.bucketFrom(4));
+        assertEquals(15, ReuseHistograms.bucketTo(4));
+        assertEquals(Long.MAX_VALUE, ReuseHistograms.bucketTo(63));
+        assertArrayEquals(new long[0], ReuseHistograms.of(new long[] {7, 8}).distances().buckets());
+        assertEquals(ReuseHistograms.FIRST, ReuseHistograms.of(new long[] {7, 8}).times().median());
     }
 
     /** An LRU cache of c pages hits exactly the references whose reuse distance is below c. */
