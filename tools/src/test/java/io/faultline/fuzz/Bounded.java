@@ -31,12 +31,25 @@ final class Bounded
         void run() throws Exception;
     }
 
-    private static final ExecutorService READER = Executors.newSingleThreadExecutor(r ->
+    private static ExecutorService executor = newExecutor();
+    private static volatile Thread reader;
+
+    private static ExecutorService newExecutor()
     {
-        final Thread thread = new Thread(r, "fuzzed-read");
-        thread.setDaemon(true);
-        return thread;
-    });
+        return Executors.newSingleThreadExecutor(r ->
+        {
+            final Thread thread = new Thread(r, "fuzzed-read");
+            thread.setDaemon(true);
+            reader = thread;
+            return thread;
+        });
+    }
+
+    private static void renew()
+    {
+        executor.shutdownNow();
+        executor = newExecutor();
+    }
 
     private Bounded()
     {
@@ -54,7 +67,7 @@ final class Bounded
     {
         final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
         final AtomicLong allocated = new AtomicLong();
-        final Future<Throwable> outcome = READER.submit(() ->
+        final Future<Throwable> outcome = executor.submit(() ->
         {
             final long before = threads.getCurrentThreadAllocatedBytes();
             try
@@ -78,8 +91,15 @@ final class Bounded
         }
         catch (final TimeoutException ex)
         {
+            final StringBuilder where = new StringBuilder();
+            for (final StackTraceElement frame : reader.getStackTrace())
+            {
+                where.append("\n\tat ").append(frame);
+            }
             outcome.cancel(true);
-            throw new AssertionError(what + ": no answer in " + TIMEOUT_S + " s (a hang)");
+            // the hung read keeps its thread: later reads get a new one
+            renew();
+            throw new AssertionError(what + ": no answer in " + TIMEOUT_S + " s (a hang), in" + where);
         }
         catch (final InterruptedException | ExecutionException ex)
         {
