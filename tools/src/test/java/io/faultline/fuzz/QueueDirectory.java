@@ -36,8 +36,9 @@ final class QueueDirectory
         copy(dir, pristine);
         try (Stream<Path> walk = Files.walk(dir))
         {
-            // Not Chronicle's metadata.cq4t: a damaged one makes Chronicle retry its file lock
-            // for 10 s and more (an open finding: see BENCHMARKS.md, "Fuzzed readers").
+            // Not Chronicle's metadata.cq4t: with it damaged, reads waited 10 s and more in
+            // Chronicle's SingleTableStore.doWithLock, retrying its file lock (an open finding:
+            // BENCHMARKS.md, "Fuzzed readers").
             for (final Path file : walk.filter(Files::isRegularFile).filter(f -> !f.toString().endsWith(".cq4t"))
                 .sorted().toList())
             {

@@ -129,18 +129,10 @@ public final class TraceReader implements AutoCloseable
         }
     }
 
-    /**
-     * How long a reader waits for the lock of a queue's metadata file (metadata.cq4t) before it
-     * calls the file damaged: a writer holds it for microseconds, but a lock word that a damaged
-     * (or crashed-writer) file leaves set made Chronicle wait some 20 s (TraceReaderFuzzTest).
-     */
-    static final long METADATA_LOCK_TIMEOUT_MS = 2_000;
-
-    /** A queue opened for reading only, with the reader's lock timeout; the trace and monitoring-record readers share it. */
+    /** A queue opened for reading only; the trace and monitoring-record readers share it. */
     public static SingleChronicleQueue openQueue(final Path queueDir)
     {
-        return SingleChronicleQueueBuilder.binary(queueDir.toFile()).readOnly(true)
-            .timeoutMS(METADATA_LOCK_TIMEOUT_MS).build();
+        return SingleChronicleQueueBuilder.binary(queueDir.toFile()).readOnly(true).build();
     }
 
     public TraceHeader header()
