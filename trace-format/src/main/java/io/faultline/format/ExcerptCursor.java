@@ -149,14 +149,13 @@ final class ExcerptCursor implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            problem = "the queue file cannot be read (" + ex.getMessage() + ")";
+            problem = "the queue file cannot be read (" + QueueFaults.describe(ex) + ")";
             return Step.BROKEN;
         }
         catch (final InternalError | RuntimeException ex)
         {
             // The one fault left unguarded: see the class comment. Its text says nothing to a user.
-            problem = ex instanceof InternalError ? "the queue file cannot be read there (it is cut short)"
-                : "the queue cannot be read there (" + ex.getClass().getSimpleName() + ")";
+            problem = "the queue cannot be read there (" + QueueFaults.describe(ex) + ")";
             return Step.BROKEN;
         }
         problem = ExcerptCheck.problem(view, length);

@@ -53,10 +53,14 @@ public enum InputProblem
         {
             return lowerFirst(fs.getReason());
         }
+        if (ex instanceof java.io.EOFException)
+        {
+            return "it ends too soon";
+        }
         final String message = ex.getMessage();
         if (message == null || message.isBlank())
         {
-            return ex.getClass().getSimpleName();
+            return "an input/output error";
         }
         // "Permission denied", "Is a directory" from FileInputStream: "path (Reason)"
         final int paren = message.lastIndexOf(" (");

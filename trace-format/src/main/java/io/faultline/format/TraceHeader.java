@@ -220,6 +220,11 @@ public final class TraceHeader
             throw new TraceFormatException(dir + " is not a faultline " + noun + ": it has no " + TraceLayout.HEADER_FILE,
                 InputProblem.MISUSED);
         }
+        catch (final java.nio.charset.CharacterCodingException ex)
+        {
+            // read, but not text (TraceReaderFuzzTest: it said "input length = 1", and called it unreadable)
+            throw new TraceFormatException("corrupt " + noun + " header " + headerFile + ": it is not UTF-8 text");
+        }
         catch (final IOException ex)
         {
             // permission is not corruption: the fix is the user's

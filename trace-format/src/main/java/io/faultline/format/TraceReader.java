@@ -120,13 +120,19 @@ public final class TraceReader implements AutoCloseable
         try
         {
             return new TraceReader(dir, header,
-                SingleChronicleQueueBuilder.binary(queueDir.toFile()).readOnly(true).build(), skipCorrupt);
+                openQueue(queueDir), skipCorrupt);
         }
-        catch (final RuntimeException | InternalError ex)
+        catch (final Exception | InternalError ex)
         {
             throw new TraceFormatException("corrupt trace " + dir + ": its queue cannot be opened ("
-                + ex.getClass().getSimpleName() + "); the queue files are damaged");
+                + QueueFaults.describe(ex) + ")");
         }
+    }
+
+    /** A queue opened for reading only; the trace and monitoring-record readers share it. */
+    public static SingleChronicleQueue openQueue(final Path queueDir)
+    {
+        return SingleChronicleQueueBuilder.binary(queueDir.toFile()).readOnly(true).build();
     }
 
     public TraceHeader header()
@@ -225,6 +231,16 @@ public final class TraceReader implements AutoCloseable
             throw new TraceFormatException("trace " + dir + " changed while it was read: its queue file is now "
                 + "cut short; read it again");
         }
+        catch (final TraceFormatException ex)
+        {
+            throw ex;
+        }
+        catch (final Exception ex)
+        {
+            // Chronicle's own checks of a damaged file, past the cursor's guard (TraceReaderFuzzTest)
+            throw new TraceFormatException("corrupt trace " + dir + ": its queue cannot be read ("
+                + QueueFaults.describe(ex) + ")");
+        }
         s.verify();
         return s.summary;
     }
@@ -282,7 +298,23 @@ public final class TraceReader implements AutoCloseable
             survey = new Survey();
             if (queue != null)
             {
-                survey.run();
+                try
+                {
+                    survey.run();
+                }
+                catch (final TraceFormatException ex)
+                {
+                    survey = null;
+                    throw ex;
+                }
+                catch (final Exception | InternalError ex)
+                {
+                    // Chronicle's checks of the first cycle file, met as the tailer is made
+                    // (TraceReaderFuzzTest: StreamCorruptedException "Unexpected magic number")
+                    survey = null;
+                    throw new TraceFormatException("corrupt trace " + dir + ": its queue cannot be read ("
+                        + QueueFaults.describe(ex) + ")");
+                }
             }
             else
             {
@@ -323,6 +355,15 @@ public final class TraceReader implements AutoCloseable
                     // A fault in mapped memory that surfaced after the cursor's own guard (it is
                     // delivered a little after the access): the queue breaks about here.
                     broken(cursor, "the queue file cannot be read there (it is cut short or its framing is damaged)");
+                }
+                catch (final TraceFormatException ex)
+                {
+                    throw ex;
+                }
+                catch (final Exception ex)
+                {
+                    // Chronicle's framing checks, past the cursor's guard (TraceReaderFuzzTest)
+                    broken(cursor, "the queue cannot be read there (" + QueueFaults.describe(ex) + ")");
                 }
             }
             finish();

@@ -33,6 +33,7 @@ public final class SharedMemory implements AutoCloseable
     private final long ringOffset;
     private final long ringStride;
     private final OneToOneRingBuffer[] rings;
+    private ShmGuard guard;
 
     private SharedMemory(final Path file, final MappedByteBuffer mapped, final int slotCount, final int ringCapacity,
         final int pageSize)
@@ -59,15 +60,30 @@ public final class SharedMemory implements AutoCloseable
         {
             throw new RecordException("shared memory of " + size + " bytes is too large; lower --ring-size");
         }
-        // 0600: the rings carry every address the program touches; only its own user may read them
-        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        // The guard first: from the file's creation on, a recorder killed at any moment leaves it to the guard.
+        final ShmGuard guard = ShmGuard.start(file);
         final MappedByteBuffer mapped;
-        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"))
+        try
         {
-            raf.setLength(size); // sparse: zero pages cost nothing until touched
-            mapped = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, size);
+            // 0600: the rings carry every address the program touches; only its own user may read them
+            Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"))
+            {
+                raf.setLength(size); // sparse: zero pages cost nothing until touched
+                mapped = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, size);
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            Files.deleteIfExists(file);
+            if (guard != null)
+            {
+                guard.close();
+            }
+            throw ex;
         }
         final SharedMemory shm = new SharedMemory(file, mapped, options.slots, options.ringCapacity, pageSize);
+        shm.guard = guard;
         shm.writeControlBlock(options, pageSize, startMonoNs);
         return shm;
     }
@@ -110,7 +126,10 @@ public final class SharedMemory implements AutoCloseable
         buffer.putLongOrdered(ShmLayout.CTL_MAGIC, ShmLayout.MAGIC);
     }
 
-    /** Deletes shared-memory files left by recorders that were killed. */
+    /**
+     * Deletes shared-memory files left by recorders that were killed when their guard could not
+     * run ({@link ShmGuard}: killed with it, or no shell).
+     */
     private static void removeStale()
     {
         if (!Files.isDirectory(SHM_DIR))
@@ -256,7 +275,11 @@ public final class SharedMemory implements AutoCloseable
         }
         catch (final IOException ignored)
         {
-            // a stale file is removed by the next recording
+            // a stale file is removed by its guard or the next recording
+        }
+        if (guard != null)
+        {
+            guard.close();
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.faultline.sim.trace;
 
+import io.airlift.compress.MalformedInputException;
 import io.airlift.compress.zstd.ZstdInputStream;
 import io.airlift.compress.zstd.ZstdOutputStream;
 import org.tukaani.xz.LZMA2Options;
@@ -8,6 +9,7 @@ import org.tukaani.xz.XZOutputStream;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -97,7 +99,7 @@ public enum Compression
                 case NONE -> raw;
                 case GZIP -> new BufferedInputStream(new GZIPInputStream(raw, BUFFER_SIZE), BUFFER_SIZE);
                 case XZ -> new BufferedInputStream(new XZInputStream(raw), BUFFER_SIZE);
-                case ZSTD -> new BufferedInputStream(new ZstdInputStream(raw), BUFFER_SIZE);
+                case ZSTD -> new BufferedInputStream(new CheckedZstd(new ZstdInputStream(raw)), BUFFER_SIZE);
             };
         }
         catch (final IOException | RuntimeException ex)
@@ -138,5 +140,53 @@ public enum Compression
             }
         }
         return true;
+    }
+
+    /**
+     * aircompressor's zstd decoder, whose errors on corrupt data are unchecked and of any class
+     * (MalformedInputException, and an ArrayIndexOutOfBoundsException in its Huffman tables that
+     * ImportFormatsFuzzTest found), as the IOException every other decompressor throws.
+     */
+    private static final class CheckedZstd extends FilterInputStream
+    {
+        CheckedZstd(final InputStream in)
+        {
+            super(in);
+        }
+
+        @Override
+        public int read() throws IOException
+        {
+            try
+            {
+                return super.read();
+            }
+            catch (final RuntimeException ex)
+            {
+                throw corrupt(ex);
+            }
+        }
+
+        @Override
+        public int read(final byte[] b, final int off, final int len) throws IOException
+        {
+            try
+            {
+                return super.read(b, off, len);
+            }
+            catch (final RuntimeException ex)
+            {
+                throw corrupt(ex);
+            }
+        }
+
+        private static IOException corrupt(final RuntimeException ex)
+        {
+            // "Bad checksum. Expected: a320a31, actual: 51d8e999: offset=29": its first sentence
+            final String message = ex instanceof MalformedInputException && ex.getMessage() != null
+                ? ex.getMessage().split("\\. |: offset=", 2)[0] : "";
+            return new IOException(message.isEmpty() ? "malformed zstd data"
+                : "malformed zstd data: " + Character.toLowerCase(message.charAt(0)) + message.substring(1), ex);
+        }
     }
 }

@@ -146,6 +146,30 @@ class TraceFormatsTest
         assertTrue(ex.getMessage().startsWith("cannot read " + file + " as lirs: "), ex.getMessage());
     }
 
+    /**
+     * Inputs ImportFormatsFuzzTest found: zstd frames whose decoder threw unchecked exceptions
+     * (an ArrayIndexOutOfBoundsException in its Huffman tables, a MalformedInputException), and a
+     * gzip stream cut short, whose EOFException has no message; each is one line in words.
+     */
+    @Test
+    void corruptZstdAndCutGzipAreOneLineTraceErrors() throws IOException
+    {
+        final String huffman = "28b52ffd64701f5d040012040e101018c0050097e79728b52ffd64701f5d040012040e18c0050097e7977dec"
+            + "cbe1c7dedc3ff1be905cf2813079df79b89df9ace5d17cf6f0b325d21f84fffd75525e0ba36de05ec15018079228012100c00402"
+            + "38c2c63f371decc3192e8bd37fb8b8feb315108360fb7f88285dd0c3d006a18202f416ce229925dd08500100003074200578616502"
+            + "801190807c4320311401c0c16060903118180c3c0024bcbcbd17";
+        final Path lcs = Files.write(tmp.resolve("huffman.zst"), java.util.HexFormat.of().parseHex(huffman));
+        assertEquals("cannot read " + lcs + " as lcs: corrupt data (malformed zstd data)",
+            assertThrows(TraceException.class, () -> read("lcs", lcs, TraceOptions.defaults())).getMessage());
+        final Path block = Files.write(tmp.resolve("block.zst"),
+            java.util.HexFormat.of().parseHex("28b52ffd28b52ffd2408410000310a320a310a330a6b1b36bc"));
+        assertEquals("cannot read " + block + " as lirs: corrupt data (malformed zstd data: invalid block type)",
+            assertThrows(TraceException.class, () -> read("lirs", block, TraceOptions.defaults())).getMessage());
+        final Path cut = Files.write(tmp.resolve("cut.gz"), new byte[] {0x1f, (byte)0x8b});
+        assertEquals("cannot read " + cut + " as lirs: corrupt data (it ends too soon)",
+            assertThrows(TraceException.class, () -> read("lirs", cut, TraceOptions.defaults())).getMessage());
+    }
+
     @Test
     void unknownFormatListsTheKnownOnes()
     {

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# fuzz.sh [tries=20000]: the readers' fuzzers (tools' io.faultline.fuzz, issue 24) with many
+# more tries than the test suite's 200: every import format (--format) on arbitrary and mutated
+# bytes, plain and compressed; the trace reader and the monitoring-record reader on damaged
+# directories. Each read must give its records or one line naming the problem, within 10 s and
+# a bounded allocation. Prints per property its tries and time, and the findings: the failing
+# properties and the inputs kept in tools/target/fuzz-findings (BENCHMARKS.md, "Fuzzed readers").
+# Runs Maven offline in this checkout; tries applies to each property.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+tries=${1:-20000}
+echo "$(machine); jqwik, $tries tries per property"
+rm -rf "$root/tools/target/fuzz-findings"
+s=$EPOCHREALTIME
+status=0
+(cd "$root" && mvn -o -q -ntp -pl tools -am verify -Dtest='io.faultline.fuzz.*Test' \
+  -Dsurefire.failIfNoSpecifiedTests=false -Djqwik.tries.default="$tries" > /dev/null 2>&1) || status=$?
+e=$EPOCHREALTIME
+reports="$root/tools/target/surefire-reports"
+# surefire's XML: one testcase per property, with its time; a failure or error inside it
+for xml in "$reports"/TEST-io.faultline.fuzz.*.xml; do
+  awk -v cls="$(basename "$xml" .xml | sed 's/^TEST-io.faultline.fuzz.//')" '
+    /<testcase / { match($0, /name="[^"]*"/); name = substr($0, RSTART + 6, RLENGTH - 7)
+                   match($0, /time="[^"]*"/); time = substr($0, RSTART + 6, RLENGTH - 7); bad = "" }
+    /<failure|<error/ { match($0, /message="[^"]*"/); bad = substr($0, RSTART + 9, 160) }
+    /<\/testcase>|<testcase [^>]*\/>/ { if (name != "") printf "%-22s %-52s %8.1f s  %s\n", cls, name, time, bad == "" ? "ok" : "FINDING: " bad; name = "" }
+  ' "$xml"
+done
+findings=$(find "$root/tools/target/fuzz-findings" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
+printf 'total %.0f s (with the build); %d finding input(s) kept; maven status %d\n' \
+  "$(awk -v s="$s" -v e="$e" 'BEGIN{print e - s}')" "$findings" "$status"

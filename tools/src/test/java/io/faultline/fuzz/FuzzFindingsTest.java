@@ -1,0 +1,89 @@
+package io.faultline.fuzz;
+
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+
+import io.faultline.damon.Attributes;
+import io.faultline.damon.record.MonitorRecordReader;
+import io.faultline.damon.record.MonitorRecordWriter;
+import io.faultline.damon.record.Snapshot;
+import io.faultline.damon.record.Snapshot.RegionRecord;
+import io.faultline.damon.record.Snapshot.TargetRegions;
+import io.faultline.format.InputProblem;
+import io.faultline.format.TraceFormatException;
+import io.faultline.format.TraceLayout;
+import io.faultline.format.TraceReader;
+import io.faultline.sim.trace.FaultlineTraces;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/** What TraceReaderFuzzTest found, each as a fixed input (the import formats' are in TraceFormatsTest). */
+class FuzzFindingsTest
+{
+    @TempDir
+    Path tmp;
+
+    /** The queue file's first header word, as Chronicle's framing check meets it ("Unexpected magic number 400100c1"). */
+    private static void damageFirstHeader(final Path dir) throws Exception
+    {
+        try (Stream<Path> files = Files.list(dir.resolve(TraceLayout.QUEUE_DIR)))
+        {
+            final Path cq4 = files.filter(f -> f.toString().endsWith(".cq4")).findFirst().orElseThrow();
+            try (RandomAccessFile raf = new RandomAccessFile(cq4.toFile(), "rw"))
+            {
+                raf.write(new byte[] {(byte)0xc1, 0x00, 0x01, 0x40});
+            }
+        }
+    }
+
+    @Test
+    void aQueueFileWithBrokenFramingIsACorruptTraceInOneLine() throws Exception
+    {
+        final Path dir = FaultlineTraces.write(tmp.resolve("t"), 4096, new long[] {1, 11, 0x1000, 0x2000});
+        damageFirstHeader(dir);
+        final TraceFormatException ex = assertThrows(TraceFormatException.class, () ->
+        {
+            try (TraceReader reader = TraceReader.open(dir))
+            {
+                reader.scan();
+            }
+        });
+        assertEquals("corrupt trace " + dir + ": its queue cannot be read (a queue file's framing is damaged)",
+            ex.getMessage());
+        assertEquals(InputProblem.CORRUPT, ex.problem());
+    }
+
+    @Test
+    void aMonitoringRecordWithBrokenFramingIsCorruptInOneLine() throws Exception
+    {
+        final Path dir = tmp.resolve("r");
+        try (MonitorRecordWriter writer = MonitorRecordWriter.create(dir,
+            MonitorRecordWriter.header(Attributes.DEFAULTS, "trace", 4096)))
+        {
+            writer.write(new Snapshot(0, 0, 100_000_000, List.of(
+                new TargetRegions(7, List.of(new RegionRecord(0x10000, 0x14000, 10, 0))))));
+            writer.finish(MonitorRecordWriter.header(Attributes.DEFAULTS, "trace", 4096));
+        }
+        damageFirstHeader(dir);
+        final TraceFormatException ex = assertThrows(TraceFormatException.class,
+            () -> MonitorRecordReader.open(dir).snapshots());
+        assertEquals("corrupt monitoring record " + dir + " at excerpt 0: a queue file is damaged", ex.getMessage());
+    }
+
+    @Test
+    void aHeaderThatIsNotTextIsCorruptNotUnreadable() throws Exception
+    {
+        final Path dir = FaultlineTraces.write(tmp.resolve("t"), 4096, new long[] {1, 11, 0x1000});
+        final Path header = dir.resolve(TraceLayout.HEADER_FILE);
+        Files.write(header, new byte[] {'a', '=', (byte)0xff, '\n'});
+        final TraceFormatException ex = assertThrows(TraceFormatException.class, () -> TraceReader.open(dir));
+        assertEquals("corrupt trace header " + header + ": it is not UTF-8 text", ex.getMessage());
+        assertEquals(InputProblem.CORRUPT, ex.problem());
+    }
+}
