@@ -7,8 +7,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 
 import io.faultline.sim.report.Progress;
@@ -111,8 +114,8 @@ public final class Main implements Callable<Integer>
         {
             // Reflecting over one command's options instead of all of them saves start-up time;
             // completion and the top level's messages (help, unknown words) need every command.
-            final String word = args.length > 0 && COMMANDS.contains(args[0]) && !args[0].equals("completion")
-                ? args[0] : null;
+            final String word = args.length > 0 && !args[0].equals("completion")
+                && (COMMANDS.contains(args[0]) || providers().containsKey(args[0])) ? args[0] : null;
             return commandLine(out, err, terminal, word).execute(args);
         }
         finally
@@ -139,6 +142,15 @@ public final class Main implements Callable<Integer>
                 commandLine.addSubcommand(command(word, out, err, terminal));
             }
         }
+        providers().forEach((word, provider) ->
+        {
+            if (only == null || only.equals(word))
+            {
+                final CommandLine sub = new CommandLine(provider.command(out, err, terminal));
+                commandLine.addSubcommand(word, sub.getCommandSpec().findOption("--format") == null ? sub
+                    : TraceInputOptions.withFormatsFooter(sub));
+            }
+        });
         commandLine.addSubcommand(new CommandLine.HelpCommand());
 
         // Settings below apply to the subcommands added above.
@@ -187,6 +199,17 @@ public final class Main implements Callable<Integer>
             return 1;
         });
         return commandLine;
+    }
+
+    /** The commands of other modules on the class path ({@link CommandProvider}), by word. */
+    private static Map<String, CommandProvider> providers()
+    {
+        final Map<String, CommandProvider> providers = new LinkedHashMap<>();
+        for (final CommandProvider provider : ServiceLoader.load(CommandProvider.class))
+        {
+            providers.putIfAbsent(provider.name(), provider);
+        }
+        return providers;
     }
 
     private static CommandLine command(final String word, final PrintStream out, final PrintStream err,
