@@ -376,7 +376,15 @@ final class SweepCommand implements Callable<Integer>
     {
         try
         {
-            return new JavaSparkContext(sparkConf);
+            final JavaSparkContext sc = new JavaSparkContext(sparkConf);
+            // Under spark-submit our log4j2.properties is not the configuration log4j found, and
+            // Spark's defaults print INFO lines by the dozen for each task: quiet from here on,
+            // unless the user chose a configuration.
+            if (System.getProperty("log4j2.configurationFile") == null)
+            {
+                sc.setLogLevel("ERROR");
+            }
+            return sc;
         }
         catch (final RuntimeException ex)
         {
