@@ -11,9 +11,11 @@ import java.io.IOException;
 /**
  * A miniature simulation (MINISIM): the policy replays only the references to a spatially
  * sampled subset of the keys, SHARDS's hash sample at rate R, with the cache scaled by the same
- * rate, and the sample's miss ratio stands for the trace's (Waldspurger, Saemundsson, Ahmad and
- * Park, "Cache Modeling and Optimization using Miniature Simulations", USENIX ATC 2017; as
- * libCacheSim's mrcProfiler runs it with {@code --profiler MINISIM}). Any policy, at about R of a
+ * rate (Waldspurger, Saemundsson, Ahmad and Park, "Cache Modeling and Optimization using
+ * Miniature Simulations", USENIX ATC 2017). As libCacheSim's mrcProfiler (MINISIM), the sample's
+ * misses scaled by 1/R count as the trace's, so the miss ratio is misses / (R N), not misses over
+ * the sampled references: a hot key in or out of the sample moves the sample's size, not the
+ * misses, as SHARDS's adjustment reasons (MissRatioCurves.shards). Any policy, at about R of a
  * full replay's cost; sizes below 1/R pages fall to a one-page cache and are not resolved.
  */
 final class MiniSim
@@ -35,7 +37,7 @@ final class MiniSim
         final int scaled = (int)Math.max(1, Math.round(size * effectiveRate[0]));
         final long start = System.nanoTime();
         final SimulationResult result = Simulator.run(spec, scaled, sample);
-        final long misses = Math.round((double)result.misses() / result.requests() * trace.references());
+        final long misses = Math.min(trace.references(), Math.round(result.misses() / effectiveRate[0]));
         return new CellResult(trace.references(), misses, result.requests(), null, readNanos[0],
             System.nanoTime() - start);
     }
