@@ -34,8 +34,10 @@ class StandaloneSweepTest
         final Path simulateCsv = dir.resolve("simulate.csv");
         try (StandaloneCluster cluster = new StandaloneCluster(1, 2, 1024, new File(dir.toFile(), "work")))
         {
+            // The executor's JVM: C1 only and the serial collector, for a quick start (4 short replays).
             final Run sweep = Run.of(concat(new String[] {"sweep", "--master", cluster.url(), "--conf",
-                "spark.executor.memory=512m", "--csv", sweepCsv.toString()}, grid));
+                "spark.executor.memory=512m", "--conf", "spark.executor.extraJavaOptions=-XX:TieredStopAtLevel=1 "
+                + "-XX:+UseSerialGC", "--csv", sweepCsv.toString()}, grid));
             System.err.print(sweep.err()); // the timings, in the test's output file
             assertEquals(0, sweep.status(), sweep::toString);
             assertTrue(sweep.err().contains("Started Spark (" + cluster.url()), sweep::toString);
