@@ -386,8 +386,9 @@ final class SweepCommand implements Callable<Integer>
             }
             return sc;
         }
-        catch (final RuntimeException ex)
+        catch (final Exception ex)
         {
+            // SparkException is a checked exception in Java's terms: a bad master URL, a cluster that refused us.
             final String message = ex.getMessage() == null ? ex.getClass().getSimpleName()
                 : ex.getMessage().lines().findFirst().orElse("");
             throw new CliException("cannot start Spark with master " + sparkConf.get("spark.master") + ": " + message);
