@@ -12,6 +12,7 @@ import io.faultline.sweep.grid.CellTask;
 import io.faultline.sweep.traces.StagedTrace;
 import io.faultline.sweep.traces.Staging;
 import io.faultline.tools.CliException;
+import io.faultline.tools.Main;
 import io.faultline.tools.SimulationGrid;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.SparkConf;
@@ -49,16 +50,17 @@ import java.util.stream.Stream;
  * ({@link SimulationGrid}); the replays are tools' simulator. Traces reach executors as staged
  * {@link io.faultline.sweep.traces.KeysFile keys files}.
  */
-@Command(name = "sweep", mixinStandardHelpOptions = true, synopsisHeading = "usage: ", customSynopsis = {
+@Command(name = "sweep", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+    synopsisHeading = "usage: ", customSynopsis = {
     "faultline sweep [--master URL] [--conf K=V]... --policies P1,P2,... --sizes S1,S2,... [--minisim R]",
     "                [--csv OUT] [--parquet DIR] [--plot OUT.png|OUT.svg] [--stage DIR [--stage-only]]",
     "                [--format F] [--page-size B] TRACE..."},
     descriptionHeading = "%n", description = {
         "Replay traces through cache policies at several sizes as Apache Spark tasks: simulate's grid, on",
         "every core of this machine or on a cluster.", "",
-        "Each (trace, policy, size) is one task; a task that fails names its cell and the others go on. Traces",
-        "of any format are read here and staged as keys files (compressed keys) that every task streams; a",
-        "staged trace may also be given directly, local or at a Hadoop URI (file:, hdfs://, ...).", ""})
+        "Each (trace, policy, size) is one task; a task that fails names its cell and the others go on.",
+        "Traces of any format are read here and staged as keys files (compressed keys) that every task",
+        "streams; a staged trace may also be given directly, local or at a Hadoop URI (file:, hdfs://).", ""})
 final class SweepCommand implements Callable<Integer>
 {
     @Mixin
@@ -173,6 +175,10 @@ final class SweepCommand implements Callable<Integer>
         final JavaSparkContext sc = start(sparkConf);
         try
         {
+            if (sc.sc().isStopped())
+            {
+                throw stopped(sc);
+            }
             err.printf(Locale.ROOT, "Started Spark (%s, %d task slots) in %s%n", sc.master(), sc.defaultParallelism(),
                 Written.seconds(System.nanoTime() - sparkStart));
             final List<Cell> cells = new ArrayList<>();
@@ -195,12 +201,31 @@ final class SweepCommand implements Callable<Integer>
                     }
                 }
             }
-            return run(sc, traces, cells, cellReferences, rate);
+            try
+            {
+                return run(sc, traces, cells, cellReferences, rate);
+            }
+            catch (final Exception ex)
+            {
+                // Spark stopped the application under the job (a master that never answered, as
+                // it gives up after three tries of 20 s): the job's error would only say it was cut short.
+                if (sc.sc().isStopped())
+                {
+                    throw stopped(sc);
+                }
+                throw ex;
+            }
         }
         finally
         {
             sc.stop();
         }
+    }
+
+    private static CliException stopped(final JavaSparkContext sc)
+    {
+        return new CliException("Spark stopped the application (its error is above); is the master at " + sc.master()
+            + " running and reachable?");
     }
 
     /** Hadoop's settings as Spark would give them: its defaults, and spark.hadoop.* from --conf. */

@@ -55,8 +55,11 @@ public final class Main implements Callable<Integer>
         this.err = err;
     }
 
-    /** {@code faultline --version}: the Maven project version, filtered into a resource at build time. */
-    static final class Version implements IVersionProvider
+    /**
+     * {@code faultline --version}: the Maven project version, filtered into a resource at build time.
+     * Public for the commands of other modules ({@link CommandProvider}).
+     */
+    public static final class Version implements IVersionProvider
     {
         @Override
         public String[] getVersion() throws IOException

@@ -49,10 +49,9 @@ public final class TraceCache
         final long[] readNanos) throws IOException
     {
         final long[] keys = keys(trace, readNanos);
-        final double[] effective = new double[1];
         final long[] sample = get(trace.location() + "@" + rate,
-            () -> MissRatioCurves.spatialSample(keys, rate, effective), new long[1]);
-        // A cached sample's rate: the same computation on the same rate.
+            () -> MissRatioCurves.spatialSample(keys, rate, new double[1]), new long[1]);
+        // The rate depends on the rate asked for alone, so a cached sample's is had by sampling nothing.
         MissRatioCurves.spatialSample(new long[0], rate, effectiveRate);
         return sample;
     }
