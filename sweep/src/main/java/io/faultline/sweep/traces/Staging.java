@@ -3,6 +3,7 @@ package io.faultline.sweep.traces;
 import io.faultline.sim.report.Written;
 import io.faultline.sim.trace.KeyTrace;
 import io.faultline.sim.trace.TraceInput;
+import io.faultline.tools.CliException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -96,7 +97,19 @@ public final class Staging
         }
         final java.nio.file.Path local = isUri(argument) ? java.nio.file.Path.of(URI.create(argument))
             : java.nio.file.Path.of(argument);
-        final KeyTrace trace = input.read(local, err, terminal);
+        final KeyTrace trace;
+        try
+        {
+            trace = input.read(local, err, terminal);
+        }
+        catch (final ExceptionInInitializerError | NoClassDefFoundError ex)
+        {
+            // Chronicle Queue fails so on Java 17 without its flags: a driver that spark-submit
+            // started, not the faultline launcher.
+            throw new CliException("cannot read " + argument + ": Chronicle Queue needs the JVM flags of "
+                + "docs/ARCHITECTURE.md (Java 17 flags); with spark-submit give them with --driver-java-options, or "
+                + "stage the trace first with faultline sweep --stage DIR --stage-only");
+        }
         warnings.accept(trace.evmsWarning(sizes.of(trace.pageSize())).orElse(null));
         final String name = local.getFileName() == null ? local.toString() : local.getFileName().toString();
         // A number first: two traces of one name from two directories stay apart.
