@@ -14,6 +14,8 @@
 #             checks are most of the difference (touch: bench/native/hot_touch.c, every page hot)
 #
 #   bench/monitor-bench.sh [runs=3] [scale=1]
+#   ENGINES="uffd sigbus" bench/monitor-bench.sh ...   (one row per program and engine, all in one run;
+#                     sigbus: each check a SIGBUS in the touching thread, no handler hand-off)
 # Needs: mvn -q package -DskipTests first (the launcher's jar), sort, java.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -25,15 +27,17 @@ workloads demo sort jvm touch
 
 field() { sed -n "s/.*$1 \([0-9,]*\).*/\1/p" | tr -d ,; }
 
-echo "monitor-bench: runs=$runs scale=$scale, $(machine)"
-printf '%-6s %10s %10s %8s %12s %12s %10s %9s\n' program native_s monitor_s ratio faults checks checks/s us/check
+read -r -a engines <<< "${ENGINES:-uffd}"
+echo "monitor-bench: runs=$runs scale=$scale, engines ${engines[*]}, $(machine)"
+printf '%-6s %-7s %10s %10s %8s %12s %12s %10s %9s\n' program engine native_s monitor_s ratio faults checks checks/s us/check
 for p in demo sort jvm touch; do
+ for e in "${engines[@]}"; do
   cmd=$(command_of "$p")
   nat="" mon="" flt="" chk=""
   for ((i = 1; i <= runs; i++)); do
     nat+=" $(walltime $cmd)"
     rm -rf "$out/rec"
-    "$root/faultline" monitor -o "$out/rec" -- $cmd > /dev/null 2> "$out/err"
+    "$root/faultline" monitor --engine "$e" -o "$out/rec" -- $cmd > /dev/null 2> "$out/err"
     mon+=" $(sed -n 's/^duration_ns=//p' "$out/rec/header.properties" | awk '{printf "%.3f", $1 / 1e9}')"
     flt+=" $(field 'faults' < "$out/err")"
     chk+=" $(sed -n 's/.*(\([0-9,]*\) of them access checks.*/\1/p' "$out/err" | tr -d ,)"
@@ -42,7 +46,8 @@ for p in demo sort jvm touch; do
   m=$(tr ' ' '\n' <<< "$mon" | grep . | median)
   f=$(tr ' ' '\n' <<< "$flt" | grep . | median)
   c=$(tr ' ' '\n' <<< "$chk" | grep . | median)
-  printf '%-6s %10s %10s %8.3f %12s %12s %10.0f %9.0f\n' "$p" "$n" "$m" "$(bc -l <<< "$m / $n")" "$f" "$c" \
+  printf '%-6s %-7s %10s %10s %8.3f %12s %12s %10.0f %9.0f\n' "$p" "$e" "$n" "$m" "$(bc -l <<< "$m / $n")" "$f" "$c" \
     "$(bc -l <<< "$c / $m")" "$(bc -l <<< "if ($c > 0) ($m - $n) * 1000000 / $c else 0")"
+ done
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

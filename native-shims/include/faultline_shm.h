@@ -15,6 +15,8 @@
  *   FL_SLOTS_OFFSET        slot_count slot descriptors, FL_SLOT_SIZE bytes each
  *   ring_offset            slot 0 ring: ring_capacity bytes of records + FL_RING_TRAILER_LENGTH
  *   ring_offset + stride   slot 1 ring ...           (stride = ring_stride, page aligned)
+ *   board_offset           monitor mode: one sampling board per slot, board_stride apart
+ *   ledger_offset          one thread ledger per slot, FL_LEDGER_SIZE bytes apart
  *
  * Control block:
  *
@@ -44,6 +46,7 @@
  *   132 u32 board_entries    monitor mode: entries of each slot's sampling board (0 otherwise)
  *   136 u64 board_offset     file offset of slot 0's sampling board (after the last ring)
  *   144 u64 board_stride     distance between consecutive boards (page aligned)
+ *   152 u64 ledger_offset    file offset of slot 0's thread ledger (after the last board or ring)
  *
  * Slot descriptor (FL_SLOT_SIZE bytes, one writer: the agent that claimed it):
  *
@@ -62,15 +65,29 @@
  *   76  u32 stopped_ms       when the agent stopped tracing, in ms since start_mono_ns (once state
  *                            is STOPPED): the recorder dates a stop it did not ask for
  *   80  u64 registered_pages pages currently registered for tracing
+ *   88  u32 forks_announced  FORK events this process's agent has emitted; a futex word (shared)
+ *   92  u32 reserved
  *   96  u64 claim            order of this claim among all (control block claims, from 1): slots
  *                            are reused, so their index says nothing about which came first
- *   88  u32 forks_announced  FORK events this process's agent has emitted; a futex word (shared)
+ *   104 u64 disable_ns       Moca mode: time spent disabling pages at interval ends (evictions
+ *                            counts the pages), so that the cost per page can be reported
  *   112 u32 fork_pids[4]     the child pid of FORK event n at fork_pids[n % 4]: a followed child
  *                            waits until its pid is here before it traps anything, so that its
  *                            first reference's seq comes after its parent's FORK event
- *   104 u64 disable_ns       Moca mode: time spent disabling pages at interval ends (evictions
- *                            counts the pages), so that the cost per page can be reported
- *   92  u32 reserved
+ *
+ * Thread ledger (FL_LEDGER_SIZE bytes per slot, one writer: the agent that claimed the slot, as
+ * it publishes into the ring; the recorder zeroes it with the rest of the slot when it gives the
+ * slot back): how many records the agent published for each thread, so that the recorder can
+ * check every thread's records in the trace against it (a record lost between an agent and the
+ * trace shows as a difference for its thread). FL_LEDGER_ENTRIES entries of FL_LEDGER_ENTRY_SIZE
+ * bytes:
+ *
+ *   0   u32 tid              0 in a free entry; entry 0's is always 0: the overflow entry
+ *   4   u32 reserved
+ *   8   u64 records          records published for that thread. A thread's entry is found by
+ *                            linear probing over entries 1.. from 1 + tid % (FL_LEDGER_ENTRIES - 1);
+ *                            threads that find none (an image that ran more threads than that)
+ *                            count in entry 0
  *
  * Sampling board (monitor mode): how the recorder's DAMON core asks one process's agent for
  * access checks (the vaddr and fvaddr operations sets; docs/ARCHITECTURE.md, "Monitoring").
@@ -154,7 +171,7 @@
 #include <stdint.h>
 
 #define FL_SHM_MAGIC   0x314d48534c544c46ULL /* "FLTLSHM1" read as little-endian bytes */
-#define FL_SHM_VERSION 4
+#define FL_SHM_VERSION 5
 
 #define FL_ENV_SHM "FAULTLINE_SHM"
 
@@ -183,6 +200,7 @@
 #define FL_CTL_BOARD_ENTRIES    132
 #define FL_CTL_BOARD_OFFSET     136
 #define FL_CTL_BOARD_STRIDE     144
+#define FL_CTL_LEDGER_OFFSET    152
 #define FL_CTL_SIZE             256
 
 #define FL_SCOPE_ALL 0
@@ -204,6 +222,7 @@
  */
 #define FL_ENGINE_UFFD     0
 #define FL_ENGINE_MPROTECT 1
+#define FL_ENGINE_SIGBUS   2
 
 #define FL_MODE_TRACE   0
 #define FL_MODE_MONITOR 1 /* no records, no EVMS: only the sampling board's access checks */
@@ -282,6 +301,13 @@
 #define FL_SAMPLE_ARMED     1 /* disabled: an access faults and is seen */
 #define FL_SAMPLE_UNTRACED  2 /* not in traced memory: cannot be checked */
 #define FL_SAMPLE_BUSY      3 /* could not be disabled now (an event in flight, a pinned page) */
+
+/* thread ledger */
+#define FL_LEDGER_TID        0
+#define FL_LEDGER_RECORDS    8
+#define FL_LEDGER_ENTRY_SIZE 16
+#define FL_LEDGER_ENTRIES    1024
+#define FL_LEDGER_SIZE       16384 /* FL_LEDGER_ENTRIES * FL_LEDGER_ENTRY_SIZE: a multiple of the page size */
 
 /* Agrona ring trailer, relative to the end of the record space (capacity) */
 #define FL_RING_TAIL_POSITION_OFFSET   128

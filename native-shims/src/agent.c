@@ -47,6 +47,8 @@ static const struct fl_engine *engine_for(uint32_t id)
 		return &fl_engine_uffd;
 	case FL_ENGINE_MPROTECT:
 		return &fl_engine_mprotect;
+	case FL_ENGINE_SIGBUS:
+		return &fl_engine_sigbus;
 	default:
 		return NULL;
 	}
@@ -167,7 +169,9 @@ static int map_shm(const char *path)
 	uint32_t slots = *fl_ctl32(FL_CTL_SLOT_COUNT), cap = *fl_ctl32(FL_CTL_RING_CAPACITY);
 	uint64_t ring_off = *fl_ctl64(FL_CTL_RING_OFFSET), stride = *fl_ctl64(FL_CTL_RING_STRIDE);
 	if (slots == 0 || cap < 1024 || (cap & (cap - 1)) || FL_SLOTS_OFFSET + (uint64_t)slots * FL_SLOT_SIZE > ring_off ||
-	    stride < (uint64_t)cap + FL_RING_TRAILER_LENGTH || ring_off + stride * slots > fl_agent.shm_len) {
+	    stride < (uint64_t)cap + FL_RING_TRAILER_LENGTH || ring_off + stride * slots > fl_agent.shm_len ||
+	    *fl_ctl64(FL_CTL_LEDGER_OFFSET) < ring_off + stride * slots ||
+	    *fl_ctl64(FL_CTL_LEDGER_OFFSET) + (uint64_t)FL_LEDGER_SIZE * slots > fl_agent.shm_len) {
 		fl_log("inconsistent control block in ", path, NULL);
 		fl_sys_munmap(m, (size_t)st.st_size);
 		fl_agent.shm = NULL;

@@ -34,6 +34,29 @@ static int quiet;        /* tearing down: messages are written only if the ring 
 static int recorder_dead;
 #define RING_STALL_NS (10ULL * 1000000000ULL)
 
+/*
+ * The slot's thread ledger (faultline_shm.h): records published for tid, counted as they go
+ * into the ring, by the ring's one writer. Release stores: the recorder reads the ledger while
+ * the agent runs, and a tid it sees has its count with it.
+ */
+static void ledger_count(uint32_t tid, uint32_t records)
+{
+	uint8_t *ledger = fl_agent.shm + *fl_ctl64(FL_CTL_LEDGER_OFFSET) + (uint64_t)fl_agent.slot_index * FL_LEDGER_SIZE;
+	uint8_t *entry = ledger; /* the overflow entry, if no other is free */
+	for (uint32_t n = 0, i = tid % (FL_LEDGER_ENTRIES - 1); n < FL_LEDGER_ENTRIES - 1; n++, i = (i + 1) % (FL_LEDGER_ENTRIES - 1)) {
+		uint8_t *e = ledger + (size_t)(i + 1) * FL_LEDGER_ENTRY_SIZE;
+		uint32_t *t = (uint32_t *)(e + FL_LEDGER_TID);
+		if (*t == 0)
+			__atomic_store_n(t, tid, __ATOMIC_RELEASE);
+		if (*t == tid) {
+			entry = e;
+			break;
+		}
+	}
+	uint64_t *count = (uint64_t *)(entry + FL_LEDGER_RECORDS);
+	__atomic_store_n(count, *count + records, __ATOMIC_RELEASE);
+}
+
 int fl_emit_init(void)
 {
 	uint32_t max_msg = fl_agent.ring.max_msg;
@@ -207,6 +230,7 @@ void fl_emit_references(const struct fl_fault *f, uint32_t n_faults)
 			chunk_id++;
 			fl_cnt.chunks++;
 			fl_cnt.records += count;
+			ledger_count(tid, count);
 		}
 	}
 	/* before resolution too: a woken thread may end the process right away */
@@ -248,6 +272,7 @@ void fl_emit_moca_chunk(uint32_t tid, uint64_t id, uint64_t interval, uint64_t c
 		if (ring_put(FL_MSG_CHUNK, moca_buf, FL_CHUNK_MOCA_HEADER_SIZE + count * FL_RECORD_MOCA_SIZE) == 0) {
 			fl_cnt.chunks++;
 			fl_cnt.records += count;
+			ledger_count(tid, count);
 		}
 	}
 }

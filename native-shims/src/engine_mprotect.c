@@ -2,7 +2,7 @@
  * engine_mprotect.c: the mprotect engine (struct fl_engine), for kernels or users without
  * userfaultfd, and as a comparison. A disabled page is mprotect'ed PROT_NONE in place (its
  * contents stay where they are); its next reference raises SIGSEGV on the faulting thread,
- * whose handler (sigsegv.c) runs the fault path for one fault (fault.c,
+ * whose handler (fault_signal.c) runs the fault path for one fault (fault.c,
  * fl_fault_on_thread) and enables the page before the access is retried. The design card's
  * second engine (kVMTrace traps in the kernel; user-space tracers before userfaultfd did this).
  *
@@ -32,6 +32,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -43,7 +44,7 @@
 #include "mem.h"
 #include "pins.h"
 #include "ranges.h"
-#include "sigsegv.h"
+#include "fault_signal.h"
 #include "state.h"
 #include "sys.h"
 
@@ -173,7 +174,7 @@ static int mp_init(void)
 
 static int mp_open(void)
 {
-	return fl_sigsegv_install();
+	return fl_fault_signal_install(SIGSEGV, "mprotect");
 }
 
 static void mp_nothing(void)
@@ -271,8 +272,8 @@ static int mp_trace_new(uintptr_t s, uintptr_t e, uint32_t source)
 {
 	size_t npages = (e - s) / FL_PAGE;
 	size_t state_len = FL_PAGE_UP(npages);
-	/* twice the length: the convention of fl_range_free_state (the uffd engine's check shadow) */
-	uint8_t *st = fl_mem_map(2 * state_len);
+	/* FL_RANGE_MAPS times the length: the convention of fl_range_free_state (the uffd engines' maps) */
+	uint8_t *st = fl_mem_map(FL_RANGE_MAPS * state_len);
 	if (!st)
 		return -ENOMEM;
 	memset(st, (PROT_READ | PROT_WRITE) << ST_PROG_SHIFT, npages); /* scope takes rw-p mappings only */
@@ -280,7 +281,7 @@ static int mp_trace_new(uintptr_t s, uintptr_t e, uint32_t source)
 			      .source = source, .bits_pages = (uint32_t)(state_len / FL_PAGE) };
 	int err = fl_range_insert(&r);
 	if (err) {
-		fl_mem_unmap(st, 2 * state_len);
+		fl_mem_unmap(st, FL_RANGE_MAPS * state_len);
 		return err;
 	}
 	fl_cnt.registered_pages += npages;
@@ -478,5 +479,5 @@ const struct fl_engine fl_engine_mprotect = {
 	.fork_child = mp_fork_child,
 	.trapped = mp_trapped,
 	.protect = mp_protect,
-	.thread_start = fl_sigsegv_thread,
+	.thread_start = fl_fault_signal_thread,
 };

@@ -40,6 +40,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <time.h>
 
@@ -64,10 +65,11 @@
 #define EAGAIN_RETRIES 16
 
 int fl_uffd = -1;
+int fl_uffd_unseen_unmaps;
 
 static uintptr_t zero_src; /* a zeroed agent page: UFFDIO_COPY source for first-touch writes */
 
-static int uffd_init(void)
+int uffd_init(void)
 {
 	int err = fl_pagemap_open();
 	if (err || zero_src)
@@ -170,7 +172,7 @@ static void bulk_move_pages(const struct fl_range *r, uintptr_t a, uintptr_t b, 
 			fl_cnt.races++;
 			if (retries > 4) {
 				struct timespec ts = { 0, 20000 };
-				nanosleep(&ts, NULL);
+				fl_raw_syscall3(SYS_nanosleep, (long)&ts, 0, 0); /* no errno, no wrapper (uffd.c) */
 			}
 			continue;
 		}
@@ -219,6 +221,7 @@ static int disable_fail(const struct fl_range *r, uintptr_t page, int err)
 		return slot_taken(r, page);
 	/* EBUSY: shared with a fork child or pinned; EINVAL: protection changed. Stays enabled. */
 	fl_cnt.lost++;
+	fl_range_set_home((struct fl_range *)r, page, 1);
 	return 0;
 }
 
@@ -250,12 +253,26 @@ static void reenable_pins(uintptr_t s, uintptr_t e)
 	uint32_t n = fl_pins_collect(s, e, pins, 64);
 	for (uint32_t i = 0; i < n; i++) {
 		struct fl_range *r = fl_range_find(pins[i]);
-		if (r && fl_uffd_move(fl_uffd, pins[i], park_of(r, pins[i]), FL_PAGE, 0, NULL) == 0 && fl_check)
+		if (!r)
+			continue;
+		fl_range_set_home(r, pins[i], 1);
+		if (fl_uffd_move(fl_uffd, pins[i], park_of(r, pins[i]), FL_PAGE, 0, NULL) == 0 && fl_check)
 			fl_check_moved(r, pins[i], 0);
 	}
 }
 
-static void uffd_disable(uintptr_t s, uintptr_t e)
+/*
+ * Never agent memory. A range the sigbus engine traces can outlive its memory (glibc unmaps
+ * with internal calls no wrapper sees), and the kernel can hand the hole to the agent's next
+ * mapping; UFFDIO_MOVE checks only that its source is private, anonymous and writable, so
+ * disabling a stale page there would move the agent's own page (a table, a parking slot) away.
+ */
+static void disable_piece(uintptr_t a, uintptr_t b, void *r)
+{
+	bulk_move(r, a, b, 1, disable_fail);
+}
+
+void uffd_disable(uintptr_t s, uintptr_t e)
 {
 	fl_evms_forget(s, e);
 	if (fl_fork_depth) /* a fork child is about to copy this memory: it must be complete */
@@ -264,7 +281,8 @@ static void uffd_disable(uintptr_t s, uintptr_t e)
 		return;
 	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);) {
 		populate_bits(o.r, o.a, o.b);
-		bulk_move(o.r, o.a, o.b, 1, disable_fail);
+		fl_range_clear_home(o.r, o.a, o.b);
+		fl_mem_subtract(o.a, o.b, disable_piece, o.r);
 	}
 	reenable_pins(s, e);
 }
@@ -274,23 +292,27 @@ static void uffd_disable(uintptr_t s, uintptr_t e)
  * and none is pinned, so neither uffd_disable's pagemap read (their populated bits are set) nor
  * its pass over the pins is needed: one bulk move per range.
  */
-static void uffd_disable_enabled(uintptr_t s, uintptr_t e)
+void uffd_disable_enabled(uintptr_t s, uintptr_t e)
 {
-	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);)
+	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);) {
+		fl_range_clear_home(o.r, o.a, o.b);
 		bulk_move(o.r, o.a, o.b, 1, disable_fail);
+	}
 }
 
 static uint32_t uffd_restore(uintptr_t s, uintptr_t e)
 {
 	restore_stuck = 0;
-	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);)
+	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);) {
+		fl_range_set_home_all(o.r, o.a, o.b); /* before: a page may come home at any point of the move */
 		bulk_move(o.r, o.a, o.b, 0, restore_fail);
+	}
 	return restore_stuck;
 }
 
 /* a restore whose caller reads and retries: the engine's (serve.c, a fork's preparation)
  * and a sampling window's close (uffd_unwatch) */
-static uint32_t uffd_restore_giving_way(uintptr_t s, uintptr_t e)
+uint32_t uffd_restore_giving_way(uintptr_t s, uintptr_t e)
 {
 	restore_gives_way = 1;
 	uint32_t stuck = uffd_restore(s, e);
@@ -298,22 +320,23 @@ static uint32_t uffd_restore_giving_way(uintptr_t s, uintptr_t e)
 	return stuck;
 }
 
-static void uffd_discard(uintptr_t s, uintptr_t e)
+void uffd_discard(uintptr_t s, uintptr_t e)
 {
 	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);) {
 		discard_parking(o.r, o.a, o.b);
 		for (uintptr_t p = o.a; p < o.b; p += FL_PAGE)
 			fl_range_set_bit(o.r, p, 0);
+		fl_range_clear_home(o.r, o.a, o.b);
 	}
 }
 
-static int uffd_trace_new(uintptr_t s, uintptr_t e, uint32_t source)
+int uffd_trace_new(uintptr_t s, uintptr_t e, uint32_t source)
 {
 	int fd = fl_uffd;
 	size_t len = e - s, npages = len / FL_PAGE;
 	size_t bits_len = FL_PAGE_UP((npages + 63) / 64 * 8);
 	uintptr_t park = (uintptr_t)fl_mem_map(len);
-	uint64_t *bits = fl_mem_map(2 * bits_len); /* second half: FAULTLINE_CHECK's shadow (check.c) */
+	uint64_t *bits = fl_mem_map(FL_RANGE_MAPS * bits_len); /* populated, FAULTLINE_CHECK's shadow, home */
 	int err = -ENOMEM;
 	if (!park || !bits)
 		goto fail;
@@ -342,7 +365,7 @@ fail:
 	if (park)
 		fl_mem_unmap((void *)park, len);
 	if (bits)
-		fl_mem_unmap(bits, 2 * bits_len);
+		fl_mem_unmap(bits, FL_RANGE_MAPS * bits_len);
 	return err;
 }
 
@@ -372,7 +395,7 @@ static void drop_parking(const struct fl_range *piece)
 	fl_mem_release(piece->park, piece->park + len);
 }
 
-static int uffd_untrace(uintptr_t s, uintptr_t e, int unmapped)
+int uffd_untrace(uintptr_t s, uintptr_t e, int unmapped)
 {
 	return fl_ranges_untrace(s, e, unmapped, release, drop_parking);
 }
@@ -384,7 +407,7 @@ static int uffd_untrace(uintptr_t s, uintptr_t e, int unmapped)
  * pages are deleted (kVMTrace) and the new ones are new pages: the moved pages that were
  * enabled are disabled at their new place, so that their next reference is recorded.
  */
-static void uffd_relocate(uintptr_t from, uintptr_t to, size_t len)
+void uffd_relocate(uintptr_t from, uintptr_t to, size_t len)
 {
 	FL_CHECK_LOG(FL_OP_RELOCATE, from, from + len, 0);
 	fl_ranges_relocate(from, to, len);
@@ -408,7 +431,7 @@ static int enable_page(int fd, uintptr_t page, int write);
  * thread woken while its handler holds the lock would preempt it there). The moves and fills
  * themselves never wake.
  */
-static int uffd_enable(uintptr_t page, int write, int read_only)
+int uffd_enable(uintptr_t page, int write, int read_only)
 {
 	int fd = fl_uffd;
 	int r = enable_page(fd, page, write);
@@ -431,6 +454,7 @@ static int enable_page(int fd, uintptr_t page, int write)
 			return 0;
 		}
 		uintptr_t park = park_of(r, page);
+		fl_range_set_home(r, page, 1); /* before the page can be home (engine_uffd.h, the home map) */
 		int err = fl_uffd_move(fd, page, park, FL_PAGE, UFFDIO_MOVE_MODE_DONTWAKE, NULL);
 		if (fl_check)
 			fl_check_enable(r, page, err);
@@ -493,10 +517,19 @@ static int enable_page(int fd, uintptr_t page, int write)
  * pending (mmap_changing); the page is still enabled and the caller must retry once the event
  * is read (fault.c holds the faulting thread back until then). 0 otherwise.
  */
-static int uffd_evict(uintptr_t page)
+int uffd_evict(uintptr_t page)
 {
 	int fd = fl_uffd;
-	if (fl_pins_has(page))
+	if (fl_pins_has(page) || fl_mem_is_agent(page, page + FL_PAGE)) /* agent memory: see disable_piece */
+		return 0;
+	/*
+	 * A range that glibc unmapped with an internal call (a trimmed heap, a deleted arena heap)
+	 * may hold a new mapping of the program's now, unregistered: moving its page out would
+	 * lose the program's data (it would come back as a zero page). Lifting write-protection is
+	 * the cheapest operation the kernel refuses there (ENOENT: no vma registered for WP), and
+	 * harmless here: the move out drops it anyway.
+	 */
+	if (fl_uffd_unseen_unmaps && fl_uffd_writeprotect(fd, page, FL_PAGE, 0) == -ENOENT)
 		return 0;
 	for (int attempt = 0; attempt < EAGAIN_RETRIES; attempt++) {
 		struct fl_range *r = fl_range_find(page);
@@ -506,6 +539,7 @@ static int uffd_evict(uintptr_t page)
 		if (fl_check)
 			fl_check_evict(r, page, err);
 		if (!err) {
+			fl_range_set_home(r, page, 0);
 			fl_cnt.evictions++;
 			return 0;
 		}
@@ -525,14 +559,17 @@ static int uffd_evict(uintptr_t page)
 	return -EAGAIN;
 }
 
-static void uffd_pin(uintptr_t addr)
+void uffd_pin(uintptr_t addr)
 {
 	uintptr_t page = FL_PAGE_DOWN(addr);
 	FL_CHECK_LOG(FL_OP_PIN, page, 0, 0);
 	fl_pins_add(page);
 	fl_evms_forget(page, page + FL_PAGE);
 	struct fl_range *r = fl_range_find(page);
-	if (r && fl_uffd_move(fl_uffd, page, park_of(r, page), FL_PAGE, 0, NULL) == 0 && fl_check)
+	if (!r)
+		return;
+	fl_range_set_home(r, page, 1);
+	if (fl_uffd_move(fl_uffd, page, park_of(r, page), FL_PAGE, 0, NULL) == 0 && fl_check)
 		fl_check_moved(r, page, 0);
 }
 
@@ -541,7 +578,7 @@ static void uffd_pin(uintptr_t addr)
  * pages could not come home yet (an event is pending); the caller reads the userfaultfd and
  * calls again.
  */
-static int uffd_untrace_all(void)
+int uffd_untrace_all(void)
 {
 	fl_evms_clear(); /* the eviction records in kVMTrace's order, before the ranges go */
 	restore_gives_way = 1;
@@ -557,7 +594,7 @@ static int uffd_untrace_all(void)
 
 /* fork child (only the forking thread exists), or a new attached session: our own pagemap;
  * the fd, if any, is the parent's (or the last session's) and must not be used */
-static void uffd_reset_after_fork(void)
+void uffd_reset_after_fork(void)
 {
 	if (fl_uffd >= 0)
 		close(fl_uffd);
@@ -572,7 +609,7 @@ static void uffd_reset_after_fork(void)
  * it is not registered (no userfault possible), register it and its parking area with our
  * userfaultfd; a range that is gone or changed is forgotten. Then disable everything.
  */
-static int uffd_fork_child(void)
+int uffd_fork_child(void)
 {
 	int fd = fl_uffd;
 	fl_cnt.registered_pages = 0;
@@ -594,6 +631,7 @@ static int uffd_fork_child(void)
 		}
 		/* a parked copy cannot exist (restored before fork) except stale COPY leftovers */
 		discard_parking(r, r->start, r->end);
+		fl_range_set_home_all(r, r->start, r->end);
 		fl_cnt.registered_pages += len / FL_PAGE;
 		i++;
 	}
@@ -624,11 +662,12 @@ static int uffd_open(void)
 		return err;
 	}
 	fl_uffd = fd;
+	fl_uffd_unseen_unmaps = 0;
 	return 0;
 }
 
 /* closing unregisters every range: threads still waiting in a fault retry and fault normally */
-static void uffd_close(void)
+void uffd_close(void)
 {
 	if (fl_uffd >= 0)
 		close(fl_uffd);
@@ -688,7 +727,7 @@ static void uffd_wake(uintptr_t page)
 	fl_uffd_wake(fl_uffd, page, FL_PAGE);
 }
 
-static int uffd_first_touch(struct fl_range *r, uintptr_t page)
+int uffd_first_touch(struct fl_range *r, uintptr_t page)
 {
 	if (fl_range_bit(r, page))
 		return 0;
@@ -696,13 +735,13 @@ static int uffd_first_touch(struct fl_range *r, uintptr_t page)
 	return 1;
 }
 
-static int uffd_protect_writes(uintptr_t page, int protect)
+int uffd_protect_writes(uintptr_t page, int protect)
 {
 	return fl_uffd_writeprotect(fl_uffd, page, FL_PAGE, protect);
 }
 
 /* monitor mode (mode_monitor.c): a page is registered only while it is checked */
-static int uffd_watch(uintptr_t page)
+int uffd_watch(uintptr_t page)
 {
 	int err = fl_uffd_register(fl_uffd, page, FL_PAGE);
 	if (err)
@@ -712,7 +751,7 @@ static int uffd_watch(uintptr_t page)
 	return err;
 }
 
-static int uffd_unwatch(uintptr_t page)
+int uffd_unwatch(uintptr_t page)
 {
 	if (uffd_restore_giving_way(page, page + FL_PAGE)) /* mode_monitor.c retries it after the next read */
 		return -EAGAIN;
@@ -725,7 +764,7 @@ static int uffd_unwatch(uintptr_t page)
  * copy-on-write with the child, and UFFDIO_MOVE refuses shared pages (EBUSY): make the traced
  * ones exclusive again before they are disabled (fl_pagemap_break_cow).
  */
-static void uffd_fork_parent(void)
+void uffd_fork_parent(void)
 {
 	size_t cap = 65536;
 	uintptr_t *buf = fl_mem_map(cap * 2 * sizeof(uintptr_t));

@@ -1,8 +1,9 @@
 /*
- * engine_uffd.h: the userfaultfd engine's private declarations: the primitives of uffd.c, the
- * checker of its parking (uffd_check.c), and the state the three share. Nothing else in the
- * agent includes it: every other room reaches userfaultfd only through struct fl_engine
- * (engine.h).
+ * engine_uffd.h: the userfaultfd engines' private declarations: the primitives of uffd.c, the
+ * checker of their parking (uffd_check.c), the operations on parked pages that the handler
+ * engine (engine_uffd.c) and the in-thread sigbus engine (engine_sigbus.c) share, and the state
+ * they share. Nothing else in the agent includes it: every other room reaches userfaultfd only
+ * through struct fl_engine (engine.h).
  */
 #ifndef ENGINE_UFFD_H
 #define ENGINE_UFFD_H
@@ -14,9 +15,13 @@
 #include "sys.h"
 
 extern int fl_uffd; /* the userfaultfd, -1 while none is open */
+/* set by an engine without UFFD_EVENT_UNMAP (sigbus): a traced range may outlive its memory,
+ * so a page is checked to lie in a vma registered with us before it is moved out (uffd_evict) */
+extern int fl_uffd_unseen_unmaps;
 
 /* ---- uffd.c: the address-space primitives (all return 0 or -errno) ---- */
-int fl_uffd_open(void);                         /* fd or -errno */
+int fl_uffd_open(void);                         /* fd or -errno: handles kernel-mode faults too */
+int fl_uffd_open_user_mode(void);               /* fd or -errno: UFFD_USER_MODE_ONLY, no privilege needed */
 int fl_uffd_api(int fd, uint64_t want, uint64_t *got);
 int fl_uffd_register(int fd, uintptr_t start, size_t len);
 int fl_uffd_unregister(int fd, uintptr_t start, size_t len);
@@ -49,5 +54,67 @@ static inline void fl_range_set_bit(struct fl_range *r, uintptr_t page, int v)
 	else
 		r->bits[b >> 6] &= ~(1ULL << (b & 63));
 }
+
+/*
+ * The home map (the third of a range's maps, ranges.h): bit set for every page the engine may
+ * have brought home, cleared when it moved the page out. The sigbus engine's fault path reads
+ * it to tell a missing page from one another thread brought home between the fault and the
+ * agent lock, without reading pagemap (3.3 us a read here, half a fault's cost). Every
+ * operation that can make a page present sets its bit first, under the lock; so a clear bit
+ * means the page is not present, and a set bit is checked against pagemap. Clearing may be
+ * late (a page the program unmapped keeps its bit), never early.
+ */
+static inline uint64_t *fl_range_home_word(const struct fl_range *r, uintptr_t page, uint64_t *bit)
+{
+	uint64_t b = r->bit0 + (page - r->start) / FL_PAGE;
+	*bit = 1ULL << (b & 63);
+	return &r->bits[2 * (size_t)r->bits_pages * (FL_PAGE / 8) + (b >> 6)];
+}
+static inline int fl_range_home(const struct fl_range *r, uintptr_t page)
+{
+	uint64_t bit;
+	return (*fl_range_home_word(r, page, &bit) & bit) != 0;
+}
+static inline void fl_range_set_home(struct fl_range *r, uintptr_t page, int v)
+{
+	uint64_t bit, *w = fl_range_home_word(r, page, &bit);
+	if (v)
+		*w |= bit;
+	else
+		*w &= ~bit;
+}
+static inline void fl_range_clear_home(struct fl_range *r, uintptr_t a, uintptr_t b)
+{
+	for (uintptr_t p = a; p < b; p += FL_PAGE)
+		fl_range_set_home(r, p, 0);
+}
+static inline void fl_range_set_home_all(struct fl_range *r, uintptr_t a, uintptr_t b)
+{
+	for (uintptr_t p = a; p < b; p += FL_PAGE)
+		fl_range_set_home(r, p, 1);
+}
+
+/* ---- engine_uffd.c: parked pages, the operations both userfaultfd engines share (engine.h
+ * says what each does; agent lock held) ---- */
+int uffd_init(void);
+void uffd_close(void);
+void uffd_reset_after_fork(void);
+int uffd_trace_new(uintptr_t s, uintptr_t e, uint32_t source);
+void uffd_disable(uintptr_t s, uintptr_t e);
+uint32_t uffd_restore_giving_way(uintptr_t s, uintptr_t e);
+void uffd_discard(uintptr_t s, uintptr_t e);
+int uffd_untrace(uintptr_t s, uintptr_t e, int unmapped);
+void uffd_relocate(uintptr_t from, uintptr_t to, size_t len);
+int uffd_first_touch(struct fl_range *r, uintptr_t page);
+int uffd_enable(uintptr_t page, int write, int read_only);
+int uffd_protect_writes(uintptr_t page, int protect);
+int uffd_evict(uintptr_t page);
+void uffd_pin(uintptr_t addr);
+int uffd_untrace_all(void);
+int uffd_fork_child(void);
+int uffd_watch(uintptr_t page);
+int uffd_unwatch(uintptr_t page);
+void uffd_disable_enabled(uintptr_t s, uintptr_t e);
+void uffd_fork_parent(void);
 
 #endif

@@ -16,9 +16,11 @@
  * program has unmapped: arming a page there is refused by UFFDIO_REGISTER (no mapping, or not
  * private anonymous) or, if the program mapped anonymous memory there again, checks that
  * memory, which is right; a page the agent itself has mapped since is never armed.
- * A check is the engine's watch and unwatch (engine.h); only the userfaultfd engine has them: a
- * check by mprotect would make kernel-mode accesses to a checked page fail. Agent lock held
- * throughout.
+ * A check is the engine's watch and unwatch (engine.h); only the userfaultfd engines have them.
+ * Under the sigbus engine a check is answered on the touching thread (a SIGBUS there), and a
+ * kernel-mode access to a checked page fails unless the calls that make one touch their
+ * buffers first (touch.c), as when recording under that engine; the mprotect engine has no
+ * checks, since every check would split a mapping twice. Agent lock held throughout.
  *
  * The sampling interval is the agent's: the recorder posts an ARM with the interval, and the
  * guard's deadline loop (guard.c, this mode's run) closes the window that long after arming, as

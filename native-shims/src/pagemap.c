@@ -31,7 +31,7 @@ int fl_pagemap_open(void)
 int fl_page_present(uintptr_t addr)
 {
 	uint64_t e = 0;
-	if (pread(fl_self_fd(&pagemap), &e, sizeof(e), (off_t)(addr / FL_PAGE * 8)) != sizeof(e))
+	if (fl_raw_pread(fl_self_fd(&pagemap), &e, sizeof(e), (off_t)(addr / FL_PAGE * 8)) != sizeof(e))
 		return 0;
 	return (e & (PM_PRESENT | PM_SWAPPED)) != 0;
 }
@@ -43,7 +43,7 @@ void fl_pagemap_each_present(uintptr_t s, uintptr_t e, void (*fn)(uintptr_t page
 		size_t n = (e - cur) / FL_PAGE;
 		if (n > PM_ENTRIES)
 			n = PM_ENTRIES;
-		ssize_t got = pread(fd, pm_buf, n * 8, (off_t)(cur / FL_PAGE * 8));
+		ssize_t got = fl_raw_pread(fd, pm_buf, n * 8, (off_t)(cur / FL_PAGE * 8));
 		if (got <= 0)
 			return;
 		n = (size_t)got / 8;
@@ -75,7 +75,7 @@ void fl_pagemap_break_cow(uintptr_t s, uintptr_t e)
 		size_t n = (e - cur) / FL_PAGE;
 		if (n > 512)
 			n = 512;
-		ssize_t got = pread(fd, buf, n * 8, (off_t)(cur / FL_PAGE * 8));
+		ssize_t got = fl_raw_pread(fd, buf, n * 8, (off_t)(cur / FL_PAGE * 8));
 		if (got <= 0)
 			return;
 		n = (size_t)got / 8;

@@ -196,7 +196,7 @@ void fl_range_free_state(const struct fl_range *piece)
 	for (uint32_t i = 0; i < fl_range_count(); i++)
 		if (fl_range_at(i)->bits == piece->bits)
 			return;
-	fl_mem_unmap(piece->bits, 2 * (size_t)piece->bits_pages * FL_PAGE);
+	fl_mem_unmap(piece->bits, FL_RANGE_MAPS * (size_t)piece->bits_pages * FL_PAGE);
 }
 
 struct fl_overlap fl_overlaps(uintptr_t s, uintptr_t e)

@@ -17,8 +17,12 @@ struct fl_range {
 	uint64_t *bits;
 	uint64_t bit0;
 	uint32_t source;      /* FL_RANGE_* */
-	uint32_t bits_pages;  /* size of the bitmap allocation at bits (shared by split pieces) */
+	uint32_t bits_pages;  /* pages of one per-page map at bits; the allocation holds FL_RANGE_MAPS (shared by split pieces) */
 };
+/* per-page maps allocated at fl_range.bits, each bits_pages long: the engine's state (uffd:
+ * populated; mprotect: state bytes), FAULTLINE_CHECK's shadow (uffd_check.c), and the home map
+ * (engine_uffd.h) */
+#define FL_RANGE_MAPS 3
 
 int fl_ranges_init(uint32_t capacity);
 struct fl_range *fl_range_find(uintptr_t addr);   /* lock held */
@@ -57,7 +61,7 @@ int fl_ranges_walk(uintptr_t s, uintptr_t e, int (*fn)(uintptr_t a, uintptr_t b,
 /* lock held: pieces of ranges (split pieces and moved ranges keep their engine state) */
 struct fl_range fl_range_sub(const struct fl_range *r, uintptr_t a, uintptr_t b);
 struct fl_range fl_range_carve(struct fl_range *r, uintptr_t a, uintptr_t b); /* [a,b) out of r; returns the piece */
-void fl_range_free_state(const struct fl_range *piece); /* its engine state, once no piece uses it (2 * bits_pages pages) */
+void fl_range_free_state(const struct fl_range *piece); /* its engine state, once no piece uses it (FL_RANGE_MAPS * bits_pages pages) */
 /*
  * [s, e) leaves tracing: its pages leave the EVMS (deleted in their turn if unmapped, kVMTrace's
  * rule; else now) and the pinned set. Each traced piece is released by the engine first, unless

@@ -90,7 +90,7 @@ void fl_log(const char *a, const char *b, const char *c)
 /*
  * op: FUTEX_WAIT or FUTEX_WAKE, private to this process or not (a word in the shared memory
  * file). A raw system call, -errno on failure: futex waits run in signal handlers too (a fault
- * waiting for teardown, sigsegv.c), where a timed-out wait's ETIMEDOUT in errno reached the
+ * waiting for teardown, fault_signal.c), where a timed-out wait's ETIMEDOUT in errno reached the
  * program (sort: "string comparison failed: Connection timed out").
  */
 static long futex(uint32_t *word, int op, uint32_t val, long timeout_ns)
@@ -175,6 +175,17 @@ long fl_raw_syscall3(long n, long a, long b, long c)
 {
 	long r;
 	__asm__ volatile("syscall" : "=a"(r) : "0"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
+	return r;
+}
+
+long fl_raw_pread(int fd, void *buf, size_t n, off_t off)
+{
+	long r;
+	register long r10 __asm__("r10") = (long)off;
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "0"((long)SYS_pread64), "D"((long)fd), "S"(buf), "d"(n), "r"(r10)
+			 : "rcx", "r11", "memory");
 	return r;
 }
 

@@ -24,6 +24,9 @@ int fl_sys_munmap(void *addr, size_t len);
 int fl_sys_madvise(void *addr, size_t len, int advice);
 pid_t fl_gettid(void);
 long fl_raw_syscall3(long n, long a, long b, long c); /* -errno; errno untouched */
+/* pread(2) past the interposed pread (touch.c, which would wait for a teardown the caller may
+ * be running) and without errno (a fault signal's handler reads pagemap): bytes or -errno */
+long fl_raw_pread(int fd, void *buf, size_t n, off_t off);
 int fl_fd_readable(int fd); /* something to read now (poll, no wait); errno untouched */
 /* the kernel no longer knows the thread (tgkill(pid, tid, 0) says ESRCH): it will never run
  * again, nor return to user space, so what it held (a signal stack, a buffer) is free */

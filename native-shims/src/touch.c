@@ -60,6 +60,10 @@ static inline int touching(void)
 {
 	if (fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS)
 		return 0;
+	/* the agent's own calls (reading /proc/self/maps) never touch, and never wait for the
+	 * teardown that the guard itself may be running */
+	if (fl_on_handler_thread())
+		return 0;
 	if (fl_tracing())
 		return 1;
 	/* tracing stopping: the kernel would meet pages still disabled (EFAULT); wait for them */

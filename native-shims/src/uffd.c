@@ -1,6 +1,9 @@
 /*
  * uffd.c: userfaultfd primitives. Each returns 0 or -errno and does nothing else: the policy
- * (what to move where, how to react to EEXIST/EAGAIN) lives in engine_uffd.c.
+ * (what to move where, how to react to EEXIST/EAGAIN) lives in engine_uffd.c. The ioctls are raw
+ * system calls that leave errno alone: under the sigbus engine they run in a program thread's
+ * SIGBUS handler, and errno lives in that thread's TLS, which may lie in a parked page (a fault
+ * there, with SIGBUS blocked, would kill the process).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,7 +16,7 @@
 #include "sys.h"
 
 /*
- * Never UFFD_USER_MODE_ONLY: a kernel-mode access (read(2) into a disabled page, a signal frame
+ * The handler engine's: never UFFD_USER_MODE_ONLY: a kernel-mode access (read(2) into a disabled page, a signal frame
  * written onto a disabled stack page) must wait for the handler and then succeed, not fail
  * with EFAULT. That needs /dev/userfaultfd access or privilege.
  */
@@ -29,6 +32,17 @@ int fl_uffd_open(void)
 		errno = err;
 	}
 	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	return fd >= 0 ? fd : -errno;
+}
+
+/*
+ * The sigbus engine's: UFFD_USER_MODE_ONLY is what an ordinary user gets where
+ * vm.unprivileged_userfaultfd=0 (the distributions' default): a kernel-mode access to a missing
+ * page then fails (EFAULT) instead of waiting (fs/userfaultfd.c, handle_userfault).
+ */
+int fl_uffd_open_user_mode(void)
+{
+	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY);
 	return fd >= 0 ? fd : -errno;
 }
 
@@ -49,7 +63,7 @@ int fl_uffd_api(int fd, uint64_t want, uint64_t *got)
 int fl_uffd_register(int fd, uintptr_t start, size_t len)
 {
 	struct uffdio_register reg = { .range = { start, len }, .mode = UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_WP };
-	int r = ioctl(fd, UFFDIO_REGISTER, &reg) < 0 ? -errno : 0;
+	int r = (int)fl_raw_syscall3(SYS_ioctl, fd, (long)UFFDIO_REGISTER, (long)&reg);
 	FL_DEBUG("register", start, len, r);
 	return r;
 }
@@ -57,14 +71,14 @@ int fl_uffd_register(int fd, uintptr_t start, size_t len)
 int fl_uffd_unregister(int fd, uintptr_t start, size_t len)
 {
 	struct uffdio_range r = { start, len };
-	return ioctl(fd, UFFDIO_UNREGISTER, &r) < 0 ? -errno : 0;
+	return (int)fl_raw_syscall3(SYS_ioctl, fd, (long)UFFDIO_UNREGISTER, (long)&r);
 }
 
 /* moved (may be NULL) receives the bytes moved before an error, as the kernel reports them */
 int fl_uffd_move(int fd, uintptr_t dst, uintptr_t src, size_t len, uint64_t mode, int64_t *moved)
 {
 	struct uffdio_move m = { .dst = dst, .src = src, .len = len, .mode = mode, .move = 0 };
-	int r = ioctl(fd, UFFDIO_MOVE, &m) < 0 ? -errno : 0;
+	int r = (int)fl_raw_syscall3(SYS_ioctl, fd, (long)UFFDIO_MOVE, (long)&m);
 	FL_DEBUG("move", dst, src, r ? r : (long)len);
 	if (moved)
 		*moved = m.move;
@@ -74,7 +88,7 @@ int fl_uffd_move(int fd, uintptr_t dst, uintptr_t src, size_t len, uint64_t mode
 int fl_uffd_zeropage(int fd, uintptr_t dst, size_t len, int dontwake)
 {
 	struct uffdio_zeropage z = { .range = { dst, len }, .mode = dontwake ? UFFDIO_ZEROPAGE_MODE_DONTWAKE : 0 };
-	int r = ioctl(fd, UFFDIO_ZEROPAGE, &z) < 0 ? -errno : 0;
+	int r = (int)fl_raw_syscall3(SYS_ioctl, fd, (long)UFFDIO_ZEROPAGE, (long)&z);
 	FL_DEBUG("zeropage", dst, len, r);
 	return r;
 }
@@ -82,7 +96,7 @@ int fl_uffd_zeropage(int fd, uintptr_t dst, size_t len, int dontwake)
 int fl_uffd_copy(int fd, uintptr_t dst, uintptr_t src, size_t len, int dontwake)
 {
 	struct uffdio_copy c = { .dst = dst, .src = src, .len = len, .mode = dontwake ? UFFDIO_COPY_MODE_DONTWAKE : 0 };
-	int r = ioctl(fd, UFFDIO_COPY, &c) < 0 ? -errno : 0;
+	int r = (int)fl_raw_syscall3(SYS_ioctl, fd, (long)UFFDIO_COPY, (long)&c);
 	FL_DEBUG("copy", dst, src, r);
 	return r;
 }
@@ -96,7 +110,7 @@ int fl_uffd_writeprotect(int fd, uintptr_t start, size_t len, int protect)
 {
 	struct uffdio_writeprotect w = { .range = { start, len },
 					  .mode = protect ? UFFDIO_WRITEPROTECT_MODE_WP : UFFDIO_WRITEPROTECT_MODE_DONTWAKE };
-	int r = ioctl(fd, UFFDIO_WRITEPROTECT, &w) < 0 ? -errno : 0;
+	int r = (int)fl_raw_syscall3(SYS_ioctl, fd, (long)UFFDIO_WRITEPROTECT, (long)&w);
 	FL_DEBUG("writeprotect", start, protect, r);
 	return r;
 }
@@ -104,5 +118,5 @@ int fl_uffd_writeprotect(int fd, uintptr_t start, size_t len, int protect)
 int fl_uffd_wake(int fd, uintptr_t start, size_t len)
 {
 	struct uffdio_range r = { start, len };
-	return ioctl(fd, UFFDIO_WAKE, &r) < 0 ? -errno : 0;
+	return (int)fl_raw_syscall3(SYS_ioctl, fd, (long)UFFDIO_WAKE, (long)&r);
 }

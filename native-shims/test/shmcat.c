@@ -155,7 +155,8 @@ int main(int argc, char **argv)
 	uint64_t page = 4096;
 	uint64_t ring_offset = (FL_SLOTS_OFFSET + (uint64_t)slots * FL_SLOT_SIZE + page - 1) & ~(page - 1);
 	uint64_t stride = ((uint64_t)ring_cap + FL_RING_TRAILER_LENGTH + page - 1) & ~(page - 1);
-	uint64_t size = ring_offset + stride * slots;
+	uint64_t ledger_offset = ring_offset + stride * slots;
+	uint64_t size = ledger_offset + (uint64_t)FL_LEDGER_SIZE * slots;
 	char path[64];
 	snprintf(path, sizeof(path), "/dev/shm/shmcat.%d", getpid());
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -182,6 +183,7 @@ int main(int argc, char **argv)
 	U32(shm, FL_CTL_FLAGS) = flags;
 	U32(shm, FL_CTL_RECORDER_PID) = (uint32_t)getpid();
 	U32(shm, FL_CTL_CHUNK_RECORDS) = chunk;
+	U64(shm, FL_CTL_LEDGER_OFFSET) = ledger_offset;
 	uint64_t start = now_ns();
 	U64(shm, FL_CTL_START_MONO_NS) = start;
 

@@ -51,6 +51,14 @@ public final class Simulator
         return new SimulationResult(spec.label(), capacity, trace.length, misses);
     }
 
+    /** The result at a capacity that holds every key: one miss per distinct key, its first reference. */
+    private static SimulationResult everyKeyFits(final PolicySpec spec, final int capacity, final long[] trace,
+        final long distinct, final LongAdder progress)
+    {
+        progress.add(trace.length);
+        return new SimulationResult(spec.label(), capacity, trace.length, distinct);
+    }
+
     /** {@link #sweep(List, int[], long[], int)} on every core. */
     public static List<SimulationResult> sweep(final List<PolicySpec> specs, final int[] capacities, final long[] trace)
     {
@@ -76,6 +84,17 @@ public final class Simulator
     public static List<SimulationResult> sweep(final List<PolicySpec> specs, final int[] capacities,
         final long[] trace, final int threads, final LongAdder progress)
     {
+        return sweep(specs, capacities, trace, threads, progress, null);
+    }
+
+    /**
+     * @param freeHeap the heap the sweep may take, or null for what the JVM has free
+     * @throws LimitException before any replay, for a pair whose policy's tables cannot hold its
+     *                        capacity, or pairs the heap cannot hold {@code threads} at once
+     */
+    static List<SimulationResult> sweep(final List<PolicySpec> specs, final int[] capacities,
+        final long[] trace, final int threads, final LongAdder progress, final Long freeHeap)
+    {
         if (threads < 1)
         {
             throw new IllegalArgumentException("threads must be >= 1: threads=" + threads);
@@ -84,6 +103,11 @@ public final class Simulator
         {
             Policies.checkCapacity(capacity);
         }
+        for (final PolicySpec spec : specs)
+        {
+            Policies.validate(spec);
+        }
+        final SweepPlan plan = SweepPlan.of(specs, capacities, trace, threads, freeHeap);
         final int tasks = specs.size() * capacities.length;
         final List<SimulationResult> results = new ArrayList<>(tasks);
         if (tasks == 0)
@@ -105,7 +129,9 @@ public final class Simulator
             {
                 for (final int capacity : capacities)
                 {
-                    futures.add(pool.submit(() -> run(spec, capacity, trace, progress)));
+                    futures.add(pool.submit(() -> plan.everyKeyFits(capacity)
+                        ? everyKeyFits(spec, capacity, trace, plan.distinct(), progress)
+                        : run(spec, capacity, trace, progress)));
                 }
             }
             for (final Future<SimulationResult> future : futures)

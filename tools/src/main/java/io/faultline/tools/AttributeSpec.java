@@ -22,8 +22,11 @@ import picocli.CommandLine.TypeConversionException;
  */
 final class AttributeSpec
 {
-    static final String GRAMMAR = "sample=T,aggr=T,update=T,regions=MIN-MAX,goal=ACCESS%:AGGRS:MIN_T:MAX_T "
-        + "(each optional; default alone: DAMON's defaults)";
+    private static final String GRAMMAR_HEAD = "sample=T,aggr=T,update=T,regions=MIN-MAX,goal=ACCESS";
+    private static final String GRAMMAR_TAIL = ":AGGRS:MIN_T:MAX_T (each optional; default alone: DAMON's defaults)";
+    static final String GRAMMAR = GRAMMAR_HEAD + "%" + GRAMMAR_TAIL;
+    /** As {@link #GRAMMAR} in help text, which picocli formats: its % doubled. */
+    static final String GRAMMAR_HELP = GRAMMAR_HEAD + "%%" + GRAMMAR_TAIL;
 
     private AttributeSpec()
     {

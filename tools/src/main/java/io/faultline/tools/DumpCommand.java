@@ -220,7 +220,7 @@ final class DumpCommand implements Callable<Integer>
         catch (final TraceFormatException ex)
         {
             out.flush();
-            throw new CliException(ex.getMessage(), 1);
+            throw CliException.of(ex);
         }
         return 0;
     }

@@ -247,12 +247,12 @@ final class ExportCommand implements Callable<Integer>
         }
         catch (final TraceFormatException ex)
         {
-            throw new CliException(ex.getMessage(), 1);
+            throw CliException.of(ex);
         }
         catch (final IOException | UncheckedIOException ex)
         {
             final IOException cause = ex instanceof UncheckedIOException unchecked ? unchecked.getCause() : (IOException)ex;
-            throw new CliException("cannot write " + output + ": " + reason(cause));
+            throw new CliException("cannot write " + output + ": " + reason(cause), ExitStatus.ACCESS);
         }
         return 0;
     }
@@ -310,7 +310,7 @@ final class ExportCommand implements Callable<Integer>
         }
         catch (final TraceFormatException ex)
         {
-            throw new CliException(ex.getMessage());
+            throw CliException.of(ex);
         }
         final long total = pid < 0 && tid < 0 && header.isComplete() ? header.longValue(TraceHeader.REFERENCES) : -1;
         final OutputStream stream = open();
@@ -368,13 +368,14 @@ final class ExportCommand implements Callable<Integer>
         catch (final TraceFormatException ex)
         {
             deletePartialOutput();
-            throw new CliException(ex.getMessage(), 1);
+            throw CliException.of(ex);
         }
         catch (final IOException | UncheckedIOException ex)
         {
             deletePartialOutput();
             final IOException cause = ex instanceof UncheckedIOException unchecked ? unchecked.getCause() : (IOException)ex;
-            throw new CliException("cannot write " + (output == null ? "standard output" : output) + ": " + reason(cause));
+            throw new CliException("cannot write " + (output == null ? "standard output" : output) + ": " + reason(cause),
+                ExitStatus.ACCESS);
         }
     }
 
@@ -413,7 +414,7 @@ final class ExportCommand implements Callable<Integer>
         catch (final IOException ex)
         {
             throw new CliException("cannot write " + output + ": " + reason(ex) + "; give -o a file in a writable "
-                + "directory");
+                + "directory", ExitStatus.ACCESS);
         }
     }
 
@@ -435,18 +436,8 @@ final class ExportCommand implements Callable<Integer>
     /** What went wrong, without Java's exception class names. */
     private static String reason(final IOException ex)
     {
-        if (ex instanceof java.nio.file.NoSuchFileException)
-        {
-            return "no such directory";
-        }
-        if (ex instanceof java.nio.file.AccessDeniedException)
-        {
-            return "permission denied";
-        }
-        if (ex instanceof java.nio.file.FileSystemException fs && fs.getReason() != null)
-        {
-            return fs.getReason();
-        }
-        return ex.getMessage() == null ? "input/output error" : ex.getMessage();
+        // the output file need not exist: what is missing is its directory
+        return ex instanceof java.nio.file.NoSuchFileException ? "no such directory"
+            : io.faultline.format.InputProblem.reason(ex);
     }
 }

@@ -3,6 +3,7 @@ package io.faultline.tools;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -54,7 +55,7 @@ final class InfoCommand implements Callable<Integer>
             }
             catch (final TraceFormatException ex)
             {
-                throw new CliException(ex.getMessage(), 1);
+                throw CliException.of(ex);
             }
             if (reader.isPartial())
             {
@@ -129,6 +130,7 @@ final class InfoCommand implements Callable<Integer>
         row(out, h.isMoca() ? "pages" : "references", String.format("%,d (reads %,d, writes %,d)%s",
             h.longValue(TraceHeader.REFERENCES), h.longValue(TraceHeader.READS), h.longValue(TraceHeader.WRITES),
             h.isMoca() ? ": a thread's pages per interval, by their first fault" : ""));
+        published(out, h);
         final long pages = h.longValue(TraceHeader.DISTINCT_PAGES);
         row(out, "distinct pages", String.format("%,d (%s)", pages, bytes(pages * pageSize)));
         row(out, "ring waits", String.format("%,d (%.3f s waiting)", h.longValue(TraceHeader.RING_WAITS),
@@ -154,7 +156,7 @@ final class InfoCommand implements Callable<Integer>
             {
                 final Map<String, String> f = fields(e.getValue(), "exe");
                 out.printf("%-10s %-10s %12s %12s %12s  %s%n", e.getKey().substring(TraceHeader.PROCESS_PREFIX.length()),
-                    f.get("ppid"), f.get("references"), "", "", f.getOrDefault("exe", ""));
+                    f.get("ppid"), count(f.get("references")), "", "", f.getOrDefault("exe", ""));
             }
         }
         out.println();
@@ -164,10 +166,34 @@ final class InfoCommand implements Callable<Integer>
             if (e.getKey().startsWith(TraceHeader.THREAD_PREFIX))
             {
                 final Map<String, String> f = fields(e.getValue(), "name");
-                out.printf("%-10s %-10s %12s %12s %12s  %s%n", e.getKey().substring(TraceHeader.THREAD_PREFIX.length()),
-                    f.get("pid"), f.get("references"), f.get("reads"), f.get("writes"), f.getOrDefault("name", ""));
+                final String published = f.get("published");
+                out.printf("%-10s %-10s %12s %12s %12s  %s%s%n", e.getKey().substring(TraceHeader.THREAD_PREFIX.length()),
+                    f.get("pid"), count(f.get("references")), count(f.get("reads")), count(f.get("writes")),
+                    f.getOrDefault("name", ""), published == null || published.equals(f.get("references")) ? ""
+                        : "  (its agent published " + count(published) + ")");
             }
         }
+    }
+
+    /**
+     * What the agents published against what the trace holds: in total, and per thread against
+     * the agents' thread ledgers (absent in traces recorded before them).
+     */
+    private static void published(final PrintStream out, final TraceHeader h)
+    {
+        if (h.get(TraceHeader.AGENT_RECORDS) == null)
+        {
+            return;
+        }
+        final long agents = h.longValue(TraceHeader.AGENT_RECORDS);
+        final long lost = agents - h.longValue(TraceHeader.REFERENCES);
+        final String unmatched = h.get(TraceHeader.UNMATCHED_THREADS);
+        final String threads = unmatched == null ? ""
+            : "0".equals(unmatched) ? "; every thread's records as its agent counted them"
+            : "; " + unmatched + " thread(s) not as their agents counted them (below)";
+        row(out, "published", String.format("%,d by the agents, %s%s", agents,
+            lost == 0 ? "all in the trace" : lost > 0 ? String.format("%,d of them not in the trace", lost)
+                : String.format("the trace holds %,d more", -lost), threads));
     }
 
     /** Parses "k=v k=v last=rest of line": the field named {@code last} takes the remainder, spaces and all. */
@@ -189,6 +215,19 @@ final class InfoCommand implements Callable<Integer>
             }
         }
         return fields;
+    }
+
+    /** A count from the header with thousands separators (207,595); anything not a number as it is. */
+    private static String count(final String value)
+    {
+        try
+        {
+            return String.format(Locale.ROOT, "%,d", Long.parseLong(value));
+        }
+        catch (final NumberFormatException ex)
+        {
+            return String.valueOf(value);
+        }
     }
 
     private static void row(final PrintStream out, final String name, final String value)

@@ -4,17 +4,22 @@ import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 
+import io.faultline.format.FaultlineVersion;
+import io.faultline.format.InputProblem;
+import io.faultline.format.TraceFormatException;
+import io.faultline.sim.LimitException;
 import io.faultline.sim.report.Progress;
+import io.faultline.sim.trace.TraceException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
@@ -34,11 +39,16 @@ import picocli.CommandLine.ParameterException;
         + "program; describe, dump, export and replay traces into cache simulators; monitor access patterns "
         + "with DAMON."},
     commandListHeading = "%nCommands:%n",
-    footer = {"", "faultline COMMAND --help shows a command's options."})
+    footer = {"", "faultline COMMAND --help shows a command's options.", "",
+        "Exit status: 0 done; 1 record: the recording stopped early and the program exited 0; 2 usage: a bad "
+        + "option, value or argument, or a file of the wrong kind; 3 a file that does not exist or that the OS will "
+        + "not let faultline read or write (the OS's reason follows); 4 a corrupt input: a trace, record or "
+        + "imported file that does not parse; 5 a limit: a size beyond the policies' tables or the heap; 70 an "
+        + "internal error (a bug). record otherwise exits with the program's status (128+N if signal N killed it)."})
 public final class Main implements Callable<Integer>
 {
     /** The exit status of bad input, as before picocli and as picocli's own {@code ExitCode.USAGE}. */
-    static final int BAD_INPUT = CommandLine.ExitCode.USAGE;
+    static final int BAD_INPUT = ExitStatus.USAGE;
 
     private static final int HELP_WIDTH = 100;
 
@@ -56,29 +66,15 @@ public final class Main implements Callable<Integer>
     }
 
     /**
-     * {@code faultline --version}: the Maven project version, filtered into a resource at build time.
+     * {@code faultline --version}: the version every trace's header carries ({@link FaultlineVersion}).
      * Public for the commands of other modules ({@link CommandProvider}).
      */
     public static final class Version implements IVersionProvider
     {
         @Override
-        public String[] getVersion() throws IOException
+        public String[] getVersion()
         {
-            return new String[] {"faultline " + version()};
-        }
-
-        static String version() throws IOException
-        {
-            final Properties properties = new Properties();
-            try (InputStream in = Main.class.getResourceAsStream("version.properties"))
-            {
-                if (in == null)
-                {
-                    return "(unknown version: version.properties is missing from the build)";
-                }
-                properties.load(in);
-            }
-            return properties.getProperty("version");
+            return new String[] {"faultline " + FaultlineVersion.VERSION};
         }
     }
 
@@ -120,6 +116,13 @@ public final class Main implements Callable<Integer>
             final String word = args.length > 0 && !args[0].equals("completion")
                 && (COMMANDS.contains(args[0]) || providers().containsKey(args[0])) ? args[0] : null;
             return commandLine(out, err, terminal, word).execute(args);
+        }
+        catch (final OutOfMemoryError ex)
+        {
+            // picocli hands only Exceptions to the handler; an Error ends here, as one line too
+            final CliException cli = classify(ex);
+            err.println("faultline: " + cli.getMessage());
+            return cli.exitCode();
         }
         finally
         {
@@ -180,26 +183,9 @@ public final class Main implements Callable<Integer>
         {
             out.flush();
             final String who = failed.getCommandSpec().qualifiedName();
-            if (ex instanceof CliException cli)
-            {
-                err.println(who + ": " + cli.getMessage());
-                return cli.exitCode();
-            }
-            if (ex instanceof io.faultline.format.TraceFormatException || ex instanceof io.faultline.sim.trace.TraceException)
-            {
-                err.println(who + ": " + ex.getMessage()); // a bad trace file: the message names it
-                return 1;
-            }
-            if (ex instanceof IllegalArgumentException)
-            {
-                err.println(who + ": " + ex.getMessage()); // a value a command checks itself (a plot's file name)
-                return BAD_INPUT;
-            }
-            // anything else (an I/O error, a bug): its message, never the exception's class and stack
-            final String message = ex.getMessage() == null ? "internal error (" + ex.getClass().getSimpleName() + ")"
-                : ex.getMessage().lines().findFirst().orElse("");
-            err.println(who + ": " + message);
-            return 1;
+            final CliException cli = classify(ex);
+            err.println(who + ": " + cli.getMessage());
+            return cli.exitCode();
         });
         return commandLine;
     }
@@ -220,18 +206,59 @@ public final class Main implements Callable<Integer>
     {
         return switch (word)
         {
-            case "record" -> new CommandLine(new RecordCommand(out, err));
+            case "record" -> new CommandLine(new RecordCommand(out, err, terminal));
             case "info" -> new CommandLine(new InfoCommand(out, err));
             case "dump" -> new CommandLine(new DumpCommand(out, err));
             case "export" -> new CommandLine(new ExportCommand(out, err, terminal));
             case "simulate" -> TraceInputOptions.withFormatsFooter(new CommandLine(new SimulateCommand(out, err, terminal)));
             case "mrc" -> TraceInputOptions.withFormatsFooter(new CommandLine(new MrcCommand(out, err, terminal)));
-            case "monitor" -> new CommandLine(new MonitorCommand());
+            case "monitor" -> new CommandLine(new MonitorCommand(err, terminal));
             case "report" -> new CommandLine(new ReportCommand()).addSubcommand("reuse",
                 TraceInputOptions.withFormatsFooter(new CommandLine(new ReuseCommand(out, err, terminal))));
             case "completion" -> new CommandLine(new CompletionCommand(out));
             default -> throw new IllegalArgumentException("no command " + word);
         };
+    }
+
+    /** Any exception a command let out, as one line and the exit status of its class ({@link ExitStatus}). */
+    static CliException classify(final Throwable ex)
+    {
+        if (ex instanceof CliException cli)
+        {
+            return cli;
+        }
+        if (ex instanceof TraceFormatException trace)
+        {
+            return CliException.of(trace); // the message names the trace
+        }
+        if (ex instanceof TraceException trace)
+        {
+            return CliException.of(trace);
+        }
+        if (ex instanceof LimitException)
+        {
+            return new CliException(ex.getMessage(), ExitStatus.LIMIT);
+        }
+        if (ex instanceof IllegalArgumentException)
+        {
+            return new CliException(ex.getMessage(), ExitStatus.USAGE); // a value a command checks itself (a plot's name)
+        }
+        if (ex instanceof IOException || ex instanceof UncheckedIOException)
+        {
+            // Java's file exceptions carry only the path ("/proc/foo"): add the OS's reason
+            final IOException io = ex instanceof UncheckedIOException unchecked ? unchecked.getCause() : (IOException)ex;
+            return new CliException(InputProblem.describe(io, "I/O error"), ExitStatus.ACCESS);
+        }
+        if (ex instanceof OutOfMemoryError)
+        {
+            return new CliException(String.format(Locale.ROOT, "out of heap (the JVM's %.1f GiB); give a smaller input or "
+                + "size, or more heap: FAULTLINE_JAVA_OPTS=-Xmx%dg", Runtime.getRuntime().maxMemory() / (double)(1L << 30),
+                2 * Math.max(1, (Runtime.getRuntime().maxMemory() + (1L << 30) - 1) >> 30)), ExitStatus.LIMIT);
+        }
+        // a bug: its class and first line, never a stack trace
+        final String message = ex.getMessage() == null ? "" : ": " + ex.getMessage().lines().findFirst().orElse("");
+        return new CliException("internal error (" + ex.getClass().getSimpleName() + message + "); this is a bug in "
+            + "faultline", ExitStatus.INTERNAL);
     }
 
     /** picocli's parse errors as one line that names the problem and the fix. */

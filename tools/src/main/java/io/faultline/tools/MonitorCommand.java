@@ -1,5 +1,6 @@
 package io.faultline.tools;
 
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -7,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.faultline.damon.AddressRange;
 import io.faultline.damon.Attributes;
@@ -22,6 +24,8 @@ import io.faultline.damon.schemes.Watermarks;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.ShmLayout;
 import io.faultline.format.TraceWriter;
+import io.faultline.sim.report.Progress;
+import io.faultline.sim.report.Written;
 import io.faultline.tracer.RecordException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -56,6 +60,15 @@ import picocli.CommandLine.Model.CommandSpec;
         "Statistics: faultline report schemes DIR."})
 final class MonitorCommand implements Callable<Integer>
 {
+    /** The stream picocli's error writer wraps, for the progress line of a live monitor. */
+    private final PrintStream errStream;
+    private final boolean terminal;
+
+    MonitorCommand(final PrintStream errStream, final boolean terminal)
+    {
+        this.errStream = errStream;
+        this.terminal = terminal;
+    }
 
     @Spec
     CommandSpec spec;
@@ -89,9 +102,9 @@ final class MonitorCommand implements Callable<Integer>
     int maxRegions;
 
     @Option(names = "--intervals-goal", paramLabel = "ACCESS:AGGRS:MIN:MAX", description = {"auto-tune the sampling "
-        + "and aggregation intervals (Linux 6.15's intervals_goal): every AGGRS aggregations, toward ACCESS (4% or "
+        + "and aggregation intervals (Linux 6.15's intervals_goal): every AGGRS aggregations, toward ACCESS (4%% or "
         + "400 bp) of the access events DAMON could observe, keeping the sampling interval within MIN and MAX and the "
-        + "samples per aggregation; 'recommended' is the kernel's 4%:3:5ms:10s"})
+        + "samples per aggregation; 'recommended' is the kernel's 4%%:3:5ms:10s"})
     String intervalsGoal;
 
     @Option(names = "--seed", paramLabel = "N", defaultValue = "1",
@@ -116,9 +129,31 @@ final class MonitorCommand implements Callable<Integer>
             + " ranges the program registers with faultline_trace_range) (default ${DEFAULT-VALUE})")
     String scope;
 
+    @Option(names = "--engine", paramLabel = "uffd|sigbus",
+        description = "how a sampled page's access is checked: uffd, a userfaultfd handler thread (default where this"
+            + " user may have one); sigbus, the touching thread itself in its SIGBUS handler (no privilege needed;"
+            + " monitor falls back to it, with a note, when --engine is not given); see record --help")
+    String engine;
+
     @Parameters(paramLabel = "PROGRAM", arity = "0..*",
         description = "the program to monitor, after --, with its arguments (its output is unchanged)")
     List<String> program;
+
+    /** --engine as ShmLayout's id, -1 when not given */
+    private int engineId()
+    {
+        if (engine == null)
+        {
+            return -1;
+        }
+        return switch (engine)
+        {
+            case "uffd" -> ShmLayout.ENGINE_UFFD;
+            case "sigbus" -> ShmLayout.ENGINE_SIGBUS;
+            default -> throw new CliException("unknown engine '" + engine + "' for monitor; use --engine uffd or --engine sigbus"
+                + (engine.equals("mprotect") ? " (the mprotect engine cannot check a page's access)" : ""));
+        };
+    }
 
     @Override
     public Integer call() throws Exception
@@ -173,7 +208,7 @@ final class MonitorCommand implements Callable<Integer>
         }
         catch (final TraceFormatException ex)
         {
-            throw new CliException(ex.getMessage());
+            throw CliException.of(ex);
         }
         final long start = System.nanoTime();
         final TraceMonitor.Result result;
@@ -188,7 +223,7 @@ final class MonitorCommand implements Callable<Integer>
         }
         final PrintWriter err = spec.commandLine().getErr();
         err.printf(Locale.ROOT,
-            "Monitored %d processes over %.3f s of %s: %d aggregations of %s (sampling %s) into %s in %.3f s%n",
+            "Monitored %d processes over %.3f s of %s: %,d aggregations of %s (sampling %s) into %s in %.3f s%n",
             result.targets(), result.traceEndNs() / 1e9, trace, result.aggregations(), Durations.format(aggrUs),
             Durations.format(sampleUs), output, (System.nanoTime() - start) / 1e9);
         printSchemes(err, schemes, "simulated");
@@ -200,9 +235,9 @@ final class MonitorCommand implements Callable<Integer>
         for (int i = 0; i < schemes.size(); i++)
         {
             final SchemeStats st = schemes.get(i).stats();
-            err.printf(Locale.ROOT, "Scheme %d (%s): tried %d regions (%d bytes), applied %d (%d bytes, %s),"
-                + " quota exceeded %d times%n", i, schemes.get(i).action().label(), st.nrTried(), st.szTried(),
-                st.nrApplied(), st.szApplied(), how, st.qtExceeds());
+            err.printf(Locale.ROOT, "Scheme %d (%s): tried %,d regions (%s), applied %,d (%s, %s),"
+                + " quota exceeded %,d times%n", i, schemes.get(i).action().label(), st.nrTried(),
+                Written.humanBytes(st.szTried()), st.nrApplied(), Written.humanBytes(st.szApplied()), how, st.qtExceeds());
         }
     }
 
@@ -224,20 +259,25 @@ final class MonitorCommand implements Callable<Integer>
         }
         catch (final TraceFormatException ex)
         {
-            throw new CliException(ex.getMessage());
+            throw CliException.of(ex);
         }
         final LiveMonitor.Result result;
-        try
+        final AtomicReference<LiveMonitor.Watch> watch = new AtomicReference<>();
+        spec.commandLine().getErr().flush();
+        try (Progress progress = Progress.beside(errStream, terminal,
+            elapsedNs -> LiveProgress.monitoring(watch.get(), elapsedNs)))
         {
+            // the monitor's warnings erase the line first
             result = LiveMonitor.run(program, output, attrs, seed, schemes, fixed,
-                scope.equals("api") ? ShmLayout.SCOPE_API : ShmLayout.SCOPE_ALL, spec.commandLine().getErr());
+                scope.equals("api") ? ShmLayout.SCOPE_API : ShmLayout.SCOPE_ALL, engineId(),
+                new PrintWriter(progress.messages(errStream), true), watch::set);
         }
         catch (final RecordException | MonitorException ex)
         {
             throw new CliException(ex.getMessage());
         }
         spec.commandLine().getErr().printf(Locale.ROOT,
-            "faultline monitor: %s over %.3f s: %d aggregations of %s (sampling %s); faults %,d (%,d of them access"
+            "faultline monitor: %s over %.3f s: %,d aggregations of %s (sampling %s); faults %,d (%,d of them access"
                 + " checks); %,d sampling windows and agent requests (%.0f us each on average from posting to answer,"
                 + " a window's sampling interval included); into %s; exit status %d%n",
             result.ops(), result.durationNs() / 1e9, result.aggregations(), Durations.format(aggrUs),

@@ -45,7 +45,8 @@ import java.util.concurrent.atomic.LongAdder;
 final class MrcCommand implements Callable<Integer>
 {
     @Option(names = "--max-size", paramLabel = "N",
-        description = "largest size reported, in pages (or bytes with K, M, G); default: distinct pages")
+        description = "largest size reported, in pages (or bytes with K, M, G); default and most: the distinct pages, "
+            + "beyond which every page fits and the curve is flat")
     Size maxSize;
 
     @Option(names = "--sample", paramLabel = "R", description = {"estimate with SHARDS at rate R in (0, 1], e.g. 0.1: "
@@ -136,9 +137,22 @@ final class MrcCommand implements Callable<Integer>
                 }
             }
             long distinct = 0;
+            int longest = 0;
             for (final MissRatioCurve curve : curves)
             {
                 distinct += curve.distinct();
+                longest = Math.max(longest, curve.maxSize());
+            }
+            if (maxPages.isPresent() && maxPages.getAsInt() > longest)
+            {
+                final String estimated = rate.isPresent() ? "estimated " : "";
+                err.println(curves.size() == 1
+                    ? String.format(Locale.ROOT, "note: --max-size %s is beyond the trace's %s%,d distinct pages; the "
+                        + "curve ends at %,d, where every page fits: larger sizes miss only first references",
+                        maxSize.text(), estimated, longest, longest)
+                    : String.format(Locale.ROOT, "note: --max-size %s is beyond each thread's %sdistinct pages (at "
+                        + "most %,d); each curve ends at its thread's, where every page fits: larger sizes miss only "
+                        + "first references", maxSize.text(), estimated, longest));
             }
             err.printf(Locale.ROOT, "Computed %d %s curve%s over %,d references (%s%,d distinct pages) in %s%n",
                 curves.size(), rate.isPresent() ? "SHARDS" : "exact", curves.size() == 1 ? "" : "s",
@@ -173,7 +187,11 @@ final class MrcCommand implements Callable<Integer>
             }
             return 0;
         }
-        catch (final TraceException | IllegalArgumentException ex)
+        catch (final TraceException ex)
+        {
+            throw CliException.of(ex);
+        }
+        catch (final IllegalArgumentException ex)
         {
             throw new CliException(ex.getMessage());
         }

@@ -192,8 +192,8 @@ final class ReportCommand implements Callable<Integer>
             out.flush();
             if (plot != null)
             {
-                HeatmapChart.write(plot, "Access frequency of process " + target + " (" + input.dir.getFileName() + ")",
-                    grid);
+                HeatmapChart.write(plot, "Access frequency of process " + target + " (" + input.dir.getFileName()
+                    + "); colour: nr_accesses per aggregation", grid);
                 spec.commandLine().getErr().println("Wrote heatmap to " + plot);
             }
             return 0;
@@ -305,7 +305,7 @@ final class ReportCommand implements Callable<Integer>
         Path monitor;
 
         @Option(names = "--attrs", paramLabel = "SPEC", description = {"run DAMON over the trace with these attributes"
-            + " instead of reading a record (repeatable, one line each): " + AttributeSpec.GRAMMAR})
+            + " instead of reading a record (repeatable, one line each): " + AttributeSpec.GRAMMAR_HELP})
         List<String> attrs;
 
         @Option(names = "--seed", paramLabel = "N", defaultValue = "1",
@@ -389,7 +389,7 @@ final class ReportCommand implements Callable<Integer>
             }
             catch (final io.faultline.format.TraceFormatException ex)
             {
-                throw new CliException(ex.getMessage(), MonitorRecordReader.isRecord(dir) ? 1 : 2);
+                throw CliException.of(ex);
             }
         }
     }

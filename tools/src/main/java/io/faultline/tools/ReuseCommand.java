@@ -140,7 +140,11 @@ final class ReuseCommand implements Callable<Integer>
             }
             return 0;
         }
-        catch (final TraceException | IllegalArgumentException ex)
+        catch (final TraceException ex)
+        {
+            throw CliException.of(ex);
+        }
+        catch (final IllegalArgumentException ex)
         {
             throw new CliException(ex.getMessage());
         }

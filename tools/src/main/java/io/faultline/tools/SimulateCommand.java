@@ -1,5 +1,6 @@
 package io.faultline.tools;
 
+import io.faultline.sim.LimitException;
 import io.faultline.sim.PolicySpec;
 import io.faultline.sim.SimulationResult;
 import io.faultline.sim.Simulator;
@@ -69,9 +70,17 @@ final class SimulateCommand implements Callable<Integer>
             grid.report(rows, out, err);
             return 0;
         }
-        catch (final TraceException | IllegalArgumentException ex)
+        catch (final TraceException ex)
+        {
+            throw CliException.of(ex);
+        }
+        catch (final IllegalArgumentException ex)
         {
             throw new CliException(ex.getMessage());
+        }
+        catch (final LimitException ex)
+        {
+            throw new CliException(ex.getMessage(), ExitStatus.LIMIT);
         }
     }
 

@@ -118,7 +118,10 @@ public final class SimulationGrid
         return traces;
     }
 
-    /** The sizes in pages of {@code pageSize} bytes, in the order given. */
+    /**
+     * The sizes in pages of {@code pageSize} bytes, each from 1 to the longest array, in the
+     * order given; a size given twice (4096,4K at 1 KiB pages) is simulated once.
+     */
     public int[] capacities(final int pageSize)
     {
         final int[] pages = new int[sizes.size()];
@@ -126,7 +129,7 @@ public final class SimulationGrid
         {
             pages[i] = cacheSize(sizes.get(i), pageSize, "--sizes");
         }
-        return pages;
+        return java.util.Arrays.stream(pages).distinct().toArray();
     }
 
     /**

@@ -97,4 +97,17 @@ public record Size(long number, long unit, String text)
         }
         return bytes() / pageSize;
     }
+
+    /** {@code bytes} as an option takes it back: with the largest of G, M, K that divides it (4M), else plain. */
+    public static String formatBytes(final long bytes)
+    {
+        for (final long unit : new long[] {1L << 30, 1L << 20, 1L << 10})
+        {
+            if (bytes != 0 && bytes % unit == 0)
+            {
+                return bytes / unit + (unit == 1L << 30 ? "G" : unit == 1L << 20 ? "M" : "K");
+            }
+        }
+        return Long.toString(bytes);
+    }
 }

@@ -3,7 +3,6 @@ package io.faultline.tools;
 import java.nio.file.Path;
 import java.util.List;
 
-import io.faultline.damon.record.MonitorRecordReader;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.TraceReader;
 
@@ -22,9 +21,9 @@ final class TraceArguments
         }
         catch (final TraceFormatException ex)
         {
-            // a monitoring record where a trace belongs is the user's mistake (2, as simulate
-            // says it); a trace that cannot be read is the data's (1)
-            throw new CliException(ex.getMessage(), MonitorRecordReader.isRecord(Path.of(path)) ? 2 : 1);
+            // a monitoring record where a trace belongs is the user's mistake; a trace that
+            // cannot be read, the file system's; one that does not parse, the data's
+            throw CliException.of(ex);
         }
     }
 

@@ -114,6 +114,24 @@ class BadInputTest
     }
 
     @Test
+    void forceReplacesATraceAndNothingElse() throws Exception
+    {
+        final Path trace = tmp.resolve("trace");
+        assertEquals(0, Faultline.run("record", "-q", "-o", trace.toString(), "--", "true").status());
+        final Faultline.Result again = Faultline.run("record", "-q", "--force", "-o", trace.toString(), "--", "sh", "-c",
+            "exit 3");
+        assertEquals(3, again.status(), again.describe());
+        final TraceHeader header = TraceHeader.read(trace.resolve(TraceLayout.HEADER_FILE));
+        assertTrue(header.isComplete() && header.get(TraceHeader.COMMAND).startsWith("sh "), "the new trace: " + header.values());
+        // a trace with a file of the user's beside it is not a trace: nothing is deleted
+        final Path notes = Files.writeString(trace.resolve("notes.txt"), "mine");
+        assertOneLineError(Faultline.run("record", "--force", "-o", trace.toString(), "--", "true"),
+            "output " + trace + " is not a trace (it holds notes.txt, which no trace has), and --force replaces only a "
+            + "trace; choose another -o");
+        assertTrue(Files.exists(notes) && TraceHeader.read(trace.resolve(TraceLayout.HEADER_FILE)).isComplete());
+    }
+
+    @Test
     void staticallyLinkedProgramCannotLoadTheAgent() throws Exception
     {
         final Path program = Workloads.build("churn", "-static");
@@ -153,48 +171,14 @@ class BadInputTest
     {
         // Run the recorder as nobody: /dev/userfaultfd is root's and vm.unprivileged_userfaultfd
         // is 0 here, so the agent could not handle kernel-mode faults. Asked for by --engine uffd,
-        // that is an error (without --engine, record falls back to mprotect: EngineTest). The build's classes live
-        // under /root, which nobody cannot read: give it a copy.
-        final Path cp = Files.createDirectories(tmp.resolve("cp"));
-        final List<String> entries = new java.util.ArrayList<>();
-        int i = 0;
-        for (final String entry : Faultline.classPath().split(java.io.File.pathSeparator))
-        {
-            final Path source = Path.of(entry);
-            if (!Files.exists(source))
-            {
-                continue;
-            }
-            final Path copy = cp.resolve((i++) + "-" + source.getFileName());
-            if (Files.isDirectory(source))
-            {
-                try (Stream<Path> files = Files.walk(source))
-                {
-                    for (final Path f : files.toList())
-                    {
-                        Files.copy(f, copy.resolve(source.relativize(f).toString()));
-                    }
-                }
-            }
-            else
-            {
-                Files.copy(source, copy);
-            }
-            entries.add(copy.toString());
-        }
-        final Path out = Files.createDirectories(tmp.resolve("nobody"));
-        final int chmod = new ProcessBuilder("chmod", "-R", "a+rwX", tmp.toString()).inheritIO().start().waitFor();
-        assertEquals(0, chmod);
-        final ProcessBuilder builder = Faultline.builder(List.of("record", "--engine", "uffd", "-o", out.resolve("t").toString(),
+        // that is an error (without --engine, record takes the sigbus engine: ExactnessTest).
+        final Path out = Files.createDirectories(tmp.resolve("nobody")); // before AsNobody opens tmp up
+        final AsNobody nobody = AsNobody.in(tmp);
+        final ProcessBuilder builder = nobody.builder(List.of("record", "--engine", "uffd", "-o", out.resolve("t").toString(),
             "--", "true"));
-        builder.command().addAll(0, List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"));
-        builder.environment().put("FAULTLINE_CLASSPATH", String.join(java.io.File.pathSeparator, entries));
-        builder.environment().put("HOME", tmp.toString());
-        builder.environment().put("JAVA_TOOL_OPTIONS", "-Djava.io.tmpdir=" + tmp);
         final Faultline.Result result = Faultline.exec(builder.command(), 120, builder.environment());
         assertNotEquals(0, result.status(), result.describe());
-        final List<String> lines = result.err().strip().lines()
-            .filter(l -> !l.startsWith("Picked up JAVA_TOOL_OPTIONS")).toList();
+        final List<String> lines = AsNobody.errLines(result);
         assertEquals(1, lines.size(), result.describe());
         assertTrue(lines.get(0).contains("no permission to use userfaultfd")
             && lines.get(0).contains("/dev/userfaultfd") && lines.get(0).contains("vm.unprivileged_userfaultfd=1"),

@@ -9,14 +9,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A capture test that runs once per engine, {@code faultline record --engine uffd} and
- * {@code --engine mprotect}: the same records, the same EVMS semantics (issue 9). The test
- * method takes the engine's name as its parameter.
+ * A capture test that runs once per engine, {@code faultline record --engine uffd},
+ * {@code --engine sigbus} and {@code --engine mprotect}: the same records, the same EVMS
+ * semantics (issues 9 and 26). The test method takes the engine's name as its parameter.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @ParameterizedTest(name = "--engine {0}")
-@ValueSource(strings = {"uffd", "mprotect"})
+@ValueSource(strings = {"uffd", "sigbus", "mprotect"})
 @interface BothEngines
 {
 }

@@ -18,9 +18,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The engine seam seen from outside (issue 9): the mprotect engine keeps a program's own SIGSEGV
- * handling and protections; record picks userfaultfd, and falls back to mprotect with a one-line
- * note only when the user did not choose the engine.
+ * The engine seam seen from outside (issues 9 and 26): the in-thread engines keep a program's own
+ * SIGSEGV handling and protections; record picks userfaultfd, and falls back to the sigbus engine,
+ * or to mprotect without any userfaultfd, with a one-line note only when the user did not choose
+ * the engine.
  */
 class EngineTest
 {
@@ -229,27 +230,31 @@ class EngineTest
         }
     }
 
+    /** Without the userfaultfd engine's fd, record takes the sigbus engine; without any userfaultfd, mprotect. */
     @Test
-    void withoutUserfaultfdRecordFallsBackToMprotectWithANote() throws Exception
+    void withoutUserfaultfdRecordFallsBackWithANote() throws Exception
     {
-        final Path trace = tmp.resolve("fallback");
-        final Faultline.Result result = runWithoutUffd(List.of("record", "-q", "-o", trace.toString(), "--",
-            Workloads.build("own_segv").toString(), "64"));
-        assertEquals(0, result.status(), result.describe());
-        assertTrue(result.out().startsWith(OWN_SEGV_OUT), result.describe());
-        final List<String> lines = result.err().lines().toList();
-        assertEquals(1, lines.size(), result.describe());
-        assertTrue(lines.get(0).startsWith("faultline record: note: ") && lines.get(0).endsWith(
-            "; recording with --engine mprotect instead"), result.describe());
-        assertEquals("mprotect", header(trace).getProperty("engine"));
-        final Faultline.Result info = Faultline.run("info", trace.toString());
-        assertTrue(info.out().contains(", scope all, engine mprotect, page size "), info.describe());
+        for (final String[] c : new String[][] {{"1", "sigbus"}, {"all", "mprotect"}})
+        {
+            final Path trace = tmp.resolve("fallback-" + c[1]);
+            final Faultline.Result result = runWithoutUffd(c[0], List.of("record", "-q", "-o", trace.toString(), "--",
+                Workloads.build("own_segv").toString(), "64"));
+            assertEquals(0, result.status(), result.describe());
+            assertTrue(result.out().startsWith(OWN_SEGV_OUT), result.describe());
+            final List<String> lines = result.err().lines().toList();
+            assertEquals(1, lines.size(), result.describe());
+            assertTrue(lines.get(0).startsWith("faultline record: note: ") && lines.get(0).endsWith(
+                "; recording with --engine " + c[1] + " instead"), result.describe());
+            assertEquals(c[1], header(trace).getProperty("engine"));
+            final Faultline.Result info = Faultline.run("info", trace.toString());
+            assertTrue(info.out().contains(", scope all, engine " + c[1] + ", page size "), info.describe());
+        }
     }
 
     @Test
     void anEngineTheUserChoseIsNotReplaced() throws Exception
     {
-        final Faultline.Result result = runWithoutUffd(List.of("record", "-q", "--engine", "uffd", "-o",
+        final Faultline.Result result = runWithoutUffd("1", List.of("record", "-q", "--engine", "uffd", "-o",
             tmp.resolve("chosen").toString(), "--", Workloads.build("own_segv").toString(), "64"));
         assertEquals(2, result.status(), result.describe());
         assertEquals(List.of("faultline record: userfaultfd taken away by FAULTLINE_TEST_NO_UFFD (a switch for "
@@ -273,7 +278,7 @@ class EngineTest
         final Faultline.Result result = Faultline.run("record", "--engine", "ptrace", "-o", tmp.resolve("x").toString(),
             "--", "true");
         assertEquals(2, result.status(), result.describe());
-        assertEquals(List.of("faultline record: unknown engine 'ptrace'; use --engine uffd or --engine mprotect"),
+        assertEquals(List.of("faultline record: unknown engine 'ptrace'; use --engine uffd, sigbus or mprotect"),
             result.err().lines().toList());
     }
 
@@ -296,10 +301,11 @@ class EngineTest
         assertEquals(nativeRun.out(), traced.out(), traced.describe());
     }
 
-    private static Faultline.Result runWithoutUffd(final List<String> args) throws Exception
+    /** {@code what}: 1, no userfaultfd that handles kernel-mode faults; all, none at all. */
+    private static Faultline.Result runWithoutUffd(final String what, final List<String> args) throws Exception
     {
         final ProcessBuilder builder = Faultline.builder(args);
-        builder.environment().put("FAULTLINE_TEST_NO_UFFD", "1");
+        builder.environment().put("FAULTLINE_TEST_NO_UFFD", what);
         return Faultline.finish(builder, 120);
     }
 

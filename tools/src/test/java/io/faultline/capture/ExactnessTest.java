@@ -30,8 +30,14 @@ class ExactnessTest
     @TempDir
     Path tmp;
 
-    /** The engine of the running test ({@link BothEngines}). */
+    /** The engine of the running test ({@link BothEngines}); null: record chooses. */
     private String engine = "uffd";
+
+    /** Record as nobody (null: as this user). */
+    private AsNobody nobody;
+
+    /** The last recording's outcome. */
+    private Faultline.Result recorded;
 
     /** FAULTLINE_HANDLERS for the recording, or null for the default (one handler thread). */
     private String handlers;
@@ -73,7 +79,11 @@ class ExactnessTest
         Files.write(data, new byte[4096]);
         final Path trace = tmp.resolve("trace-" + trail + evms + "-" + lead + "-" + dirtyTracking + "-" + script.hashCode());
         final List<String> args = new ArrayList<>(List.of("record", "-q", "-o", trace.toString(), "--scope", "api",
-            "--engine", engine, "--evms", String.valueOf(evms)));
+            "--evms", String.valueOf(evms)));
+        if (engine != null)
+        {
+            args.addAll(List.of("--engine", engine));
+        }
         if (trail != EvmsModel.Trail.NONE)
         {
             args.addAll(List.of("--policy", "segq", "--lead", String.valueOf(lead), "--trail", trail.name().toLowerCase()));
@@ -82,14 +92,15 @@ class ExactnessTest
         {
             args.add("--no-dirty");
         }
-        args.addAll(List.of("--", Workloads.build("api_script").toString(),
-            pages + placement, String.valueOf(populate), script, data.toString()));
-        final ProcessBuilder builder = Faultline.builder(args);
+        final Path program = nobody == null ? Workloads.build("api_script") : nobody.copy(Workloads.build("api_script"));
+        args.addAll(List.of("--", program.toString(), pages + placement, String.valueOf(populate), script, data.toString()));
+        final ProcessBuilder builder = nobody == null ? Faultline.builder(args) : nobody.builder(args);
         if (handlers != null)
         {
             builder.environment().put("FAULTLINE_HANDLERS", handlers);
         }
         final Faultline.Result result = Faultline.finish(builder, 120);
+        recorded = result;
         assertEquals(0, result.status(), result.describe());
         final Matcher m = BASE.matcher(result.out());
         assertTrue(m.find(), result.describe());
@@ -168,6 +179,41 @@ class ExactnessTest
         handlers = "percpu";
         assertTraceMatchesModel(16, 17, 17, loop("r", 17, 3));
         assertTraceMatchesModel(EvmsModel.Trail.CLOCK, 16, 4, 24, 10, loop("w", 20, 2) + "," + loop("r", 24, 2));
+    }
+
+    /**
+     * An ordinary user on a stock distribution's settings (vm.unprivileged_userfaultfd=0: no
+     * userfaultfd that handles kernel-mode faults, only UFFD_USER_MODE_ONLY) records without
+     * naming an engine: record takes the sigbus engine, says so in one note, and the trace is
+     * the model's, under segq with a CLOCK trail and dirty tracking (issue 26).
+     */
+    @Test
+    void anOrdinaryUserRecordsExactlyUnderTheSigbusEngine() throws Exception
+    {
+        final Path sysctl = Path.of("/proc/sys/vm/unprivileged_userfaultfd");
+        final String before = Files.readString(sysctl).strip();
+        try
+        {
+            Files.writeString(sysctl, "0");
+        }
+        catch (final java.io.IOException ex)
+        {
+            org.junit.jupiter.api.Assumptions.assumeTrue(false, "cannot set vm.unprivileged_userfaultfd: " + ex);
+        }
+        try
+        {
+            nobody = AsNobody.in(tmp);
+            engine = null;
+            assertTraceMatchesModel(EvmsModel.Trail.CLOCK, 16, 4, 24, 10, loop("w", 20, 2) + "," + loop("r", 24, 2));
+            final List<String> err = AsNobody.errLines(recorded);
+            assertEquals(1, err.size(), recorded.describe());
+            assertTrue(err.get(0).startsWith("faultline record: note: no permission to use userfaultfd")
+                && err.get(0).contains("; recording with --engine sigbus instead"), recorded.describe());
+        }
+        finally
+        {
+            Files.writeString(sysctl, before);
+        }
     }
 
     @BothEngines

@@ -161,6 +161,17 @@ class MocaModeTest
         assertEquals(run.header.get(TraceHeader.AGENT_RECORDS), run.header.get(TraceHeader.REFERENCES));
     }
 
+    /** The same intervals under the sigbus engine: each thread's faults resolved on the thread itself (issue 26). */
+    @Test
+    void theSigbusEngineRecordsTheModelsChunks() throws Exception
+    {
+        final Run run = record(List.of("--engine", "sigbus"), "r1,w1,w2,r2,r3,r3,w4,r5,w5,w5/s3/r6,w7,r8,w8/r1,w1,r2,w3,r4,r5");
+        assertChunksMatchModel(run);
+        assertEquals(5, run.chunks.values().iterator().next().size());
+        assertEquals("sigbus", run.header.get(TraceHeader.ENGINE));
+        assertEquals(run.header.get(TraceHeader.AGENT_RECORDS), run.header.get(TraceHeader.REFERENCES));
+    }
+
     /**
      * export --to moca writes Moca's task file (its module's T, C and A lines): with one thread
      * and nothing else traced, the clock ticks once per page of its chunks, so every field of the
@@ -285,7 +296,7 @@ class MocaModeTest
         assertOneLineError(Faultline.run("record", "--mode", "moca", "--interval", "500us", "-o", out, "--", "true"),
             "--interval must be at least 1 ms");
         assertOneLineError(Faultline.run("record", "--mode", "moca", "--engine", "mprotect", "-o", out, "--", "true"),
-            "--mode moca runs on the userfaultfd engine only; drop --engine mprotect");
+            "--mode moca runs on the userfaultfd engines only (uffd, sigbus); drop --engine mprotect");
         assertOneLineError(Faultline.run("record", "--mode", "moca", "--no-dirty", "-o", out, "--", "true"),
             "--no-dirty applies to --mode trace");
         assertOneLineError(Faultline.run("record", "--mode", "mocca", "-o", out, "--", "true"),

@@ -7,7 +7,6 @@ import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceLayout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -23,17 +22,19 @@ class StressTest
     @TempDir
     Path tmp;
 
-    @Test
-    void threadsHammeringSharedAndPrivatePagesWithATinyEvms() throws Exception
+    /** Under the handler engine and the in-thread sigbus engine (issue 26), where four threads race for the lock. */
+    @ParameterizedTest(name = "--engine {0}")
+    @ValueSource(strings = {"uffd", "sigbus"})
+    void threadsHammeringSharedAndPrivatePagesWithATinyEvms(final String engine) throws Exception
     {
         final List<String> args = List.of(Workloads.build("stress").toString(), "4", "4000", "24", "16");
         final Faultline.Result nativeRun = Faultline.exec(args, 60);
         assertEquals(0, nativeRun.status(), nativeRun.describe());
         for (final String evms : List.of("16", "17"))
         {
-            final Path trace = tmp.resolve("stress-" + evms);
-            final List<String> record = new java.util.ArrayList<>(List.of("record", "-q", "--evms", evms, "-o",
-                trace.toString(), "--"));
+            final Path trace = tmp.resolve("stress-" + engine + evms);
+            final List<String> record = new java.util.ArrayList<>(List.of("record", "-q", "--engine", engine, "--evms", evms,
+                "-o", trace.toString(), "--"));
             record.addAll(args);
             final Faultline.Result traced = Faultline.run(record, 240);
             assertEquals(0, traced.status(), traced.describe());
@@ -54,12 +55,15 @@ class StressTest
      * 6 rounds here.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"unmap", "dontneed"})
-    void eventsReadInTheSameBatchAsAFaultApplyBeforeItIsResolved(final String mode) throws Exception
+    @ValueSource(strings = {"unmap", "dontneed", "unmap sigbus", "dontneed sigbus"})
+    void eventsReadInTheSameBatchAsAFaultApplyBeforeItIsResolved(final String variant) throws Exception
     {
-        final Path trace = tmp.resolve("remap-" + mode);
-        final ProcessBuilder builder = Faultline.builder(List.of("record", "-q", "--evms", "16", "-o", trace.toString(),
-            "--", Workloads.build("remap_race").toString(), mode, "6", "32", "40000"));
+        // under the sigbus engine the interposed calls tell the events, on the calling thread
+        final String mode = variant.split(" ")[0];
+        final String engine = variant.endsWith("sigbus") ? "sigbus" : "uffd";
+        final Path trace = tmp.resolve("remap-" + mode + "-" + engine);
+        final ProcessBuilder builder = Faultline.builder(List.of("record", "-q", "--engine", engine, "--evms", "16", "-o",
+            trace.toString(), "--", Workloads.build("remap_race").toString(), mode, "6", "32", "40000"));
         builder.environment().put("FAULTLINE_TEST_EVENT_DELAY_US", "40000");
         final Faultline.Result traced = Faultline.finish(builder, 120);
         assertEquals(0, traced.status(), traced.describe());
@@ -76,13 +80,14 @@ class StressTest
      * would have. In an N+1 loop the victim is the next page referenced, so a thread woken too
      * early would skip a fault: the trace must hold exactly one record per reference, in order.
      */
-    @Test
-    void aRetriedFaultEvictsItsVictimBeforeItsThreadRunsAgain() throws Exception
+    @ParameterizedTest(name = "--engine {0}")
+    @ValueSource(strings = {"uffd", "sigbus"})
+    void aRetriedFaultEvictsItsVictimBeforeItsThreadRunsAgain(final String engine) throws Exception
     {
         final int rounds = 400;
         final int window = 16;
-        final Path trace = tmp.resolve("defer");
-        final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--scope", "api", "--evms",
+        final Path trace = tmp.resolve("defer-" + engine);
+        final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--engine", engine, "--scope", "api", "--evms",
             String.valueOf(window), "-o", trace.toString(), "--", Workloads.build("defer_race", "-pthread").toString(),
             String.valueOf(rounds), String.valueOf(window)), 240);
         assertEquals(0, traced.status(), traced.describe());

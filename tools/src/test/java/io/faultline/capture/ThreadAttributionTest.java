@@ -10,6 +10,7 @@ import java.util.regex.Pattern;
 
 import io.faultline.format.EventType;
 import io.faultline.format.TraceEvent;
+import io.faultline.format.TraceHeader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -93,6 +94,15 @@ class ThreadAttributionTest
             assertTrue(Pattern.compile("(?m)^" + tid + " +\\d+ +" + PAGES + " +0 +" + PAGES + " +worker-\\d$")
                 .matcher(info.out()).find(), "info lists tid " + tid + " with its counts:\n" + info.out());
         }
+        // the agents' thread ledgers: every worker's records, as its agent counted them
+        final TraceHeader header = TraceHeader.readDirectory(trace, "trace");
+        assertEquals("0", header.get(TraceHeader.UNMATCHED_THREADS), header.values().toString());
+        for (final int tid : baseOfTid.keySet())
+        {
+            assertTrue(header.get(TraceHeader.THREAD_PREFIX + tid).contains(" published=" + PAGES + " "),
+                header.values().toString());
+        }
+        assertTrue(info.out().contains("every thread's records as its agent counted them"), info.out());
     }
 
     /**

@@ -127,12 +127,14 @@ class ExportCommandTest
         assertOneLine("faultline export: missing --to FORMAT; known formats: lcs-oracle, lcs, lcs-txt, lirs, csv, kvmtrace, damo-json, moca",
             "export", trace.toString());
         final Path nowhere = tmp.resolve("no-such-dir").resolve("x.lirs");
-        assertOneLine("faultline export: cannot write " + nowhere + ": no such directory; give -o a file in a "
-            + "writable directory", "export", "--to", "lirs", "-o", nowhere.toString(), trace.toString());
+        final CommandRun unwritable = CommandRun.of("export", "--to", "lirs", "-o", nowhere.toString(), trace.toString());
+        assertEquals(3, unwritable.status(), "an output the OS refuses: " + unwritable);
+        assertEquals("faultline export: cannot write " + nowhere + ": no such directory; give -o a file in a "
+            + "writable directory" + System.lineSeparator(), unwritable.err());
         final Path out = tmp.resolve("never.lirs");
         final CommandRun missing = CommandRun.of("export", "--to", "lirs", "-o", out.toString(),
             tmp.resolve("absent").toString());
-        assertEquals(1, missing.status());
+        assertEquals(3, missing.status(), "a trace that is not there");
         assertEquals(1, missing.errLines().length, missing.toString());
         assertFalse(Files.exists(out), "no output for a trace that is not there");
     }

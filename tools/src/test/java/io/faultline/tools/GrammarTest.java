@@ -1,10 +1,16 @@
 package io.faultline.tools;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.faultline.sim.trace.FaultlineTraces;
+import io.faultline.tracer.Recorder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +24,28 @@ class GrammarTest
 
     @TempDir
     Path tmp;
+
+    @Test
+    void helpTextFormatsCleanly()
+    {
+        // picocli formats descriptions with String.format and warns on System.err about a bare %
+        final PrintStream saved = System.err;
+        final ByteArrayOutputStream warnings = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(warnings, true, StandardCharsets.UTF_8));
+        try
+        {
+            for (final String[] args : new String[][] {{"monitor", "--help"}, {"report", "accuracy", "--help"},
+                {"report", "heats", "--help"}, {"record", "--help"}, {"simulate", "--help"}})
+            {
+                assertEquals(0, CommandRun.of(args).status(), String.join(" ", args));
+            }
+        }
+        finally
+        {
+            System.setErr(saved);
+        }
+        assertEquals("", warnings.toString(StandardCharsets.UTF_8));
+    }
 
     @Test
     void everyCommandHasHelpThatStartsWithItsUsage()
@@ -43,11 +71,15 @@ class GrammarTest
     }
 
     @Test
-    void versionIsTheMavenProjectVersion()
+    void versionIsTheMavenProjectVersionAndTheOneTracesCarry() throws IOException
     {
+        final Matcher parent = Pattern.compile("<parent>.*?<version>([^<]+)</version>")
+            .matcher(Files.readString(Path.of("pom.xml")));
+        assertTrue(parent.find(), "tools/pom.xml names its parent's version");
         final CommandRun run = CommandRun.of("--version");
         assertEquals(0, run.status(), run.toString());
-        assertTrue(run.out().matches("faultline \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?\\R"), run.out());
+        assertEquals("faultline " + parent.group(1) + System.lineSeparator(), run.out());
+        assertEquals(parent.group(1), Recorder.VERSION, "the faultline_version of a trace's header");
     }
 
     @Test
@@ -94,6 +126,9 @@ class GrammarTest
             + "KiB, MiB or GiB (4M)", "record", "--ring-size", "4X", "-o", "t", "--", "true");
         assertOneLine("faultline record: --ring-size must be a power of two from 64K to 1G: 100000",
             "record", "--ring-size", "100000", "-o", "t", "--", "true");
+        assertOneLine("faultline record: --ring-size 1G for each of --max-processes 64 is more shared memory than the "
+            + "recorder maps (2 GiB); use --ring-size 16M or --max-processes 1", "record", "--ring-size", "1G", "-o", "t",
+            "--", "true");
         assertOneLine("faultline record: --chunk-records must be between 1 and 65536: 0",
             "record", "--chunk-records=0", "-o", "t", "--", "true");
         assertOneLine("faultline record: --evms: '1K' is not a whole number of 4096-byte pages; give a multiple of the "

@@ -149,7 +149,7 @@ class MonitorCommandTest
         assertEquals(0, run.status(), run.toString());
         final int regions = (int)CommandRun.of("report", "regions", out.toString()).out().lines().count() - 1;
         assertTrue(regions >= 2, run.toString());
-        assertTrue(run.err().contains("Scheme 0 (stat): tried " + regions + " regions (12288 bytes), applied 0 (0 bytes,"
+        assertTrue(run.err().contains("Scheme 0 (stat): tried " + regions + " regions (12.0 KiB), applied 0 (0 B,"
             + " simulated), quota exceeded 0 times"), run.err());
         final CommandRun report = CommandRun.of("report", "schemes", out.toString());
         assertEquals(0, report.status(), report.toString());
@@ -228,6 +228,10 @@ class MonitorCommandTest
             "monitor", "not both");
         assertOneLineError(CommandRun.of("monitor", "--from-trace", trace.toString(), "-o", out, "--sample", "fast"),
             "monitor", "'fast' is not a duration");
+        // refused before the program starts: every process image's sampling board is in one 2 GiB mapping
+        assertOneLineError(CommandRun.of("monitor", "-o", out, "--max-regions", "100000000", "--", "true"), "monitor",
+            "--max-regions 100000000 gives each of the 16 process images a sampling board larger than the 2 GiB of "
+            + "shared memory a live monitor maps; give --max-regions ");
         for (final String command : new String[] {"simulate", "info", "dump", "export", "mrc"})
         {
             final String[] args = switch (command)

@@ -22,6 +22,23 @@ class MrcCommandTest
     private final String cloud = SharedTraces.cloudPhysicsIO().toString();
 
     @Test
+    void aMaxSizeBeyondTheDistinctPagesEndsTheCurveThereAndSaysSoOnce() throws java.io.IOException
+    {
+        // 3 distinct pages; a hundred million sizes would add 99,999,997 identical lines
+        final Path dir = io.faultline.sim.trace.FaultlineTraces.write(tmp.resolve("t"), 4096,
+            new long[] {1, 11, 0x0000, 0x1000, 0x2000, 0x0008, 0x1010, 0x2fff});
+        final CommandRun run = CommandRun.of("mrc", "--max-size", "100000000", dir.toString());
+        assertEquals(0, run.status(), run.toString());
+        assertEquals(List.of("size,misses,miss_ratio", "1,6,1.000000", "2,6,1.000000", "3,3,0.500000"),
+            run.out().lines().toList());
+        assertEquals(1, run.err().lines().filter(l -> l.startsWith("note:")).count(), run.err());
+        assertTrue(run.err().contains("note: --max-size 100000000 is beyond the trace's 3 distinct pages; the curve "
+            + "ends at 3, where every page fits: larger sizes miss only first references"), run.err());
+        final CommandRun sampled = CommandRun.of("mrc", "--max-size", "2147483639", "--sample", "1", dir.toString());
+        assertEquals(4, sampled.out().lines().count(), sampled.toString());
+    }
+
+    @Test
     void printsTheExactCurveAsCsvOnStandardOutput()
     {
         final CommandRun run = CommandRun.of("mrc", "--format", "lcs-txt", "--max-size", "1024", cloud);
@@ -116,13 +133,13 @@ class MrcCommandTest
 
         Files.writeString(lirs, "*\n\n");
         final CommandRun empty = CommandRun.of("mrc", "--format", "lirs", file);
-        assertEquals(2, empty.status());
+        assertEquals(4, empty.status(), "an input that does not parse");
         assertEquals("faultline mrc: " + file + ": the trace holds no reference (format lirs)", empty.lastErrLine());
 
         final Path lackey = tmp.resolve("lackey.out");
         Files.writeString(lackey, "I  0400d7d4,8\n S 7ff000398\n");
         final CommandRun malformed = CommandRun.of("mrc", "--format", "lackey", lackey.toString());
-        assertEquals(2, malformed.status());
+        assertEquals(4, malformed.status(), "a corrupt input");
         assertEquals("faultline mrc: " + lackey + ":2: expected ADDRESS,SIZE: ' S 7ff000398'", malformed.lastErrLine());
         assertEquals("", malformed.out());
     }

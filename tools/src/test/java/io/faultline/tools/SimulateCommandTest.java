@@ -29,10 +29,10 @@ class SimulateCommandTest
             "--sizes", "128,1024,1M", "--csv", csv.toString(), "--plot", png.toString(), "--threads", "2", cloud);
         assertEquals(0, run.status(), run.toString());
         assertEquals(String.join(System.lineSeparator(),
-            "trace               policy  size  requests  misses  miss ratio",
-            "cloudPhysicsIO.txt  lru      128    113872   99411    0.873007",
-            "cloudPhysicsIO.txt  lru     1024    113872   94816    0.832654",
-            "cloudPhysicsIO.txt  lru      256    113872   96397    0.846538",
+            "trace               policy   size  requests  misses  miss ratio",
+            "cloudPhysicsIO.txt  lru       128   113,872  99,411    0.873007",
+            "cloudPhysicsIO.txt  lru     1,024   113,872  94,816    0.832654",
+            "cloudPhysicsIO.txt  lru       256   113,872  96,397    0.846538",
             ""), run.out());
         assertEquals(String.join("\n",
             "trace,policy,size,requests,misses,miss_ratio",
@@ -47,13 +47,28 @@ class SimulateCommandTest
     }
 
     @Test
-    void sizesWithSuffixesCountPagesAtAFaultlineTracesOwnPageSize() throws IOException
+    void theLargestSizeTheValidatorAcceptsWorksForEveryPolicy() throws IOException
+    {
+        // 2,147,483,639 pages hold every page of any trace: only first references miss, and no
+        // policy allocates its slots (it printed OutOfMemoryError or negative slot counts).
+        final Path dir = FaultlineTraces.write(tmp.resolve("t"), 4096,
+            new long[] {1, 11, 0x0000, 0x1000, 0x2000, 0x0008, 0x1010, 0x2fff});
+        final CommandRun run = CommandRun.of("simulate", "--policies", String.join(",", io.faultline.sim.Policies.names()),
+            "--sizes", "2147483639", dir.toString());
+        assertEquals(0, run.status(), run.toString());
+        assertEquals(io.faultline.sim.Policies.names().size(), run.out().lines().filter(l -> l.contains(" 2,147,483,639 ")
+            && l.endsWith("6       3    0.500000")).count(), run.out());
+    }
+
+    @Test
+    void sizesWithSuffixesCountPagesAtAFaultlineTracesOwnPageSizeAndDuplicatesRunOnce() throws IOException
     {
         // 8 KiB pages: 16K = 2 pages. Pages 0,1,2,0,1,2 -> 2 LRU pages miss every time, 3 pages only cold.
         final Path dir = FaultlineTraces.write(tmp.resolve("t"), 8192,
             new long[] {1, 11, 0x0000, 0x2000, 0x4000, 0x0008, 0x2010, 0x5fff});
         final Path svg = tmp.resolve("plot.svg");
-        final CommandRun run = CommandRun.of("simulate", "--policies", "lru", "--sizes", "16K,3", "--plot",
+        // 16K and 2 are one size at 8 KiB pages: simulated once
+        final CommandRun run = CommandRun.of("simulate", "--policies", "lru", "--sizes", "16K,3,2", "--plot",
             svg.toString(), dir.toString());
         assertEquals(0, run.status(), run.toString());
         assertEquals(String.join(System.lineSeparator(),
@@ -123,12 +138,12 @@ class SimulateCommandTest
 
         final CommandRun missing = CommandRun.of("simulate", "--format", "lirs", "--policies", "lru", "--sizes", "4",
             tmp.resolve("absent").toString());
-        assertEquals(2, missing.status());
+        assertEquals(3, missing.status(), "a file that is not there");
         assertEquals("faultline simulate: no such trace: " + tmp.resolve("absent"), missing.lastErrLine());
 
         Files.writeString(lirs, "1\n2\nthree\n");
         final CommandRun malformed = CommandRun.of("simulate", "--format", "lirs", "--policies", "lru", "--sizes", "4", file);
-        assertEquals(2, malformed.status());
+        assertEquals(4, malformed.status(), "a corrupt input");
         assertEquals("faultline simulate: " + file + ":3: expected a block number as an unsigned decimal number: 'three'",
             malformed.lastErrLine());
     }

@@ -10,12 +10,15 @@ package io.faultline.format;
  *                    global clock, stop flag, start time)
  *   SLOTS_OFFSET     slot descriptors, {@link #SLOT_SIZE} bytes each: state, pid, counters
  *   ring_offset      one Agrona one-to-one ring per slot, ring_stride apart
+ *   board_offset     monitor mode: one sampling board per slot, board_stride apart
+ *   ledger_offset    one thread ledger per slot, {@link #LEDGER_SIZE} bytes apart: records
+ *                    published per thread
  * </pre>
  */
 public final class ShmLayout
 {
     public static final long MAGIC = 0x314d48534c544c46L; // "FLTLSHM1" as little-endian bytes
-    public static final int VERSION = 4;
+    public static final int VERSION = 5;
     public static final String ENV_SHM = "FAULTLINE_SHM";
 
     public static final int CTL_MAGIC = 0;
@@ -42,6 +45,7 @@ public final class ShmLayout
     public static final int CTL_BOARD_ENTRIES = 132;
     public static final int CTL_BOARD_OFFSET = 136;
     public static final int CTL_BOARD_STRIDE = 144;
+    public static final int CTL_LEDGER_OFFSET = 152;
     public static final int CTL_SIZE = 256;
 
     public static final int SCOPE_ALL = 0;
@@ -52,9 +56,13 @@ public final class ShmLayout
     public static final int FLAG_FOLLOW_FORKS = 1;
     public static final int FLAG_FOLLOW_EXEC = 2;
     public static final int FLAG_NO_DIRTY = 4;
-    /** How the agent disables pages and traps their references: userfaultfd, or mprotect and SIGSEGV. */
+    /**
+     * How the agent disables pages and traps their references: userfaultfd and a handler thread,
+     * mprotect and SIGSEGV, or a user-mode userfaultfd and SIGBUS on the faulting thread.
+     */
     public static final int ENGINE_UFFD = 0;
     public static final int ENGINE_MPROTECT = 1;
+    public static final int ENGINE_SIGBUS = 2;
     public static final int MODE_TRACE = 0;
     public static final int MODE_MONITOR = 1;
     /** Moca's intervals: no EVMS, every page referenced in an interval disabled at its end, Moca chunks. */
@@ -125,6 +133,13 @@ public final class ShmLayout
     public static final int STOP_ERROR = 3;
     public static final int STOP_EXEC = 4;
 
+    /** The thread ledger: per slot, records the agent published per thread (entry 0: threads that found no entry). */
+    public static final int LEDGER_TID = 0;
+    public static final int LEDGER_RECORDS = 8;
+    public static final int LEDGER_ENTRY_SIZE = 16;
+    public static final int LEDGER_ENTRIES = 1024;
+    public static final int LEDGER_SIZE = LEDGER_ENTRIES * LEDGER_ENTRY_SIZE;
+
     /** Agrona's ring trailer (tail, head cache, head, correlation, heartbeat). */
     public static final int RING_TRAILER_LENGTH = 768;
 
@@ -158,11 +173,17 @@ public final class ShmLayout
 
     public static long fileSize(final int slotCount, final int ringCapacity, final int pageSize)
     {
-        return boardOffset(slotCount, ringCapacity, pageSize);
+        return fileSize(slotCount, ringCapacity, pageSize, 0);
     }
 
-    /** Monitor mode: the file with a sampling board of {@code boardEntries} entries after the rings, per slot. */
+    /** With a sampling board of {@code boardEntries} entries per slot after the rings (monitor mode), then the ledgers. */
     public static long fileSize(final int slotCount, final int ringCapacity, final int pageSize, final int boardEntries)
+    {
+        return ledgerOffset(slotCount, ringCapacity, pageSize, boardEntries) + (long)slotCount * LEDGER_SIZE;
+    }
+
+    /** Slot 0's thread ledger: right after the last board, or the last ring without boards. */
+    public static long ledgerOffset(final int slotCount, final int ringCapacity, final int pageSize, final int boardEntries)
     {
         return boardOffset(slotCount, ringCapacity, pageSize) + slotCount * boardStride(boardEntries, pageSize);
     }

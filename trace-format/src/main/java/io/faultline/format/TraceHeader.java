@@ -4,10 +4,13 @@ import java.io.IOException;
 import java.io.Reader;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -61,6 +64,12 @@ public final class TraceHeader
     public static final String CHUNKS = "chunks";
     public static final String EVENTS = "events";
     public static final String AGENT_RECORDS = "agent_records";
+    /**
+     * Threads whose records in the trace differ from what their agent counted as published for
+     * them (the thread ledgers, faultline_shm.h; 0: every thread whole); absent in traces
+     * recorded before the ledgers existed.
+     */
+    public static final String UNMATCHED_THREADS = "unmatched_threads";
     public static final String RING_WAITS = "ring_waits";
     public static final String RING_WAIT_NS = "ring_wait_ns";
     public static final String EVICTIONS = "evictions";
@@ -70,7 +79,7 @@ public final class TraceHeader
     public static final String STOPPED_NS = "stopped_ns";
     /** Moca mode: nanoseconds the agents spent disabling pages at interval ends ({@link #EVICTIONS} pages). */
     public static final String DISABLE_NS = "disable_ns";
-    /** Prefix of per-thread lines: {@code thread.TID=pid=P references=N reads=R writes=W name=comm}. */
+    /** Prefix of per-thread lines: {@code thread.TID=pid=P references=N published=M reads=R writes=W name=comm}. */
     public static final String THREAD_PREFIX = "thread.";
     /** Prefix of per-process lines: {@code process.PID=ppid=P references=N stop=reason error=errno exe=path}. */
     public static final String PROCESS_PREFIX = "process.";
@@ -144,8 +153,13 @@ public final class TraceHeader
 
     public static TraceHeader read(final Path file) throws IOException
     {
+        return parse(Files.readString(file, StandardCharsets.UTF_8));
+    }
+
+    /** A header from its text, a properties file. */
+    static TraceHeader parse(final String text) throws IOException
+    {
         final Properties properties = new Properties();
-        final String text = Files.readString(file, StandardCharsets.UTF_8);
         properties.load(new StringReader(text));
         // Keep the file's order for display: Properties itself does not.
         final Map<String, String> ordered = new LinkedHashMap<>();
@@ -176,18 +190,46 @@ public final class TraceHeader
      */
     public static TraceHeader readDirectory(final Path dir, final String noun)
     {
-        if (!Files.isDirectory(dir))
+        final BasicFileAttributes attributes;
+        try
         {
-            throw new TraceFormatException("no " + noun + " at " + dir + ": not a directory");
+            attributes = Files.readAttributes(dir, BasicFileAttributes.class);
+        }
+        catch (final NoSuchFileException ex)
+        {
+            throw new TraceFormatException("no " + noun + " at " + dir + ": no such file or directory",
+                InputProblem.UNREADABLE);
+        }
+        catch (final IOException ex)
+        {
+            throw new TraceFormatException("cannot read " + noun + " " + dir + ": " + InputProblem.reason(ex),
+                InputProblem.UNREADABLE);
+        }
+        if (!attributes.isDirectory())
+        {
+            throw new TraceFormatException("no " + noun + " at " + dir + ": not a directory", InputProblem.MISUSED);
         }
         final Path headerFile = dir.resolve(TraceLayout.HEADER_FILE);
-        if (!Files.isRegularFile(headerFile))
+        final String text;
+        try
         {
-            throw new TraceFormatException(dir + " is not a faultline " + noun + ": it has no " + TraceLayout.HEADER_FILE);
+            text = Files.readString(headerFile, StandardCharsets.UTF_8);
+        }
+        catch (final NoSuchFileException ex)
+        {
+            throw new TraceFormatException(dir + " is not a faultline " + noun + ": it has no " + TraceLayout.HEADER_FILE,
+                InputProblem.MISUSED);
+        }
+        catch (final IOException ex)
+        {
+            // permission is not corruption: the fix is the user's
+            throw new TraceFormatException("cannot read " + noun + " header " + headerFile + ": " + InputProblem.reason(ex)
+                + (ex instanceof AccessDeniedException ? "; read it as a user who may, or give this one read access" : ""),
+                InputProblem.UNREADABLE);
         }
         try
         {
-            return read(headerFile);
+            return parse(text);
         }
         catch (final IOException | IllegalArgumentException ex)
         {

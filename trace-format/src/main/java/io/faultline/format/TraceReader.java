@@ -77,14 +77,14 @@ public final class TraceReader implements AutoCloseable
         if (TraceLayout.CONTENT_MONITOR.equals(header.get(TraceHeader.CONTENT)))
         {
             throw new TraceFormatException(dir + " is a DAMON monitoring record (written by faultline monitor), not a trace;"
-                + " give a trace written by faultline record (faultline report reads monitoring records)");
+                + " give a trace written by faultline record (faultline report reads monitoring records)", InputProblem.MISUSED);
         }
         final long version = header.longValue(TraceHeader.FORMAT_VERSION);
         if (version < TraceLayout.MIN_FORMAT_VERSION || version > TraceLayout.FORMAT_VERSION)
         {
             throw new TraceFormatException("trace " + dir + " has format version " + version
                 + " but this faultline reads versions " + TraceLayout.MIN_FORMAT_VERSION + " to "
-                + TraceLayout.FORMAT_VERSION + "; use a matching faultline");
+                + TraceLayout.FORMAT_VERSION + "; use a matching faultline", InputProblem.MISUSED);
         }
         final String state = header.get(TraceHeader.STATE);
         if (!header.isComplete() && !TraceLayout.STATE_RECORDING.equals(state)
@@ -102,7 +102,8 @@ public final class TraceReader implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            throw new TraceFormatException("cannot read trace " + dir + ": " + ex.getMessage());
+            throw new TraceFormatException("cannot read trace " + dir + ": " + InputProblem.reason(ex),
+                InputProblem.UNREADABLE);
         }
         if (header.isComplete())
         {
@@ -151,7 +152,7 @@ public final class TraceReader implements AutoCloseable
         {
             throw new TraceFormatException(dir + " was recorded with --mode moca: it holds the pages each thread "
                 + "touched per interval, not a stream of references, so " + use + " cannot replay it; record with "
-                + "--mode trace for that (faultline dump and export --to moca read Moca traces)");
+                + "--mode trace for that (faultline dump and export --to moca read Moca traces)", InputProblem.MISUSED);
         }
     }
 

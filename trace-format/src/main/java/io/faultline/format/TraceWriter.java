@@ -2,6 +2,7 @@ package io.faultline.format;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 
@@ -40,7 +41,16 @@ public final class TraceWriter implements AutoCloseable
     public static TraceWriter create(final Path dir, final TraceHeader start) throws IOException
     {
         checkUsable(dir);
-        Files.createDirectories(dir);
+        try
+        {
+            Files.createDirectories(dir);
+        }
+        catch (final IOException ex)
+        {
+            // /proc/foo: the parent is writable to root, yet mkdir fails; say the OS's reason
+            throw new TraceFormatException("cannot create output directory " + dir + ": " + InputProblem.reason(ex)
+                + "; choose another -o", InputProblem.UNREADABLE);
+        }
         start.put(TraceHeader.STATE, TraceLayout.STATE_RECORDING);
         start.write(dir.resolve(TraceLayout.HEADER_FILE));
         final ChronicleQueue queue = SingleChronicleQueueBuilder.binary(dir.resolve(TraceLayout.QUEUE_DIR).toFile())
@@ -64,22 +74,26 @@ public final class TraceWriter implements AutoCloseable
         {
             if (!Files.isDirectory(dir))
             {
-                throw new TraceFormatException("output " + dir + " exists and is not a directory; choose another " + option);
+                throw new TraceFormatException("output " + dir + " exists and is not a directory; choose another " + option,
+                    InputProblem.MISUSED);
             }
-            if (Files.exists(dir.resolve(TraceLayout.HEADER_FILE)) || Files.exists(dir.resolve(TraceLayout.QUEUE_DIR)))
+            if (holdsTrace(dir))
             {
-                throw new TraceFormatException("output " + dir + " already holds a trace; choose another " + option + " or delete it");
+                throw new TraceFormatException("output " + dir + " already holds a trace; choose another " + option
+                    + " or delete it", InputProblem.MISUSED);
             }
             try (Stream<Path> entries = Files.list(dir))
             {
                 if (entries.findAny().isPresent())
                 {
-                    throw new TraceFormatException("output directory " + dir + " is not empty; choose a new or empty directory");
+                    throw new TraceFormatException("output directory " + dir + " is not empty; choose a new or empty "
+                        + "directory", InputProblem.MISUSED);
                 }
             }
             if (!Files.isWritable(dir))
             {
-                throw new TraceFormatException("cannot write to output directory " + dir + "; choose a writable " + option);
+                throw new TraceFormatException("cannot write to output directory " + dir + ": permission denied; choose a "
+                    + "writable " + option, InputProblem.UNREADABLE);
             }
         }
         else
@@ -92,13 +106,119 @@ public final class TraceWriter implements AutoCloseable
             if (parent != null && !Files.isDirectory(parent))
             {
                 throw new TraceFormatException("cannot create output directory " + dir + ": " + parent
-                    + " is not a directory; choose another " + option);
+                    + " is not a directory; choose another " + option, InputProblem.MISUSED);
             }
             if (parent == null || !Files.isWritable(parent))
             {
                 throw new TraceFormatException("cannot create output directory " + dir + ": " + parent
-                    + " is not writable; choose a writable " + option);
+                    + " is not writable; choose a writable " + option, InputProblem.UNREADABLE);
             }
+        }
+    }
+
+    /** {@code dir} holds a trace's header or queue (perhaps of an incomplete trace, or a monitoring record). */
+    public static boolean holdsTrace(final Path dir)
+    {
+        return Files.exists(dir.resolve(TraceLayout.HEADER_FILE)) || Files.exists(dir.resolve(TraceLayout.QUEUE_DIR));
+    }
+
+    /**
+     * Empties {@code dir} of the trace it holds, so that a new one can be written there
+     * ({@code record --force}). Only a trace is removed: a directory holding anything besides a
+     * trace's header and its queue's files (a monitoring record, other files, a header that is not
+     * a trace's) is refused with a one-line reason and left as it was. A missing or empty directory
+     * is left alone.
+     *
+     * @throws TraceFormatException naming what makes {@code dir} not a trace
+     */
+    public static void removeTrace(final Path dir, final String option) throws IOException
+    {
+        if (!Files.isDirectory(dir) || isEmpty(dir))
+        {
+            return; // checkUsable says what is wrong with a file in its place
+        }
+        final String notTrace = notATrace(dir);
+        if (notTrace != null)
+        {
+            throw new TraceFormatException("output " + dir + " is not a trace (" + notTrace + "), and --force replaces "
+                + "only a trace; choose another " + option);
+        }
+        final Path queueDir = dir.resolve(TraceLayout.QUEUE_DIR);
+        if (Files.isDirectory(queueDir, LinkOption.NOFOLLOW_LINKS))
+        {
+            try (Stream<Path> files = Files.list(queueDir))
+            {
+                for (final Path file : (Iterable<Path>)files::iterator)
+                {
+                    Files.delete(file);
+                }
+            }
+            Files.delete(queueDir);
+        }
+        Files.delete(dir.resolve(TraceLayout.HEADER_FILE));
+    }
+
+    /** Why {@code dir} is not a trace that {@link #removeTrace} may delete, or null if it is one. */
+    private static String notATrace(final Path dir) throws IOException
+    {
+        try (Stream<Path> entries = Files.list(dir))
+        {
+            for (final Path entry : (Iterable<Path>)entries::iterator)
+            {
+                final String name = entry.getFileName().toString();
+                if (!name.equals(TraceLayout.HEADER_FILE) && !name.equals(TraceLayout.QUEUE_DIR))
+                {
+                    return "it holds " + name + ", which no trace has";
+                }
+            }
+        }
+        final Path headerFile = dir.resolve(TraceLayout.HEADER_FILE);
+        if (!Files.isRegularFile(headerFile, LinkOption.NOFOLLOW_LINKS))
+        {
+            return "it has no " + TraceLayout.HEADER_FILE;
+        }
+        final TraceHeader header = TraceHeader.read(headerFile);
+        if (TraceLayout.CONTENT_MONITOR.equals(header.get(TraceHeader.CONTENT)))
+        {
+            return "it is a DAMON monitoring record";
+        }
+        if (header.get(TraceHeader.CONTENT) != null)
+        {
+            return "its header says it holds " + header.get(TraceHeader.CONTENT);
+        }
+        if (header.get(TraceHeader.FORMAT_VERSION) == null)
+        {
+            return "its " + TraceLayout.HEADER_FILE + " has no " + TraceHeader.FORMAT_VERSION;
+        }
+        final Path queueDir = dir.resolve(TraceLayout.QUEUE_DIR);
+        if (Files.exists(queueDir, LinkOption.NOFOLLOW_LINKS))
+        {
+            if (!Files.isDirectory(queueDir, LinkOption.NOFOLLOW_LINKS))
+            {
+                return "its " + TraceLayout.QUEUE_DIR + " is not a directory";
+            }
+            try (Stream<Path> files = Files.list(queueDir))
+            {
+                for (final Path file : (Iterable<Path>)files::iterator)
+                {
+                    final String name = file.getFileName().toString();
+                    // Chronicle Queue's roll files and its metadata file (queue/metadata.cq4t)
+                    if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)
+                        || !(name.endsWith(".cq4") || name.endsWith(".cq4t")))
+                    {
+                        return "its " + TraceLayout.QUEUE_DIR + " holds " + name + ", which no trace has";
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    private static boolean isEmpty(final Path dir) throws IOException
+    {
+        try (Stream<Path> entries = Files.list(dir))
+        {
+            return entries.findAny().isEmpty();
         }
     }
 

@@ -163,4 +163,33 @@ class TraceRoundTripTest
         assertTrue(assertThrows(TraceFormatException.class, () -> TraceWriter.checkUsable(dir))
             .getMessage().contains("already holds a trace"));
     }
+
+    @Test
+    void removeTraceEmptiesATraceAndLeavesAnythingElse() throws IOException
+    {
+        final Path dir = writeTrace(1, new long[][] {{101, 0x1000}});
+        TraceWriter.removeTrace(dir, "-o");
+        try (Stream<Path> left = Files.list(dir))
+        {
+            assertTrue(left.findAny().isEmpty(), "an empty directory is left");
+        }
+        TraceWriter.checkUsable(dir);
+
+        final Path monitor = Files.createDirectories(tmp.resolve("m"));
+        header().put(TraceHeader.CONTENT, TraceLayout.CONTENT_MONITOR).write(monitor.resolve(TraceLayout.HEADER_FILE));
+        assertEquals("output " + monitor + " is not a trace (it is a DAMON monitoring record), and --force replaces only "
+            + "a trace; choose another -o", assertThrows(TraceFormatException.class,
+                () -> TraceWriter.removeTrace(monitor, "-o")).getMessage());
+        final Path other = Files.createDirectories(tmp.resolve("o").resolve(TraceLayout.QUEUE_DIR));
+        header().write(other.getParent().resolve(TraceLayout.HEADER_FILE));
+        Files.writeString(other.resolve("data.csv"), "1");
+        assertTrue(assertThrows(TraceFormatException.class, () -> TraceWriter.removeTrace(other.getParent(), "-o"))
+            .getMessage().contains("(its queue holds data.csv, which no trace has)"));
+        final Path home = Files.createDirectories(tmp.resolve("home"));
+        Files.writeString(home.resolve(".profile"), "x");
+        assertTrue(assertThrows(TraceFormatException.class, () -> TraceWriter.removeTrace(home, "-o"))
+            .getMessage().contains("(it holds .profile, which no trace has)"));
+        assertTrue(Files.exists(other.resolve("data.csv")) && Files.exists(monitor.resolve(TraceLayout.HEADER_FILE))
+            && Files.exists(home.resolve(".profile")));
+    }
 }

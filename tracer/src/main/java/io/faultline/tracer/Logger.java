@@ -38,6 +38,7 @@ public final class Logger implements Agent
     private long nextExitCheckNs;
     private final org.agrona.collections.IntHashSet exited = new org.agrona.collections.IntHashSet();
     private final java.util.List<SlotCounters> retired = new java.util.ArrayList<>();
+    private RecordingCounts counts;
     private final UnsafeBuffer exitEvent = new UnsafeBuffer(new byte[EventDescriptor.HEADER_SIZE]);
     /**
      * For each slot, the older slot of the same pid (the image it exec'd from), -1 if none,
@@ -150,6 +151,10 @@ public final class Logger implements Agent
         {
             nextExitCheckNs = now + EXIT_CHECK_INTERVAL_NS;
             work += noteExits(now);
+            if (counts != null)
+            {
+                counts.publish(stats);
+            }
         }
         return work;
     }
@@ -197,6 +202,12 @@ public final class Logger implements Agent
             }
         }
         return true;
+    }
+
+    /** Where the drain loop publishes its statistics for a progress line, every exit check. */
+    public void publishTo(final RecordingCounts counts)
+    {
+        this.counts = counts;
     }
 
     /** The program's own pid: its exit, with its status, is written by the recorder. */

@@ -125,7 +125,7 @@ public final class Preflight
         }
     }
 
-    /** Set (any value), the recorder acts as if userfaultfd were unavailable: for tests of the fallback. */
+    /** Set, the recorder acts as if the userfaultfd engine were unavailable; set to "all", any userfaultfd: for tests of the fallbacks. */
     public static final String NO_UFFD_FOR_TESTS = "FAULTLINE_TEST_NO_UFFD";
 
     /**
@@ -165,6 +165,37 @@ public final class Preflight
         }
         throw new RecordException("cannot create a userfaultfd: errno " + errno);
     }
+
+    /**
+     * The sigbus engine's userfaultfd: {@code UFFD_USER_MODE_ONLY}, which the kernel grants an
+     * ordinary user where {@code vm.unprivileged_userfaultfd=0} (fs/userfaultfd.c,
+     * userfaultfd_syscall_allowed).
+     */
+    public static void checkUserModeUserfaultfd()
+    {
+        if ("all".equals(System.getenv(NO_UFFD_FOR_TESTS)))
+        {
+            throw new RecordException("userfaultfd taken away by " + NO_UFFD_FOR_TESTS + " (a switch for faultline's "
+                + "own tests); unset it");
+        }
+        final long fd = Libc.INSTANCE.syscall(Libc.SYS_USERFAULTFD, Libc.O_CLOEXEC | Libc.O_NONBLOCK | UFFD_USER_MODE_ONLY);
+        if (fd >= 0)
+        {
+            Libc.INSTANCE.close((int)fd);
+            return;
+        }
+        final int errno = Native.getLastError();
+        if (errno == ENOSYS)
+        {
+            throw new RecordException("this kernel has no userfaultfd (CONFIG_USERFAULTFD is off); record with "
+                + "--engine mprotect");
+        }
+        throw new RecordException("cannot create a user-mode userfaultfd (errno " + errno + "); record with "
+            + "--engine mprotect");
+    }
+
+    /** userfaultfd(2)'s flag: only user-mode faults are handled (Linux 5.11). */
+    private static final int UFFD_USER_MODE_ONLY = 1;
 
     private static String modeBits(final Path program)
     {

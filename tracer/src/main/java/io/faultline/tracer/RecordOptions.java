@@ -56,6 +56,8 @@ public final class RecordOptions
     /** Without {@link #follow}: trace the first process's later images (after exec) too. */
     public boolean followExec;
     public boolean quiet;
+    /** An existing trace at {@link #output} is replaced (record --force); anything else there is refused. */
+    public boolean replace;
     public List<String> command = new ArrayList<>();
 
     /** Bytes per page of this machine, at which {@link #evmsPages} given in bytes are counted. */
@@ -75,10 +77,27 @@ public final class RecordOptions
         return mocaIntervalNs > 0 ? "moca" : "trace";
     }
 
-    /** The header's {@code engine}: {@code uffd} or {@code mprotect}. */
+    /** The header's {@code engine}: {@code uffd}, {@code mprotect} or {@code sigbus}. */
     public String engineName()
     {
-        return engine == io.faultline.format.ShmLayout.ENGINE_MPROTECT ? "mprotect" : "uffd";
+        return engineName(engine);
+    }
+
+    /** An engine's name on the command line and in the header. */
+    public static String engineName(final int engine)
+    {
+        return switch (engine)
+        {
+            case io.faultline.format.ShmLayout.ENGINE_MPROTECT -> "mprotect";
+            case io.faultline.format.ShmLayout.ENGINE_SIGBUS -> "sigbus";
+            default -> "uffd";
+        };
+    }
+
+    /** Whether the engine resolves faults on the faulting thread (kernel-mode accesses to disabled pages then fail). */
+    public boolean inThreadEngine()
+    {
+        return engine != io.faultline.format.ShmLayout.ENGINE_UFFD;
     }
 
     /** The header's {@code policy}: {@code fifo} or {@code segq}. */

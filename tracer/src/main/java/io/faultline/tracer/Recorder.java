@@ -14,6 +14,7 @@ import java.util.stream.Stream;
 
 import io.faultline.format.EventDescriptor;
 import io.faultline.format.EventType;
+import io.faultline.format.FaultlineVersion;
 import io.faultline.format.ShmLayout;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.TraceHeader;
@@ -31,15 +32,23 @@ import sun.misc.Signal;
  */
 public final class Recorder
 {
-    public static final String VERSION = "0.1.0";
+    public static final String VERSION = FaultlineVersion.VERSION;
 
     private final RecordOptions options;
     private final PrintStream err;
+    private final RecordingCounts counts;
 
     public Recorder(final RecordOptions options, final PrintStream err)
     {
+        this(options, err, new RecordingCounts());
+    }
+
+    /** @param counts where the recording publishes what it has written so far, for a progress line */
+    public Recorder(final RecordOptions options, final PrintStream err, final RecordingCounts counts)
+    {
         this.options = options;
         this.err = err;
+        this.counts = counts;
     }
 
     /**
@@ -66,43 +75,26 @@ public final class Recorder
         System.exit(status);
     }
 
-    /**
-     * userfaultfd when it can be had; else, unless the user chose it, the mprotect engine with a
-     * one-line note (its kernel-mode accesses to disabled pages fail with EFAULT where the agent
-     * cannot touch the buffer first: record --help).
-     */
-    private void chooseEngine()
-    {
-        if (options.engine != io.faultline.format.ShmLayout.ENGINE_UFFD)
-        {
-            return;
-        }
-        try
-        {
-            Preflight.checkUserfaultfd();
-        }
-        catch (final RecordException ex)
-        {
-            if (options.engineChosen)
-            {
-                throw ex;
-            }
-            if (options.mocaIntervalNs > 0)
-            {
-                throw new RecordException(ex.getMessage() + "; --mode moca needs it (the mprotect engine has no Moca mode)");
-            }
-            options.engine = io.faultline.format.ShmLayout.ENGINE_MPROTECT;
-            err.println("faultline record: note: " + ex.getMessage() + "; recording with --engine mprotect instead");
-        }
-    }
-
     public int record() throws Exception
     {
         final Path program = Preflight.resolveProgram(options.command.get(0));
         Preflight.checkLoadsAgent(program);
-        chooseEngine();
+        final String note = EngineChoice.choose(options, "record", options.mocaIntervalNs == 0);
+        if (note != null)
+        {
+            err.println(note);
+        }
         try
         {
+            if (options.replace)
+            {
+                TraceWriter.removeTrace(options.output, "-o"); // after the checks above: a bad command keeps it
+            }
+            else if (Files.isDirectory(options.output) && TraceWriter.holdsTrace(options.output))
+            {
+                throw new RecordException("output " + options.output + " already holds a trace; choose another -o, "
+                    + "or give --force to replace it");
+            }
             TraceWriter.checkUsable(options.output);
         }
         catch (final TraceFormatException ex)
@@ -125,8 +117,8 @@ public final class Recorder
             {
                 final TraceStats stats = new TraceStats(pageSize);
                 final Logger logger = new Logger(shm, writer, stats, options.chunkRecords);
-                final Process process = startWithAgent(options.command, agent, shm,
-                    options.engine == io.faultline.format.ShmLayout.ENGINE_MPROTECT);
+                logger.publishTo(counts);
+                final Process process = startWithAgent(options.command, agent, shm, options.engine);
                 logger.mainPid((int)process.pid());
                 forwardSignals(process);
                 final RecordingStop stop = new RecordingStop(options.output, startMonoNs);
@@ -226,16 +218,24 @@ public final class Recorder
     }
 
     private static final String NO_RSEQ = "glibc.pthread.rseq=0";
+    /**
+     * No trimming of glibc's heaps under the sigbus engine (engine_sigbus.c): glibc trims with
+     * internal brk and madvise calls that no wrapper sees, and a heap zapped so would get its
+     * parked pages back with their old contents where glibc counts on zeros (calloc). The largest
+     * value glibc takes (elf/dl-tunables.list: SIZE_MAX).
+     */
+    private static final String NO_TRIM = "glibc.malloc.trim_threshold=18446744073709551615";
 
     /** Starts {@code command} with the agent preloaded and pointed at {@code shm}; its output is ours. */
     public static Process startWithAgent(final List<String> command, final Path agent, final SharedMemory shm)
     {
-        return startWithAgent(command, agent, shm, false);
+        return startWithAgent(command, agent, shm, io.faultline.format.ShmLayout.ENGINE_UFFD);
     }
 
     /**
-     * As above; {@code withoutRseq} also asks glibc not to register restartable sequences
-     * (tunable glibc.pthread.rseq=0, inherited like LD_PRELOAD). The kernel writes each thread's
+     * As above, for an engine: under the in-thread engines (mprotect, sigbus) glibc is also asked
+     * not to register restartable sequences (tunable glibc.pthread.rseq=0, inherited like
+     * LD_PRELOAD), and under sigbus not to trim its heaps (NO_TRIM). The kernel writes each thread's
      * rseq area, inside its struct pthread, on the way back to user space after every
      * preemption: a kernel-mode access, which under the mprotect engine fails on a disabled page,
      * and the kernel then kills the thread with SIGSEGV (SI_KERNEL). The agent pins descriptor
@@ -243,17 +243,23 @@ public final class Recorder
      * such a program here, 0 of 60 without rseq); glibc falls back to the getcpu system call.
      */
     public static Process startWithAgent(final List<String> command, final Path agent, final SharedMemory shm,
-        final boolean withoutRseq)
+        final int engine)
     {
+        final List<String> tunables = switch (engine)
+        {
+            case io.faultline.format.ShmLayout.ENGINE_MPROTECT -> List.of(NO_RSEQ);
+            case io.faultline.format.ShmLayout.ENGINE_SIGBUS -> List.of(NO_RSEQ, NO_TRIM);
+            default -> List.of();
+        };
         final ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
         final Map<String, String> env = builder.environment();
         final String preload = env.get("LD_PRELOAD");
         env.put("LD_PRELOAD", preload == null || preload.isBlank() ? agent.toString() : agent + " " + preload);
         env.put(ShmLayout.ENV_SHM, shm.file().toString());
-        if (withoutRseq)
+        for (final String tunable : tunables)
         {
-            final String tunables = env.get("GLIBC_TUNABLES");
-            env.put("GLIBC_TUNABLES", tunables == null || tunables.isBlank() ? NO_RSEQ : tunables + ":" + NO_RSEQ);
+            final String set = env.get("GLIBC_TUNABLES");
+            env.put("GLIBC_TUNABLES", set == null || set.isBlank() ? tunable : set + ":" + tunable);
         }
         try
         {
@@ -334,7 +340,7 @@ public final class Recorder
         final TraceStats stats, final List<SlotCounters> slots, final int exitStatus, final long durationNs)
         throws IOException
     {
-        final long published = fillHeader(header, stats, slots, exitStatus, durationNs);
+        final long published = fillHeader(header, stats, slots, exitStatus, durationNs).total;
         final String cause = "nothing drained the ring of pid " + slot.pid() + " for 10 s, as when the recorder "
             + "is stopped or starved of CPU, so its agent stopped tracing";
         final long atNs = slot.stoppedMs() * 1_000_000L;
@@ -427,17 +433,21 @@ public final class Recorder
         final List<SlotCounters> slots, final int exitStatus, final long durationNs, final PrintStream err)
         throws IOException
     {
-        final long agentRecords = fillHeader(header, stats, slots, exitStatus, durationNs);
-        if (agentRecords != stats.references)
+        final ThreadLedger ledger = fillHeader(header, stats, slots, exitStatus, durationNs);
+        if (ledger.total != stats.references)
         {
-            err.println("faultline record: warning: the agents published " + agentRecords
+            err.println("faultline record: warning: the agents published " + ledger.total
                 + " records but the trace holds " + stats.references);
         }
+        ledger.differences.forEach(d -> err.println("faultline record: warning: " + d));
         writer.finish(header);
     }
 
-    /** The header's end of a recording: its statistics, per process and per thread; returns the records the agents published. */
-    private static long fillHeader(final TraceHeader header, final TraceStats stats, final List<SlotCounters> slots,
+    /**
+     * The header's end of a recording: its statistics, per process and per thread, each thread's
+     * records checked against its agent's ledger; returns that check.
+     */
+    private static ThreadLedger fillHeader(final TraceHeader header, final TraceStats stats, final List<SlotCounters> slots,
         final int exitStatus, final long durationNs)
     {
         long agentRecords = 0;
@@ -460,6 +470,8 @@ public final class Recorder
                 process.ppid = slot.ppid();
             }
         }
+        final ThreadLedger ledger = ThreadLedger.check(slots, stats);
+        ledger.total = agentRecords;
         header.put(TraceHeader.END_TIME, Instant.now())
             .put(TraceHeader.DURATION_NS, durationNs)
             .put(TraceHeader.EXIT_STATUS, exitStatus)
@@ -472,6 +484,7 @@ public final class Recorder
             .put(TraceHeader.CHUNKS, stats.chunks)
             .put(TraceHeader.EVENTS, stats.events)
             .put(TraceHeader.AGENT_RECORDS, agentRecords)
+            .put(TraceHeader.UNMATCHED_THREADS, ledger.differences.size())
             .put(TraceHeader.RING_WAITS, ringWaits)
             .put(TraceHeader.RING_WAIT_NS, ringWaitNs)
             .put(TraceHeader.EVICTIONS, evictions)
@@ -487,10 +500,12 @@ public final class Recorder
         }
         for (final TraceStats.ThreadStats t : stats.threads().values())
         {
+            final Long published = ledger.published.get(t.tid);
             header.put(TraceHeader.THREAD_PREFIX + t.tid, "pid=" + t.pid + " references=" + t.references
+                + (published == null ? "" : " published=" + published)
                 + " reads=" + t.reads + " writes=" + t.writes + " name=" + t.name);
         }
-        return agentRecords;
+        return ledger;
     }
 
     private void summary(final TraceStats stats, final long ringWaits, final long durationNs, final int exitStatus)

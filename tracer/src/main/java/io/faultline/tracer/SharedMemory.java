@@ -104,6 +104,8 @@ public final class SharedMemory implements AutoCloseable
             buffer.putLong(ShmLayout.CTL_BOARD_OFFSET, ShmLayout.boardOffset(slotCount, ringCapacity, pageSize));
             buffer.putLong(ShmLayout.CTL_BOARD_STRIDE, ShmLayout.boardStride(options.boardEntries, pageSize));
         }
+        buffer.putLong(ShmLayout.CTL_LEDGER_OFFSET,
+            ShmLayout.ledgerOffset(slotCount, ringCapacity, pageSize, options.boardEntries));
         // The magic goes last, with release semantics: an agent that sees it sees the rest.
         buffer.putLongOrdered(ShmLayout.CTL_MAGIC, ShmLayout.MAGIC);
     }
@@ -193,8 +195,8 @@ public final class SharedMemory implements AutoCloseable
 
     /**
      * Gives a slot back for a new process: its process is gone and its ring was read to the end
-     * by the caller. Returns what the slot reported; its counters, its ring (data and trailer)
-     * and its fields are zeroed before its state becomes FREE, with release semantics, so an
+     * by the caller. Returns what the slot reported; its counters, its ring (data and trailer),
+     * its thread ledger and its fields are zeroed before its state becomes FREE, with release semantics, so an
      * agent that claims it (CAS FREE to ACTIVE) finds a fresh slot.
      */
     public SlotCounters retire(final int slot)
@@ -202,11 +204,18 @@ public final class SharedMemory implements AutoCloseable
         final SlotCounters counters = SlotCounters.read(this, slot);
         final long ring = ringOffset + slot * ringStride;
         buffer.setMemory((int)ring, ringCapacity + ShmLayout.RING_TRAILER_LENGTH, (byte)0);
+        buffer.setMemory((int)ledgerOffset(slot), ShmLayout.LEDGER_SIZE, (byte)0);
         final int base = (int)ShmLayout.slotOffset(slot);
         buffer.setMemory(base + 4, ShmLayout.SLOT_SIZE - 4, (byte)0);
         rings[slot] = null;
         buffer.putIntOrdered(base + ShmLayout.SLOT_STATE, ShmLayout.SLOT_FREE);
         return counters;
+    }
+
+    /** The file offset of a slot's thread ledger (faultline_shm.h). */
+    public long ledgerOffset(final int slot)
+    {
+        return buffer.getLong(ShmLayout.CTL_LEDGER_OFFSET) + (long)slot * ShmLayout.LEDGER_SIZE;
     }
 
     /** Monitor mode: the file offset of a slot's sampling board (faultline_shm.h). */

@@ -1,13 +1,20 @@
 package io.faultline.tracer;
 
+import java.util.HashMap;
+import java.util.Map;
+
 import io.faultline.format.ShmLayout;
 
 /**
- * What one process slot reported (faultline_shm.h, FL_SLOT_*), read once: from a live slot at
- * the end of a recording, or from a slot given back for reuse when its process was gone.
+ * What one process slot reported (faultline_shm.h, FL_SLOT_* and its thread ledger), read once:
+ * from a live slot at the end of a recording, or from a slot given back for reuse when its
+ * process was gone.
+ *
+ * @param published records the agent published per thread (tid); key 0: those of threads that
+ *                  found no ledger entry (an image that ran more threads than a ledger holds)
  */
 record SlotCounters(int pid, int ppid, int state, int stopReason, int error, long records, long ringWaits,
-    long ringWaitNs, long evictions, long races, long disableNs, long stoppedMs)
+    long ringWaitNs, long evictions, long races, long disableNs, long stoppedMs, Map<Integer, Long> published)
 {
     static SlotCounters read(final SharedMemory shm, final int slot)
     {
@@ -23,7 +30,25 @@ record SlotCounters(int pid, int ppid, int state, int stopReason, int error, lon
             shm.slotLong(slot, ShmLayout.SLOT_EVICTIONS),
             shm.slotLong(slot, ShmLayout.SLOT_RACES),
             shm.slotLong(slot, ShmLayout.SLOT_DISABLE_NS),
-            Integer.toUnsignedLong(shm.slotInt(slot, ShmLayout.SLOT_STOPPED_MS)));
+            Integer.toUnsignedLong(shm.slotInt(slot, ShmLayout.SLOT_STOPPED_MS)),
+            ledger(shm, slot));
+    }
+
+    private static Map<Integer, Long> ledger(final SharedMemory shm, final int slot)
+    {
+        final Map<Integer, Long> published = new HashMap<>();
+        final int base = (int)shm.ledgerOffset(slot);
+        for (int i = 0; i < ShmLayout.LEDGER_ENTRIES; i++)
+        {
+            final int entry = base + i * ShmLayout.LEDGER_ENTRY_SIZE;
+            final int tid = shm.buffer().getIntVolatile(entry + ShmLayout.LEDGER_TID);
+            final long records = shm.buffer().getLongVolatile(entry + ShmLayout.LEDGER_RECORDS);
+            if ((i == 0 || tid != 0) && records != 0)
+            {
+                published.merge(i == 0 ? 0 : tid, records, Long::sum);
+            }
+        }
+        return published;
     }
 
     boolean stoppedOnError()

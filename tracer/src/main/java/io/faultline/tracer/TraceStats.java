@@ -115,7 +115,7 @@ public final class TraceStats
         return buffer.getStringWithoutLengthUtf8(offset + EventDescriptor.HEADER_SIZE, length);
     }
 
-    private ThreadStats thread(final int tid, final int pid)
+    ThreadStats thread(final int tid, final int pid)
     {
         ThreadStats thread = threads.get(tid);
         if (thread == null)
@@ -141,6 +141,18 @@ public final class TraceStats
     public long distinctPages()
     {
         return pages.size();
+    }
+
+    /** Threads seen, without copying them as {@link #threads()} does. */
+    public int threadCount()
+    {
+        return threads.size();
+    }
+
+    /** Processes seen, without copying them as {@link #processes()} does. */
+    public int processCount()
+    {
+        return processes.size();
     }
 
     public Map<Integer, ThreadStats> threads()

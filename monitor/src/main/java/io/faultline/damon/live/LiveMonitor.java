@@ -5,6 +5,8 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 import io.faultline.damon.AddressRange;
 import io.faultline.damon.Attributes;
@@ -15,9 +17,11 @@ import io.faultline.damon.Target;
 import io.faultline.damon.record.MonitorRecordLayout;
 import io.faultline.damon.record.MonitorRecordWriter;
 import io.faultline.damon.schemes.Scheme;
+import io.faultline.format.ShmLayout;
 import io.faultline.format.TraceHeader;
 import io.faultline.tracer.AgentLibrary;
 import io.faultline.tracer.CompilerThreads;
+import io.faultline.tracer.EngineChoice;
 import io.faultline.tracer.Preflight;
 import io.faultline.tracer.RecordOptions;
 import io.faultline.tracer.Recorder;
@@ -38,6 +42,49 @@ public final class LiveMonitor
     {
     }
 
+    /**
+     * The running program, for a progress line drawn on another thread: its pid, the
+     * aggregations written so far and the faults its agents handled (every access check that
+     * found its page accessed); both suppliers are safe to call from any thread.
+     */
+    public record Watch(int pid, LongSupplier aggregations, LongSupplier faults)
+    {
+    }
+
+    /** Process slots: the program and the images it execs. */
+    private static final int SLOTS = 16;
+    /** Each slot's ring carries events only. */
+    private static final int RING_BYTES = 1 << 20;
+
+    /**
+     * Every slot has a sampling board of --max-regions entries, and the recorder maps the shared
+     * memory as one buffer that Java indexes with an int: checked before the program starts.
+     */
+    static void boardsFit(final int maxRegions, final int pageSize)
+    {
+        if (ShmLayout.fileSize(SLOTS, RING_BYTES, pageSize, maxRegions) <= Integer.MAX_VALUE)
+        {
+            return;
+        }
+        int fits = 1; // the most regions that fit: a binary search between 1 and maxRegions
+        int over = maxRegions;
+        while (over - fits > 1)
+        {
+            final int mid = fits + (over - fits) / 2;
+            if (ShmLayout.fileSize(SLOTS, RING_BYTES, pageSize, mid) <= Integer.MAX_VALUE)
+            {
+                fits = mid;
+            }
+            else
+            {
+                over = mid;
+            }
+        }
+        throw new MonitorException("--max-regions " + maxRegions + " gives each of the " + SLOTS + " process images a "
+            + "sampling board larger than the 2 GiB of shared memory a live monitor maps; give --max-regions " + fits
+            + " or fewer");
+    }
+
     /** How long the agent may take to start in the program before monitoring gives up on it. */
     private static final long AGENT_START_NS = 10_000_000_000L;
 
@@ -50,29 +97,52 @@ public final class LiveMonitor
      * @param scope ShmLayout.SCOPE_ALL, or SCOPE_API for the ranges the program registers
      */
     public static Result run(final List<String> command, final Path out, final Attributes attrs, final long seed,
-        final List<Scheme> schemes, final List<AddressRange> fixed, final int scope, final PrintWriter err)
-        throws Exception
+        final List<Scheme> schemes, final List<AddressRange> fixed, final int scope, final PrintWriter err,
+        final Consumer<Watch> watching) throws Exception
+    {
+        return run(command, out, attrs, seed, schemes, fixed, scope, -1, err, watching);
+    }
+
+    /**
+     * @param engine ShmLayout.ENGINE_UFFD or ENGINE_SIGBUS, or -1: the userfaultfd engine where this
+     *     user may have it, else the sigbus engine, with a note (EngineChoice)
+     */
+    public static Result run(final List<String> command, final Path out, final Attributes attrs, final long seed,
+        final List<Scheme> schemes, final List<AddressRange> fixed, final int scope, final int engine,
+        final PrintWriter err, final Consumer<Watch> watching) throws Exception
     {
         attrs.validated();
         MonitorRecordWriter.checkSchemes(schemes);
+        boardsFit(attrs.maxNrRegions(), RecordOptions.systemPageSize());
         final Path program = Preflight.resolveProgram(command.get(0));
         Preflight.checkLoadsAgent(program);
-        Preflight.checkUserfaultfd();
+        final RecordOptions options = new RecordOptions();
+        if (engine >= 0)
+        {
+            options.engine = engine;
+            options.engineChosen = true;
+        }
+        final String note = EngineChoice.choose(options, "monitor", false);
+        if (note != null)
+        {
+            err.println(note);
+            err.flush();
+        }
         final Path agent = AgentLibrary.locate();
         final int pageSize = RecordOptions.systemPageSize();
 
-        final RecordOptions options = new RecordOptions();
         options.command = command;
         options.scope = scope;
         options.follow = false;
         options.followExec = true; // the target is the process, whatever image it runs
-        options.slots = 16; // the program and the images it execs
-        options.ringCapacity = 1 << 20; // events only
+        options.slots = SLOTS; // the program and the images it execs
+        options.ringCapacity = RING_BYTES; // events only
         options.boardEntries = attrs.maxNrRegions();
         final String ops = fixed == null ? "vaddr" : "fvaddr";
         final TraceHeader start = MonitorRecordWriter.header(attrs, ops, pageSize, seed, schemes)
             .put(TraceHeader.PAGE_SIZE, pageSize)
-            .put(TraceHeader.COMMAND, String.join(" ", command));
+            .put(TraceHeader.COMMAND, String.join(" ", command))
+            .put(TraceHeader.ENGINE, options.engineName());
         CompilerThreads.yieldToProgram(); // our JIT's catching up must not take the program's CPUs
         try (SharedMemory shm = SharedMemory.create(options, pageSize, System.nanoTime());
              MonitorRecordWriter writer = MonitorRecordWriter.create(out, start);
@@ -81,12 +151,13 @@ public final class LiveMonitor
             // time 0 of the record: the program's start (the queue's and the shared memory's set-up is ours)
             final long startNs = System.nanoTime();
             start.put(MonitorRecordLayout.START_MONO_NS, startNs);
-            final Process process = Recorder.startWithAgent(command, agent, shm);
+            final Process process = Recorder.startWithAgent(command, agent, shm, options.engine);
             // the program's end, when it happens: the sampling loop below notices it only at its next
             // sampling interval, which would count up to one interval (or --sample's value) as the program's
             final CompletableFuture<Long> exitNs = process.onExit().thenApply(p -> System.nanoTime());
             Recorder.forwardSignals(process);
             final int pid = (int)process.pid();
+            watching.accept(new Watch(pid, writer::aggregations, () -> faults(shm)));
             link.watch(process);
             start.put(MonitorRecordLayout.TARGETS_KEY, String.valueOf(pid));
             final VaddrOperations vaddr = new VaddrOperations(link, fixed);
@@ -126,6 +197,17 @@ public final class LiveMonitor
             return new Result(exitStatus, aggregations, stats.checkFaults(), stats.faults(), stats.requests(), stats.requestNs(),
                 durationNs, ops);
         }
+    }
+
+    /** Faults every agent handled: counters in shared memory, which any thread may read. */
+    private static long faults(final SharedMemory shm)
+    {
+        long faults = 0;
+        for (int slot = 0; slot < shm.slotCount(); slot++)
+        {
+            faults += shm.slotLong(slot, ShmLayout.SLOT_FAULTS);
+        }
+        return faults;
     }
 
     /** Waits until the program's agent has claimed its slot and said what it traces. */

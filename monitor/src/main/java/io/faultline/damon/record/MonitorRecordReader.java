@@ -8,6 +8,7 @@ import java.util.List;
 
 import io.faultline.damon.Attributes;
 import io.faultline.damon.IntervalsGoal;
+import io.faultline.format.InputProblem;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceLayout;
@@ -59,14 +60,14 @@ public final class MonitorRecordReader
         if (!TraceLayout.CONTENT_MONITOR.equals(header.get(TraceHeader.CONTENT)))
         {
             throw new TraceFormatException(dir + " is a faultline trace, not a monitoring record; make one with"
-                + " faultline monitor --from-trace " + dir + " -o DIR");
+                + " faultline monitor --from-trace " + dir + " -o DIR", InputProblem.MISUSED);
         }
         final long version = header.longValue(TraceHeader.FORMAT_VERSION);
         if (version < FORMAT_VERSION_MIN || version > FORMAT_VERSION)
         {
             throw new TraceFormatException("monitoring record " + dir + " has format version " + version
                 + " but this faultline reads versions " + FORMAT_VERSION_MIN + " to " + FORMAT_VERSION
-                + "; use a matching faultline");
+                + "; use a matching faultline", InputProblem.MISUSED);
         }
         if (!header.isComplete())
         {

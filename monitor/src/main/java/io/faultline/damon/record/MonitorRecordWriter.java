@@ -29,7 +29,8 @@ public final class MonitorRecordWriter implements Callbacks, AutoCloseable
 {
     private final TraceWriter writer;
     private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(1 << 16);
-    private long aggregations;
+    /** Volatile: a progress line reads it on another thread (one writer, the monitoring loop). */
+    private volatile long aggregations;
     private long lastEndNs;
 
     private MonitorRecordWriter(final TraceWriter writer)

@@ -1,7 +1,9 @@
 package io.faultline.sim.mrc;
 
 /**
- * LRU misses at every cache size from 1 to {@link #maxSize()} pages for one trace.
+ * LRU misses at every cache size from 1 to {@link #maxSize()} pages for one trace. A curve
+ * computed to its end stops where every key fits (the distinct keys): larger caches miss as
+ * often, only on first references.
  *
  * @param label    what the curve is of: "LRU" or a thread
  * @param requests references in the trace

@@ -43,7 +43,8 @@ public final class MissRatioCurves
     /**
      * The exact LRU curve.
      *
-     * @param maxSize the largest size to report; empty = the number of distinct keys
+     * @param maxSize the largest size to report; empty, or more than the number of distinct keys,
+     *                means that number, beyond which the curve is flat
      */
     public static MissRatioCurve exact(final long[] trace, final OptionalInt maxSize)
     {
@@ -64,7 +65,8 @@ public final class MissRatioCurves
             }
             progress.add(to - from);
         }
-        final int sizes = maxSize.orElse(Math.max(1, distances.distinct()));
+        // From the distinct keys on, every key fits and only first references miss: larger sizes add nothing.
+        final int sizes = Math.min(maxSize.orElse(Integer.MAX_VALUE), Math.max(1, distances.distinct()));
         final long[] misses = new long[sizes];
         long hits = 0;
         for (int size = 1; size <= sizes; size++)
@@ -78,7 +80,8 @@ public final class MissRatioCurves
     /**
      * The SHARDS estimate of the LRU curve at sampling rate {@code rate}, 0 &lt; rate &lt;= 1.
      *
-     * @param maxSize the largest size to report; empty = the estimated number of distinct keys
+     * @param maxSize the largest size to report; empty, or more than the sampled distinct keys over
+     *                the rate, means that number, beyond which the estimate is flat
      */
     public static MissRatioCurve shards(final long[] trace, final double rate, final OptionalInt maxSize)
     {
@@ -113,7 +116,9 @@ public final class MissRatioCurves
         }
         final double expected = trace.length * effectiveRate;
         final long distinct = Math.round(distances.distinct() / effectiveRate);
-        final int sizes = maxSize.orElse((int)Math.max(1, Math.min(Integer.MAX_VALUE - 8, distinct)));
+        // From the sampled distinct keys over R on, every sampled distance is a hit: the estimate is flat.
+        final long flat = (long)Math.ceil(distances.distinct() / effectiveRate - 1e-9);
+        final int sizes = (int)Math.min(maxSize.orElse(Integer.MAX_VALUE), Math.max(1, Math.min(Integer.MAX_VALUE - 8, flat)));
         final long[] misses = new long[sizes];
         // Sampled distance d stands for distance d / R: a hit at size c iff d <= c * R.
         double hits = 0;

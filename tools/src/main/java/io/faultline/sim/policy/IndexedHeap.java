@@ -14,6 +14,12 @@ public final class IndexedHeap
     private final long[] priority;
     private int size;
 
+    /** The bytes of a heap for {@code slots} slots. */
+    public static long bytes(final long slots)
+    {
+        return slots * (2L * Integer.BYTES + Long.BYTES);
+    }
+
     /** A heap for slots {@code 0 .. slots - 1}. */
     public IndexedHeap(final int slots)
     {

@@ -11,6 +11,12 @@ public final class KeyTable
     /** Returned by {@link #get} and {@link #remove} for an absent key. */
     public static final int MISSING = -1;
 
+    /**
+     * The most keys a table holds: its length is a power of two kept at most half full, and the
+     * largest power-of-two array Java allows has 2^30 entries.
+     */
+    public static final int MAX_KEYS = 1 << 29;
+
     private long[] keys;
     private int[] values;
     private int shift;
@@ -21,7 +27,23 @@ public final class KeyTable
     /** A table that holds {@code expected} keys without growing. */
     public KeyTable(final int expected)
     {
-        allocate(Math.max(16, Integer.highestOneBit(Math.max(1, expected) * 2 - 1) << 1));
+        if (expected > MAX_KEYS)
+        {
+            throw new IllegalArgumentException("a key table holds at most " + MAX_KEYS + " keys: expected=" + expected);
+        }
+        allocate((int)length(expected));
+    }
+
+    /** The table length for {@code expected} keys: a power of two, at least twice that. */
+    private static long length(final long expected)
+    {
+        return Math.max(16, Long.highestOneBit(Math.max(1, expected) * 2 - 1) << 1);
+    }
+
+    /** The bytes of a table made for {@code expected} keys (its two arrays). */
+    public static long bytes(final long expected)
+    {
+        return length(expected) * (Long.BYTES + Integer.BYTES);
     }
 
     private void allocate(final int length)
@@ -139,6 +161,10 @@ public final class KeyTable
     {
         final long[] oldKeys = keys;
         final int[] oldValues = values;
+        if (oldKeys.length > MAX_KEYS)
+        {
+            throw new IllegalStateException("a key table holds at most " + MAX_KEYS + " keys");
+        }
         allocate(oldKeys.length * 2);
         size = 0;
         for (int i = 0; i < oldKeys.length; i++)

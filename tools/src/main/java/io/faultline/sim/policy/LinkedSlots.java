@@ -24,6 +24,13 @@ public final class LinkedSlots
     private final int[] free;
     private int freeCount;
 
+    /** The bytes of a pool of {@code slots} slots on {@code lists} lists: its arrays and its key table. */
+    public static long bytes(final long slots, final int lists)
+    {
+        return slots * (Long.BYTES + Byte.BYTES + Integer.BYTES) + 2L * Integer.BYTES * (slots + lists)
+            + KeyTable.bytes(slots);
+    }
+
     public LinkedSlots(final int slots, final int lists)
     {
         if (slots < 1 || lists < 1 || lists > Byte.MAX_VALUE)

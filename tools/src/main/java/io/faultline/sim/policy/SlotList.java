@@ -13,6 +13,12 @@ public final class SlotList
     private final boolean[] member;
     private int size;
 
+    /** The bytes of a list over {@code slots} slots. */
+    public static long bytes(final long slots)
+    {
+        return 2L * Integer.BYTES * (slots + 1) + slots;
+    }
+
     public SlotList(final int slots)
     {
         sentinel = slots;

@@ -4,7 +4,7 @@ import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
 
-/** The simulation results as an aligned table for a terminal. */
+/** The simulation results as an aligned table for people: counts with thousands separators (CSV keeps them raw). */
 public final class ConsoleTable
 {
     private static final String[] HEADER = {"trace", "policy", "size", "requests", "misses", "miss ratio"};
@@ -23,9 +23,9 @@ public final class ConsoleTable
             cells[i + 1] = new String[] {
                 row.trace(),
                 row.policy(),
-                Integer.toString(row.size()),
-                Long.toString(row.requests()),
-                Long.toString(row.misses()),
+                String.format(Locale.ROOT, "%,d", row.size()),
+                String.format(Locale.ROOT, "%,d", row.requests()),
+                String.format(Locale.ROOT, "%,d", row.misses()),
                 String.format(Locale.ROOT, "%.6f", row.missRatio())};
         }
         final int[] widths = new int[HEADER.length];

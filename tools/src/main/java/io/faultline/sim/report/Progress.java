@@ -1,11 +1,14 @@
 package io.faultline.sim.report;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.charset.Charset;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
 
 /**
@@ -23,23 +26,23 @@ public final class Progress implements AutoCloseable
     /** ECMA-48 EL, erase in line: clears from the cursor to the end of the line. */
     private static final String ERASE_LINE = "\033[K";
 
-    private static final Progress SILENT = new Progress(null, null, -1, null);
+    private static final Progress SILENT = new Progress(null, null, false);
 
     private final PrintStream err;
-    private final String what;
-    private final long total;
-    private final LongSupplier done;
+    /** The line after a number of nanoseconds. */
+    private final LongFunction<String> text;
+    /** After each draw the cursor goes back to the line's start (see {@link #beside}). */
+    private final boolean home;
     private final long startNs = System.nanoTime();
     private final Thread drawer;
     private volatile boolean closed;
     private boolean drawn;
 
-    private Progress(final PrintStream err, final String what, final long total, final LongSupplier done)
+    private Progress(final PrintStream err, final LongFunction<String> text, final boolean home)
     {
         this.err = err;
-        this.what = what;
-        this.total = total;
-        this.done = done;
+        this.text = text;
+        this.home = home;
         if (err == null)
         {
             drawer = null;
@@ -61,7 +64,18 @@ public final class Progress implements AutoCloseable
     public static Progress start(final PrintStream err, final boolean terminal, final String what, final long total,
         final LongSupplier done)
     {
-        return terminal ? new Progress(err, what, total, done) : SILENT;
+        return terminal ? new Progress(err, elapsedNs -> line(what, done.getAsLong(), total, elapsedNs), false) : SILENT;
+    }
+
+    /**
+     * As {@link #start}, for a pass beside a program that writes to the same terminal
+     * ({@code record}, {@code monitor -- PROGRAM}): the line is {@code text} of the time since the
+     * start, and after each draw the cursor goes back to the line's start, so that the program's
+     * output starts a line where a line starts and writes over the progress line rather than after it.
+     */
+    public static Progress beside(final PrintStream err, final boolean terminal, final LongFunction<String> text)
+    {
+        return terminal ? new Progress(err, text, true) : SILENT;
     }
 
     /**
@@ -105,7 +119,8 @@ public final class Progress implements AutoCloseable
         return line.toString();
     }
 
-    static String rate(final double perSecond)
+    /** A rate per second, in thousands (k/s) or millions (M/s) from those on. */
+    public static String rate(final double perSecond)
     {
         if (perSecond >= 1e6)
         {
@@ -118,7 +133,8 @@ public final class Progress implements AutoCloseable
         return String.format(Locale.ROOT, "%.0f /s", perSecond);
     }
 
-    static String duration(final long seconds)
+    /** Seconds as people read them: 42 s, 3 min 5 s, 2 h 10 min. */
+    public static String duration(final long seconds)
     {
         if (seconds < 60)
         {
@@ -138,14 +154,14 @@ public final class Progress implements AutoCloseable
             Thread.sleep(TimeUnit.NANOSECONDS.toMillis(FIRST_DRAW_NS));
             while (!closed)
             {
-                final String text = line(what, done.getAsLong(), total, System.nanoTime() - startNs);
+                final String line = text.apply(System.nanoTime() - startNs);
                 synchronized (this)
                 {
                     if (closed)
                     {
                         return;
                     }
-                    err.print("\r" + text + ERASE_LINE);
+                    err.print("\r" + line + ERASE_LINE + (home ? "\r" : ""));
                     err.flush();
                     drawn = true;
                 }
@@ -156,6 +172,42 @@ public final class Progress implements AutoCloseable
         {
             // Closed while asleep.
         }
+    }
+
+    /**
+     * {@code err} for messages written while this line may be drawn (warnings, a summary): each
+     * write first erases the line, so the message starts on a clean line, and the next draw puts
+     * the line back after it. Without a line, {@code err} itself.
+     */
+    public PrintStream messages(final PrintStream err)
+    {
+        if (drawer == null)
+        {
+            return err;
+        }
+        return new PrintStream(new OutputStream()
+        {
+            @Override
+            public void write(final int b)
+            {
+                write(new byte[] {(byte)b}, 0, 1);
+            }
+
+            @Override
+            public void write(final byte[] bytes, final int offset, final int length)
+            {
+                synchronized (Progress.this)
+                {
+                    if (drawn)
+                    {
+                        err.print("\r" + ERASE_LINE);
+                        drawn = false;
+                    }
+                    err.write(bytes, offset, length);
+                    err.flush();
+                }
+            }
+        }, true, Charset.defaultCharset());
     }
 
     /** Stops drawing and erases the line, so that what follows starts on a clean line. */

@@ -32,7 +32,8 @@ public final class Written
         return String.format(Locale.ROOT, "%.3f s", nanos / 1e9);
     }
 
-    static String humanBytes(final long bytes)
+    /** Bytes for people: 512 B, 12.0 KiB, 3.4 MiB, 1.2 GiB. */
+    public static String humanBytes(final long bytes)
     {
         if (bytes < 1024)
         {
@@ -42,6 +43,10 @@ public final class Written
         {
             return String.format(Locale.ROOT, "%.1f KiB", bytes / 1024.0);
         }
-        return String.format(Locale.ROOT, "%.1f MiB", bytes / (1024.0 * 1024.0));
+        if (bytes < 1L << 30)
+        {
+            return String.format(Locale.ROOT, "%.1f MiB", bytes / (1024.0 * 1024.0));
+        }
+        return String.format(Locale.ROOT, "%.1f GiB", bytes / (double)(1L << 30));
     }
 }

@@ -43,7 +43,7 @@ public final class ExportFormats
         final ExportFormat format = FORMATS.get(name);
         if (format == null)
         {
-            throw new TraceException("unknown export format '" + name + "'; known formats: " + names());
+            throw new TraceException("unknown export format '" + name + "'; known formats: " + names(), io.faultline.format.InputProblem.MISUSED);
         }
         return format;
     }

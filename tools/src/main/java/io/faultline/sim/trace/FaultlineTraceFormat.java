@@ -100,7 +100,7 @@ final class FaultlineTraceFormat implements TraceFormat
         }
         catch (final TraceFormatException ex)
         {
-            throw new TraceException(ex.getMessage(), ex);
+            throw new TraceException(ex.getMessage(), ex.problem(), ex);
         }
     }
 }

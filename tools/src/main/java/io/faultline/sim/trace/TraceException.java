@@ -1,5 +1,7 @@
 package io.faultline.sim.trace;
 
+import io.faultline.format.InputProblem;
+
 /**
  * A trace that cannot be read: malformed, empty, or of an unknown format. The message is one
  * line naming the file and, for text traces, the 1-based line number and the offending text.
@@ -8,14 +10,30 @@ public final class TraceException extends RuntimeException
 {
     private static final int MAX_QUOTED = 60;
 
+    private final InputProblem problem;
+
+    /** A malformed trace. */
     public TraceException(final String message)
     {
-        super(message);
+        this(message, InputProblem.CORRUPT);
     }
 
-    public TraceException(final String message, final Throwable cause)
+    public TraceException(final String message, final InputProblem problem)
+    {
+        super(message);
+        this.problem = problem;
+    }
+
+    public TraceException(final String message, final InputProblem problem, final Throwable cause)
     {
         super(message, cause);
+        this.problem = problem;
+    }
+
+    /** What is wrong: the file is unreadable, malformed, or not what the command reads. */
+    public InputProblem problem()
+    {
+        return problem;
     }
 
     /** {@code file:line: problem: 'text'}, the text truncated and made printable on one line. */

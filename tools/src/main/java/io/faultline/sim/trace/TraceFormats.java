@@ -1,12 +1,15 @@
 package io.faultline.sim.trace;
 
 import java.io.IOException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+
+import io.faultline.format.InputProblem;
 
 /**
  * The registry of trace formats by name. A directory is a faultline trace; any other file
@@ -56,7 +59,8 @@ public final class TraceFormats
         final TraceFormat format = FORMATS.get(name);
         if (format == null)
         {
-            throw new TraceException("unknown trace format '" + name + "'; known formats: " + names());
+            throw new TraceException("unknown trace format '" + name + "'; known formats: " + names(),
+                InputProblem.MISUSED);
         }
         return format;
     }
@@ -69,7 +73,7 @@ public final class TraceFormats
     {
         if (!Files.exists(path))
         {
-            throw new TraceException("no such trace: " + path);
+            throw new TraceException("no such trace: " + path, InputProblem.UNREADABLE);
         }
         if (requested.isPresent())
         {
@@ -79,7 +83,8 @@ public final class TraceFormats
         {
             return get(FAULTLINE);
         }
-        throw new TraceException("cannot tell the format of " + path + "; give --format, one of: " + names());
+        throw new TraceException("cannot tell the format of " + path + "; give --format, one of: " + names(),
+            InputProblem.MISUSED);
     }
 
     /**
@@ -103,8 +108,14 @@ public final class TraceFormats
         }
         catch (final IOException ex)
         {
-            // Unreadable or corrupt compressed data: one line, as for a malformed trace.
-            throw new TraceException("cannot read " + path + " as " + format.name() + ": " + ex, ex);
+            // The OS refused the file (permission, a directory where a file belongs), or its
+            // compressed data is corrupt: one line either way, naming which.
+            if (ex instanceof FileSystemException)
+            {
+                throw new TraceException("cannot read " + InputProblem.describe(ex, path), InputProblem.UNREADABLE, ex);
+            }
+            throw new TraceException("cannot read " + path + " as " + format.name() + ": corrupt data ("
+                + InputProblem.reason(ex) + ")", InputProblem.CORRUPT, ex);
         }
         if (trace.isEmpty())
         {

@@ -20,6 +20,12 @@ public final class HeatmapChart
     public static void write(final Path out, final String title, final Heatmap.Grid grid) throws IOException
     {
         MissRatioChart.checkExtension(out);
+        MissRatioChart.save(chart(title, grid), out);
+    }
+
+    /** The chart, not yet drawn. */
+    static HeatMapChart chart(final String title, final Heatmap.Grid grid)
+    {
         System.setProperty("java.awt.headless", "true");
         final HeatMapChart chart = new HeatMapChartBuilder().width(1000).height(700).title(title)
             .xAxisTitle("time (s)").yAxisTitle("address offset (MiB)").build();
@@ -28,6 +34,10 @@ public final class HeatmapChart
         chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
         chart.getStyler().setMin(0);
         chart.getStyler().setHeatMapValueDecimalPattern("0.00");
+        // one label per tenth of an axis: a tick mark and a grid line per pixel are a dotted smear
+        // along the axes, where the cells do not cover them
+        chart.getStyler().setAxisTicksMarksVisible(false);
+        chart.getStyler().setPlotGridLinesVisible(false);
         chart.getStyler().setRangeColors(new java.awt.Color[] {java.awt.Color.WHITE, new java.awt.Color(255, 200, 0),
             java.awt.Color.RED, new java.awt.Color(110, 0, 0)});
         // The axes are categories, one label per pixel; label about ten of them so they stay readable.
@@ -51,12 +61,15 @@ public final class HeatmapChart
         {
             for (int a = 0; a < grid.heat()[t].length; a++)
             {
-                heat.add(new Number[] {t, a, grid.heat()[t][a]});
-                max = Math.max(max, grid.heat()[t][a]);
+                // XChart's legend prints the series' extremes with all their digits (1.8126551089149388):
+                // two decimals are all a colour can tell apart
+                final double value = Math.round(grid.heat()[t][a] * 100) / 100.0;
+                heat.add(new Number[] {t, a, value});
+                max = Math.max(max, value);
             }
         }
         chart.getStyler().setMax(Math.max(max, 1));
         chart.addSeries("nr_accesses", times, addresses, heat);
-        MissRatioChart.save(chart, out);
+        return chart;
     }
 }

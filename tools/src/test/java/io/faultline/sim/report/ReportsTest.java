@@ -29,14 +29,14 @@ class ReportsTest
     Path tmp;
 
     @Test
-    void consoleTableAlignsTextLeftAndNumbersRight()
+    void consoleTableAlignsTextLeftAndNumbersRightWithThousandsSeparators()
     {
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         ConsoleTable.print(ROWS, new PrintStream(bytes, true, StandardCharsets.UTF_8));
         assertEquals(String.join(System.lineSeparator(),
-            "trace               policy         size  requests  misses  miss ratio",
-            "cloudPhysicsIO.txt  lru             128    113872   99411    0.873007",
-            "cloudPhysicsIO.txt  2q:kin=0.25,x  1024    113872   94816    0.832654",
+            "trace               policy          size  requests  misses  miss ratio",
+            "cloudPhysicsIO.txt  lru              128   113,872  99,411    0.873007",
+            "cloudPhysicsIO.txt  2q:kin=0.25,x  1,024   113,872  94,816    0.832654",
             ""), bytes.toString(StandardCharsets.UTF_8));
     }
 

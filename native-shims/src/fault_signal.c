@@ -1,22 +1,26 @@
 /*
- * sigsegv.c: the mprotect engine's fault path on the faulting thread (engine_mprotect.c), and
- * the program's own SIGSEGV handling kept intact around it.
+ * fault_signal.c: the fault path of the in-thread engines on the faulting thread, and the
+ * program's own handling of that signal kept intact around it. The mprotect engine
+ * (engine_mprotect.c) traps with SIGSEGV (SEGV_ACCERR: a PROT_NONE page), the sigbus engine
+ * (engine_sigbus.c) with SIGBUS (BUS_ADRERR: a missing or write-protected page of a range
+ * registered with a UFFD_FEATURE_SIGBUS userfaultfd). One engine runs per process image, so one
+ * signal is the fault signal; below, "the signal" is that one.
  *
- * Protocol. The agent's SIGSEGV handler is installed with SA_SIGINFO | SA_ONSTACK and every
- * signal blocked while it runs (an asynchronous handler of the program that faulted on a
- * disabled page while this thread holds the agent lock would wait for itself). A fault with
- * SEGV_ACCERR that the engine caused (mp_trapped: a disabled page, or a write to a page it
- * keeps read-only) goes through the fault path for one fault (fault.c,
- * fl_fault_on_thread: lock, label, publish, enable, admit and evict, unlock); returning retries
- * the access. Read, write or fetch comes from the x86 page-fault error code in the signal
- * context (REG_ERR: bit 1 W/R, bit 4 I/D; Intel SDM vol. 3A, 4.7). Every other fault is the
- * program's:
- *   - sigaction, signal, bsd_signal and sysv_signal for SIGSEGV are interposed: the agent keeps
- *     the program's action, reports it back, and calls it for faults that are not its own,
- *     with the mask the program asked for;
+ * Protocol. The agent's handler is installed with SA_SIGINFO | SA_ONSTACK and every signal
+ * blocked while it runs (an asynchronous handler of the program that faulted on a disabled page
+ * while this thread holds the agent lock would wait for itself). A fault of the signal's code
+ * that the engine caused (its trapped(): a disabled page, or a write to a page it keeps
+ * read-only) goes through the fault path for one fault (fault.c, fl_fault_on_thread: lock,
+ * label, publish, enable, admit and evict, unlock); returning retries the access. Read, write,
+ * fetch and whether the page was present come from the x86 page-fault error code in the signal
+ * context (REG_ERR: bit 0 P, bit 1 W/R, bit 4 I/D; Intel SDM vol. 3A, 4.7; the kernel stores it
+ * for SIGBUS as for SIGSEGV, arch/x86/mm/fault.c). Every other fault is the program's:
+ *   - sigaction, signal, bsd_signal and sysv_signal for the signal are interposed: the agent
+ *     keeps the program's action, reports it back, and calls it for faults that are not its
+ *     own, with the mask the program asked for;
  *   - SIG_DFL (and SIG_IGN, which the kernel turns into SIG_DFL for a fault) puts the default
  *     action back and returns: the access faults again and the process dies of it as it would
- *     untraced; a SIGSEGV sent by kill is raised again after the default is back;
+ *     untraced; the signal sent by kill is raised again after the default is back;
  *   - tracing stopping (the recorder died or asked us to stop): the guard brings every page
  *     home, and until it has (fl_restoring) a fault on a disabled page is neither ours nor the
  *     program's; the thread waits for the teardown and retries;
@@ -30,11 +34,11 @@
  * disabled page), no TLS: the retry memo is keyed by tid. The signal frame goes to an
  * alternate stack in agent memory, since the thread's own stack page may be disabled and the
  * kernel could not write the frame there: set for the constructor's thread and for every thread
- * started through the pthread_create wrapper (fl_sigsegv_thread). The program's other handlers
- * get SA_ONSTACK for the same reason, and its own sigaltstack is reported back but not used.
- * SIGSEGV is never blocked: a fault while it is blocked kills the process (the kernel forces
- * the default action), and programs block every signal in worker threads, so sigprocmask and
- * pthread_sigmask leave it out of any set they block.
+ * started through the pthread_create wrapper (fl_fault_signal_thread). The program's other
+ * handlers get SA_ONSTACK for the same reason, and its own sigaltstack is reported back but not
+ * used. The signal is never blocked: a fault while it is blocked kills the process (the kernel
+ * forces the default action), and programs block every signal in worker threads, so
+ * sigprocmask and pthread_sigmask leave it out of any set they block.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -50,7 +54,7 @@
 #include "fault.h"
 #include "mem.h"
 #include "request.h"
-#include "sigsegv.h"
+#include "fault_signal.h"
 #include "state.h"
 #include "sys.h"
 
@@ -58,7 +62,8 @@
 #define ALTSTACK_CHUNK (16UL << 20)
 #define MEMO 256
 #define RACE_RETRIES 1000
-#define ERR_WRITE 2  /* page-fault error code: W/R */
+#define ERR_PRESENT 1 /* page-fault error code: P */
+#define ERR_WRITE 2  /* W/R */
 #define ERR_FETCH 16 /* I/D */
 
 static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
@@ -67,7 +72,9 @@ static int (*real_pthread_sigmask)(int, const sigset_t *, sigset_t *);
 static int (*real_sigprocmask)(int, const sigset_t *, sigset_t *);
 static char *(*real_setlocale)(int, const char *);
 static int installed;
-static struct sigaction prog_action; /* the program's action for SIGSEGV (under prog_lock) */
+static int fault_sig;  /* SIGSEGV or SIGBUS, set once per process image */
+static int fault_code; /* its si_code for an engine's fault: SEGV_ACCERR or BUS_ADRERR */
+static struct sigaction prog_action; /* the program's action for the signal (under prog_lock) */
 static int prog_lock;
 static struct {
 	int32_t tid;
@@ -123,7 +130,7 @@ static void unspin(int *l)
 	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
 }
 
-static int sigsegv_active(void)
+static int fault_signal_active(void)
 {
 	return __atomic_load_n(&installed, __ATOMIC_ACQUIRE);
 }
@@ -174,20 +181,20 @@ static void pass_on(int sig, siginfo_t *si, ucontext_t *uc)
 		struct sigaction dfl;
 		memset(&dfl, 0, sizeof(dfl));
 		dfl.sa_handler = SIG_DFL;
-		real_sigaction(SIGSEGV, &dfl, NULL);
+		real_sigaction(fault_sig, &dfl, NULL);
 		__atomic_store_n(&installed, 0, __ATOMIC_RELEASE);
 		if (sent) /* pending until this handler returns, then the default action */
 			fl_raw_syscall3(SYS_tgkill, fl_raw_syscall3(SYS_getpid, 0, 0, 0), fl_raw_syscall3(SYS_gettid, 0, 0, 0),
-					SIGSEGV);
+					fault_sig);
 		return;
 	}
-	/* the program's handler runs with the mask it asked for; SIGSEGV stays open (it may fault
-	 * on a disabled page itself, which is ours again) */
+	/* the program's handler runs with the mask it asked for; the signal stays open (it may
+	 * fault on a disabled page itself, which is ours again) */
 	sigset_t mask = uc->uc_sigmask;
 	for (int s = 1; s < NSIG; s++)
 		if (sigismember(&a.sa_mask, s) == 1)
 			sigaddset(&mask, s);
-	sigdelset(&mask, SIGSEGV);
+	sigdelset(&mask, fault_sig);
 	RESOLVE(real_pthread_sigmask, "pthread_sigmask");
 	real_pthread_sigmask(SIG_SETMASK, &mask, NULL); /* returns its error, never sets errno */
 	if (a.sa_flags & SA_SIGINFO)
@@ -196,13 +203,14 @@ static void pass_on(int sig, siginfo_t *si, ucontext_t *uc)
 		a.sa_handler(sig);
 }
 
-static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
+static void on_fault_signal(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
-	if (si->si_code == SEGV_ACCERR && fl_tracing()) {
+	if (si->si_code == fault_code && fl_tracing()) {
 		uintptr_t addr = (uintptr_t)si->si_addr;
 		long err = uc->uc_mcontext.gregs[REG_ERR];
-		uint32_t access = ((err & ERR_WRITE) ? FL_ACCESS_WRITE : 0) | ((err & ERR_FETCH) ? FL_ACCESS_EXEC : 0);
+		uint32_t access = ((err & ERR_WRITE) ? FL_ACCESS_WRITE : 0) | ((err & ERR_FETCH) ? FL_ACCESS_EXEC : 0) |
+				  ((err & ERR_PRESENT) ? FL_ACCESS_PRESENT : 0);
 		int32_t tid = (int32_t)fl_raw_syscall3(SYS_gettid, 0, 0, 0);
 		int ours = fl_fault_on_thread(addr, (uint32_t)tid, access);
 		if (ours == 1) {
@@ -215,18 +223,18 @@ static void on_sigsegv(int sig, siginfo_t *si, void *ucv)
 			return;
 	}
 	/* tracing stopped but its pages are not all back yet: wait for them, then retry */
-	if (si->si_code == SEGV_ACCERR && fl_restoring_wait())
+	if (si->si_code == fault_code && fl_restoring_wait())
 		return;
-	FL_DEBUG("sigsegv-pass-on", si->si_addr, si->si_code, uc->uc_mcontext.gregs[REG_ERR]);
+	FL_DEBUG("fault-signal-pass-on", si->si_addr, si->si_code, uc->uc_mcontext.gregs[REG_ERR]);
 	pass_on(sig, si, uc);
 }
 
 /* an alternate signal stack for this thread, in agent memory, never unmapped (a thread may
  * fault during its exit, after the last moment the agent hears of it) but given to a new
- * thread once the kernel says its thread is gone; SIGSEGV unblocked */
-void fl_sigsegv_thread(void)
+ * thread once the kernel says its thread is gone; the signal unblocked */
+void fl_fault_signal_thread(void)
 {
-	if (!sigsegv_active())
+	if (!fault_signal_active())
 		return;
 	int32_t pid = (int32_t)fl_raw_syscall3(SYS_getpid, 0, 0, 0);
 	int32_t tid = (int32_t)fl_raw_syscall3(SYS_gettid, 0, 0, 0);
@@ -255,30 +263,39 @@ void fl_sigsegv_thread(void)
 	stack_t ss = { .ss_sp = stack, .ss_size = ALTSTACK, .ss_flags = 0 };
 	RESOLVE(real_sigaltstack, "sigaltstack");
 	real_sigaltstack(&ss, NULL);
-	sigset_t segv;
-	sigemptyset(&segv);
-	sigaddset(&segv, SIGSEGV);
+	sigset_t one;
+	sigemptyset(&one);
+	sigaddset(&one, fault_sig);
 	RESOLVE(real_pthread_sigmask, "pthread_sigmask");
-	real_pthread_sigmask(SIG_UNBLOCK, &segv, NULL);
+	real_pthread_sigmask(SIG_UNBLOCK, &one, NULL);
 }
 
-int fl_sigsegv_install(void)
+int fl_fault_signal_install(int sig, const char *engine)
 {
 	RESOLVE(real_sigaction, "sigaction");
-	if (sigsegv_active())
-		return 0; /* a followed fork child inherits the handler and its thread's stack */
+	if (fault_signal_active()) {
+		/* a followed fork child inherits the handler and its thread's stack; a later attached
+		 * session of another in-thread engine cannot take the signal over */
+		if (sig == fault_sig)
+			return 0;
+		fl_log(engine, " engine: another engine's fault signal is installed in this process; record with that engine",
+		       NULL);
+		return -EBUSY;
+	}
+	fault_sig = sig;
+	fault_code = sig == SIGBUS ? BUS_ADRERR : SEGV_ACCERR;
 	struct sigaction ours;
 	memset(&ours, 0, sizeof(ours));
-	ours.sa_sigaction = on_sigsegv;
+	ours.sa_sigaction = on_fault_signal;
 	ours.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
 	sigfillset(&ours.sa_mask);
-	if (real_sigaction(SIGSEGV, NULL, &prog_action) != 0 || real_sigaction(SIGSEGV, &ours, NULL) != 0) {
+	if (real_sigaction(sig, NULL, &prog_action) != 0 || real_sigaction(sig, &ours, NULL) != 0) {
 		int err = errno;
-		fl_log("mprotect engine: cannot install the SIGSEGV handler: ", strerror(err), NULL);
+		fl_log(engine, " engine: cannot install its fault signal's handler: ", strerror(err));
 		return -err;
 	}
 	__atomic_store_n(&installed, 1, __ATOMIC_RELEASE);
-	fl_sigsegv_thread();
+	fl_fault_signal_thread();
 	return 0;
 }
 
@@ -287,9 +304,9 @@ int fl_sigsegv_install(void)
 FL_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	RESOLVE(real_sigaction, "sigaction");
-	if (!sigsegv_active())
+	if (!fault_signal_active())
 		return real_sigaction(sig, act, old);
-	if (sig == SIGSEGV) {
+	if (sig == fault_sig) {
 		spin(&prog_lock);
 		if (old)
 			*old = prog_action;
@@ -342,7 +359,7 @@ FL_EXPORT sighandler_t sysv_signal(int sig, sighandler_t handler)
 FL_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 {
 	RESOLVE(real_sigaltstack, "sigaltstack");
-	if (!sigsegv_active())
+	if (!fault_signal_active())
 		return real_sigaltstack(ss, old);
 	/* the agent's stack stays: the program's would be traced memory */
 	int r = real_sigaltstack(NULL, old);
@@ -353,13 +370,13 @@ FL_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 	return r;
 }
 
-/* the set to block, less SIGSEGV (see the top of the file) */
-static const sigset_t *without_segv(int how, const sigset_t *set, sigset_t *copy)
+/* the set to block, less the fault signal (see the top of the file) */
+static const sigset_t *without_fault_signal(int how, const sigset_t *set, sigset_t *copy)
 {
-	if (!set || how == SIG_UNBLOCK || !sigsegv_active() || sigismember(set, SIGSEGV) != 1)
+	if (!set || how == SIG_UNBLOCK || !fault_signal_active() || sigismember(set, fault_sig) != 1)
 		return set;
 	*copy = *set;
-	sigdelset(copy, SIGSEGV);
+	sigdelset(copy, fault_sig);
 	return copy;
 }
 
@@ -367,19 +384,19 @@ FL_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	RESOLVE(real_pthread_sigmask, "pthread_sigmask");
 	sigset_t copy;
-	return real_pthread_sigmask(how, without_segv(how, set, &copy), old);
+	return real_pthread_sigmask(how, without_fault_signal(how, set, &copy), old);
 }
 
 FL_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
 	RESOLVE(real_sigprocmask, "sigprocmask");
 	sigset_t copy;
-	return real_sigprocmask(how, without_segv(how, set, &copy), old);
+	return real_sigprocmask(how, without_fault_signal(how, set, &copy), old);
 }
 
 /*
  * Memory that glibc reads with every signal blocked, where a fault on a disabled page kills the
- * process (the kernel forces SIGSEGV's default action on a blocked fault). A new thread runs
+ * process (the kernel forces the fault signal's default action on a blocked fault). A new thread runs
  * __ctype_init (ctype/ctype-info.c) in start_thread (nptl/pthread_create.c) before it restores
  * its signal mask, and __ctype_init reads the first values of the global locale's LC_CTYPE
  * data, a block that setlocale malloc'd if it loaded the locale from files (locale/loadlocale.c,
@@ -393,7 +410,7 @@ FL_EXPORT char *setlocale(int category, const char *locale)
 {
 	RESOLVE(real_setlocale, "setlocale");
 	char *r = real_setlocale(category, locale);
-	if (r && locale && (category == LC_CTYPE || category == LC_ALL) && sigsegv_active() && fl_tracing()) {
+	if (r && locale && (category == LC_CTYPE || category == LC_ALL) && fault_signal_active() && fl_tracing()) {
 		int saved = errno;
 		locale_t global = duplocale(LC_GLOBAL_LOCALE);
 		if (global) {

@@ -1,0 +1,14 @@
+/*
+ * fault_signal.h: the in-thread engines' fault signal (fault_signal.c): SIGSEGV for the mprotect
+ * engine, SIGBUS for the sigbus engine
+ */
+#ifndef FL_FAULT_SIGNAL_H
+#define FL_FAULT_SIGNAL_H
+
+#include "sys.h"
+
+/* the handler of sig (SIGSEGV or SIGBUS) for this process image; engine names it in messages */
+int fl_fault_signal_install(int sig, const char *engine);
+void fl_fault_signal_thread(void); /* this thread: an alternate signal stack, the signal unblocked */
+
+#endif

@@ -1,0 +1,28 @@
+package io.faultline.format;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** FORMAT.md names the format version this code writes and the versions its reader accepts. */
+class FormatDocumentTest
+{
+    @Test
+    void formatMdGivesTheCodesVersions() throws IOException
+    {
+        final String doc = Files.readString(Path.of("FORMAT.md"));
+        assertTrue(doc.startsWith("# faultline trace format, version " + TraceLayout.FORMAT_VERSION + "\n"),
+            "FORMAT.md's title names version " + TraceLayout.FORMAT_VERSION);
+        final StringBuilder accepted = new StringBuilder();
+        for (int v = TraceLayout.MIN_FORMAT_VERSION; v <= TraceLayout.FORMAT_VERSION; v++)
+        {
+            accepted.append(accepted.length() == 0 ? "" : v == TraceLayout.FORMAT_VERSION ? " or " : ", ").append(v);
+        }
+        assertTrue(doc.contains("`format_version` is " + accepted + ";"),
+            "FORMAT.md's reader checks accept format_version " + accepted);
+    }
+}
