@@ -7,8 +7,11 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 
 import io.faultline.format.FaultlineVersion;
@@ -62,8 +65,11 @@ public final class Main implements Callable<Integer>
         this.err = err;
     }
 
-    /** {@code faultline --version}: the version every trace's header carries ({@link FaultlineVersion}). */
-    static final class Version implements IVersionProvider
+    /**
+     * {@code faultline --version}: the version every trace's header carries ({@link FaultlineVersion}).
+     * Public for the commands of other modules ({@link CommandProvider}).
+     */
+    public static final class Version implements IVersionProvider
     {
         @Override
         public String[] getVersion()
@@ -107,8 +113,8 @@ public final class Main implements Callable<Integer>
         {
             // Reflecting over one command's options instead of all of them saves start-up time;
             // completion and the top level's messages (help, unknown words) need every command.
-            final String word = args.length > 0 && COMMANDS.contains(args[0]) && !args[0].equals("completion")
-                ? args[0] : null;
+            final String word = args.length > 0 && !args[0].equals("completion")
+                && (COMMANDS.contains(args[0]) || providers().containsKey(args[0])) ? args[0] : null;
             return commandLine(out, err, terminal, word).execute(args);
         }
         catch (final OutOfMemoryError ex)
@@ -142,6 +148,15 @@ public final class Main implements Callable<Integer>
                 commandLine.addSubcommand(command(word, out, err, terminal));
             }
         }
+        providers().forEach((word, provider) ->
+        {
+            if (only == null || only.equals(word))
+            {
+                final CommandLine sub = new CommandLine(provider.command(out, err, terminal));
+                commandLine.addSubcommand(word, sub.getCommandSpec().findOption("--format") == null ? sub
+                    : TraceInputOptions.withFormatsFooter(sub));
+            }
+        });
         commandLine.addSubcommand(new CommandLine.HelpCommand());
 
         // Settings below apply to the subcommands added above.
@@ -173,6 +188,17 @@ public final class Main implements Callable<Integer>
             return cli.exitCode();
         });
         return commandLine;
+    }
+
+    /** The commands of other modules on the class path ({@link CommandProvider}), by word. */
+    private static Map<String, CommandProvider> providers()
+    {
+        final Map<String, CommandProvider> providers = new LinkedHashMap<>();
+        for (final CommandProvider provider : ServiceLoader.load(CommandProvider.class))
+        {
+            providers.putIfAbsent(provider.name(), provider);
+        }
+        return providers;
     }
 
     private static CommandLine command(final String word, final PrintStream out, final PrintStream err,

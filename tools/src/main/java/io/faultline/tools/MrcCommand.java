@@ -99,7 +99,7 @@ final class MrcCommand implements Callable<Integer>
             }
             if (maxSize != null)
             {
-                SimulateCommand.cacheSize(maxSize, input.options().pageSizeOrDefault(), "--max-size");
+                SimulationGrid.cacheSize(maxSize, input.options().pageSizeOrDefault(), "--max-size");
             }
             final Path tracePath = traces.get(0);
             if (perThread && !input.formatOf(tracePath).name().equals(TraceFormats.FAULTLINE))
@@ -115,7 +115,7 @@ final class MrcCommand implements Callable<Integer>
                     + "): the curve below " + trace.evmsPages() + " pages cannot tell hits from misses");
             }
             final OptionalInt maxPages = maxSize == null ? OptionalInt.empty()
-                : OptionalInt.of(SimulateCommand.cacheSize(maxSize, trace.pageSize(), "--max-size"));
+                : OptionalInt.of(SimulationGrid.cacheSize(maxSize, trace.pageSize(), "--max-size"));
 
             final long start = System.nanoTime();
             final List<Integer> tids = new ArrayList<>();

@@ -141,6 +141,43 @@ public final class MissRatioCurves
         return new MissRatioCurve("LRU (SHARDS R=" + rate + ")", trace.length, distinct, misses);
     }
 
+    /**
+     * The references of {@code trace} to the keys SHARDS keeps at rate {@code rate}, in order:
+     * the spatial sample that mini-simulations (MINISIM) replay through any policy, with the
+     * cache scaled by the same rate (Waldspurger, Saemundsson, Ahmad and Park, "Cache Modeling
+     * and Optimization using Miniature Simulations", USENIX ATC 2017).
+     *
+     * @return the sampled references, and in {@code [0]} of {@code effectiveRate} the rate the
+     *         hash threshold gives (rate rounded to a multiple of 2^-24)
+     */
+    public static long[] spatialSample(final long[] trace, final double rate, final double[] effectiveRate)
+    {
+        if (!(rate > 0 && rate <= 1))
+        {
+            throw new IllegalArgumentException("sampling rate must be in (0, 1]: rate=" + rate);
+        }
+        final long threshold = Math.max(1, Math.round(rate * MODULUS));
+        effectiveRate[0] = (double)threshold / MODULUS;
+        int kept = 0;
+        for (final long key : trace)
+        {
+            if (sampled(key, threshold))
+            {
+                kept++;
+            }
+        }
+        final long[] sample = new long[kept];
+        int at = 0;
+        for (final long key : trace)
+        {
+            if (sampled(key, threshold))
+            {
+                sample[at++] = key;
+            }
+        }
+        return sample;
+    }
+
     static boolean sampled(final long key, final long threshold)
     {
         return (mix(key) & (MODULUS - 1)) < threshold;
