@@ -26,6 +26,8 @@ for xml in "$reports"/TEST-io.faultline.fuzz.*.xml; do
     /<\/testcase>|<testcase [^>]*\/>/ { if (name != "") printf "%-22s %-52s %8.1f s  %s\n", cls, name, time, bad == "" ? "ok" : "FINDING: " bad; name = "" }
   ' "$xml"
 done
-findings=$(find "$root/tools/target/fuzz-findings" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
+findings=0
+[[ -d "$root/tools/target/fuzz-findings" ]] \
+  && findings=$(find "$root/tools/target/fuzz-findings" -mindepth 1 -maxdepth 1 | wc -l)
 printf 'total %.0f s (with the build); %d finding input(s) kept; maven status %d\n' \
   "$(awk -v s="$s" -v e="$e" 'BEGIN{print e - s}')" "$findings" "$status"

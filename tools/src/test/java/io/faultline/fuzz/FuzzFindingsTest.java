@@ -32,12 +32,17 @@ class FuzzFindingsTest
     /** The queue file's first header word, as Chronicle's framing check meets it ("Unexpected magic number 400100c1"). */
     private static void damageFirstHeader(final Path dir) throws Exception
     {
+        writeFirstHeader(dir, new byte[] {(byte)0xc1, 0x00, 0x01, 0x40});
+    }
+
+    private static void writeFirstHeader(final Path dir, final byte[] word) throws Exception
+    {
         try (Stream<Path> files = Files.list(dir.resolve(TraceLayout.QUEUE_DIR)))
         {
             final Path cq4 = files.filter(f -> f.toString().endsWith(".cq4")).findFirst().orElseThrow();
             try (RandomAccessFile raf = new RandomAccessFile(cq4.toFile(), "rw"))
             {
-                raf.write(new byte[] {(byte)0xc1, 0x00, 0x01, 0x40});
+                raf.write(word);
             }
         }
     }
@@ -57,6 +62,25 @@ class FuzzFindingsTest
         assertEquals("corrupt trace " + dir + ": its queue cannot be read (a queue file's framing is damaged)",
             ex.getMessage());
         assertEquals(InputProblem.CORRUPT, ex.problem());
+    }
+
+    /** A first header never completed (zeroed, or its writer died): Chronicle waited 10 s for it on every read. */
+    @Test
+    void aFirstHeaderNeverCompletedIsATruncatedTraceInOneLine() throws Exception
+    {
+        final Path dir = FaultlineTraces.write(tmp.resolve("t"), 4096, new long[] {1, 11, 0x1000, 0x2000});
+        writeFirstHeader(dir, new byte[] {0, 0, 0, 0});
+        final TraceFormatException ex = assertThrows(TraceFormatException.class, () ->
+        {
+            try (TraceReader reader = TraceReader.open(dir))
+            {
+                reader.scan();
+            }
+        });
+        // Chronicle gives up after the reader's FIRST_HEADER_TIMEOUT_MS and sees no excerpt; the
+        // wait itself is held to TraceReaderFuzzTest's 10 s bound, which its 10 s default broke
+        assertEquals("truncated trace " + dir + ": the header counts 2 references but the queue holds 0",
+            ex.getMessage());
     }
 
     @Test

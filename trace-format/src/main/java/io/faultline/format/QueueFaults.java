@@ -22,6 +22,10 @@ final class QueueFaults
         {
             return "a queue file's framing is damaged";
         }
+        if (ex instanceof java.util.concurrent.TimeoutException)
+        {
+            return "a queue file's first header is never complete: it is damaged, or its writer died writing it";
+        }
         return "a queue file is damaged";
     }
 }

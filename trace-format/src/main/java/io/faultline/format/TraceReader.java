@@ -129,10 +129,19 @@ public final class TraceReader implements AutoCloseable
         }
     }
 
+    /**
+     * How long a reader waits for a queue file's first header to be complete. Chronicle waits
+     * for a writer to finish it, 10 s by default; a damaged or zeroed header never finishes, and
+     * every read of such a trace hung that long (TraceReaderFuzzTest). A live writer completes
+     * it microseconds after it creates the file.
+     */
+    static final long FIRST_HEADER_TIMEOUT_MS = 1_000;
+
     /** A queue opened for reading only; the trace and monitoring-record readers share it. */
     public static SingleChronicleQueue openQueue(final Path queueDir)
     {
-        return SingleChronicleQueueBuilder.binary(queueDir.toFile()).readOnly(true).build();
+        return SingleChronicleQueueBuilder.binary(queueDir.toFile()).readOnly(true).timeoutMS(FIRST_HEADER_TIMEOUT_MS)
+            .build();
     }
 
     public TraceHeader header()
