@@ -137,7 +137,15 @@ static int map_shm(const char *path)
 {
 	int fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
-		fl_log("cannot open ", path, strerror(errno));
+		/*
+		 * Gone: the recording is over (the recorder removed the file at its end, or its guard
+		 * or an agent did after it died) and this image, exec'd since, runs untraced. Said on
+		 * the program's stderr it would change the program's output.
+		 */
+		if (errno == ENOENT)
+			FL_DEBUG("shm-gone", 0, 0, -ENOENT);
+		else
+			fl_log("cannot open the recording's shared memory (FAULTLINE_SHM): ", strerror(errno), NULL);
 		return -1;
 	}
 	struct stat st;

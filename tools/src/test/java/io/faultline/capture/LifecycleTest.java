@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceLayout;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -71,6 +72,34 @@ class LifecycleTest
         assertEquals(128 + 15, recorder.exitValue(), Files.readString(out));
         assertTrue(TraceHeader.read(trace.resolve(TraceLayout.HEADER_FILE)).isComplete());
         assertEquals(List.of(), shmFilesOf(recorder.pid()), "the recorder deletes its shared memory");
+    }
+
+    /**
+     * A program that execs after its recorder was killed: the agent in the new image finds the
+     * shared memory removed (the agent of the image that saw the recorder die removes it) and
+     * runs untraced without a word. It used to print "faultline agent: cannot open
+     * /dev/shm/faultline-..." on the program's stderr, which is the program's output.
+     */
+    @Test
+    void anImageExecdAfterTheRecorderDiedRunsWithItsOwnOutputOnly() throws Exception
+    {
+        final String script = "echo started; sleep 3; echo after >&2; ls /etc/hostname";
+        final Faultline.Result nativeRun = Faultline.exec(List.of("sh", "-c", script), 60);
+        final Path out = tmp.resolve("out.txt");
+        final Path err = tmp.resolve("err.txt");
+        final Process recorder = Faultline.builder(List.of("record", "-q", "-o", tmp.resolve("t").toString(), "--",
+            "sh", "-c", script)).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        waitForFile(out, "started");
+        final List<ProcessHandle> program = recorder.toHandle().descendants().toList();
+        recorder.toHandle().destroyForcibly();
+        recorder.waitFor(30, TimeUnit.SECONDS);
+        for (final ProcessHandle p : program)
+        {
+            p.onExit().get(60, TimeUnit.SECONDS);
+        }
+        waitForFile(out, "/etc/hostname");
+        assertEquals(nativeRun.out(), Files.readString(out));
+        assertEquals(nativeRun.err(), Files.readString(err), "the program's stderr is its own");
     }
 
     @BothEngines
