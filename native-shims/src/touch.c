@@ -60,14 +60,13 @@ static inline int touching(void)
 {
 	if (fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS)
 		return 0;
-	/* the agent's own calls (reading /proc/self/maps) never touch, and never wait for the
-	 * teardown that the guard itself may be running */
-	if (fl_on_handler_thread())
-		return 0;
 	if (fl_tracing())
 		return 1;
-	/* tracing stopping: the kernel would meet pages still disabled (EFAULT); wait for them */
-	fl_restoring_wait();
+	/* tracing stopping: the kernel would meet pages still disabled (EFAULT); wait for them,
+	 * except on the agent's own threads, whose calls read into agent memory and one of which
+	 * runs the teardown (it waited for itself reading /proc/self/maps) */
+	if (!fl_on_handler_thread())
+		fl_restoring_wait();
 	return 0;
 }
 

@@ -66,11 +66,11 @@ final class AsNobody
     }
 
     /** A copy of {@code file} that nobody can run or read. */
-    Path copy(final Path file) throws IOException, InterruptedException
+    Path copy(final Path file) throws IOException
     {
         final Path copy = dir.resolve("bin-" + file.getFileName());
         Files.copy(file, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        openUp();
+        Files.setPosixFilePermissions(copy, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
         return copy;
     }
 

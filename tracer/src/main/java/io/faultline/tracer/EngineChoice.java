@@ -32,7 +32,14 @@ public final class EngineChoice
         }
         if (options.engine == ShmLayout.ENGINE_SIGBUS)
         {
-            Preflight.checkUserModeUserfaultfd();
+            try
+            {
+                Preflight.checkUserModeUserfaultfd();
+            }
+            catch (final RecordException ex)
+            {
+                throw new RecordException(ex.getMessage() + "; record with --engine mprotect");
+            }
             return null;
         }
         try
@@ -56,12 +63,11 @@ public final class EngineChoice
             {
                 if (!mprotectServes)
                 {
-                    throw new RecordException(userMode.getMessage().replace("; record with --engine mprotect", "")
-                        + "; this needs userfaultfd");
+                    throw new RecordException(userMode.getMessage() + "; this needs userfaultfd");
                 }
                 options.engine = ShmLayout.ENGINE_MPROTECT;
-                return "faultline " + who + ": note: " + userMode.getMessage().replace("; record with --engine mprotect", "")
-                    + "; " + verb(who) + " with --engine mprotect instead";
+                return "faultline " + who + ": note: " + userMode.getMessage() + "; " + verb(who)
+                    + " with --engine mprotect instead";
             }
         }
     }

@@ -230,7 +230,8 @@ public final class Logger implements Agent
     private int noteExits(final long now)
     {
         int work = 0;
-        final org.agrona.collections.IntHashSet absentNow = new org.agrona.collections.IntHashSet();
+        final org.agrona.collections.IntHashSet absentNow = absentBefore == absentA ? absentB : absentA;
+        absentNow.clear();
         for (int slot = 0; slot < shm.slotCount(); slot++)
         {
             final int pid = shm.slotInt(slot, ShmLayout.SLOT_PID);
@@ -244,8 +245,7 @@ public final class Logger implements Agent
                 }
             }
         }
-        absentBefore.clear();
-        absentBefore.addAll(absentNow);
+        absentBefore = absentNow;
         return work;
     }
 
@@ -262,12 +262,15 @@ public final class Logger implements Agent
     }
 
     private static final int ESRCH = 3;
+    /** The two sets absentBefore alternates between, so that an exit check allocates nothing. */
+    private final org.agrona.collections.IntHashSet absentA = new org.agrona.collections.IntHashSet();
+    private final org.agrona.collections.IntHashSet absentB = new org.agrona.collections.IntHashSet();
     /**
      * The pids absent at the last exit check: a process counts as gone only when absent at two
      * checks in a row (EXIT_CHECK_INTERVAL_NS apart), so that no transient answer of the kernel
      * (a task in the middle of fork or exec) ends it in the trace.
      */
-    private final org.agrona.collections.IntHashSet absentBefore = new org.agrona.collections.IntHashSet();
+    private org.agrona.collections.IntHashSet absentBefore = absentB;
 
     /**
      * One process is gone, so none of its images writes any more: drains the rings of all its

@@ -169,7 +169,8 @@ public final class Preflight
     /**
      * The sigbus engine's userfaultfd: {@code UFFD_USER_MODE_ONLY}, which the kernel grants an
      * ordinary user where {@code vm.unprivileged_userfaultfd=0} (fs/userfaultfd.c,
-     * userfaultfd_syscall_allowed).
+     * userfaultfd_syscall_allowed). The message says why not, not what to do instead: that
+     * depends on the caller (EngineChoice).
      */
     public static void checkUserModeUserfaultfd()
     {
@@ -187,11 +188,9 @@ public final class Preflight
         final int errno = Native.getLastError();
         if (errno == ENOSYS)
         {
-            throw new RecordException("this kernel has no userfaultfd (CONFIG_USERFAULTFD is off); record with "
-                + "--engine mprotect");
+            throw new RecordException("this kernel has no userfaultfd (CONFIG_USERFAULTFD is off)");
         }
-        throw new RecordException("cannot create a user-mode userfaultfd (errno " + errno + "); record with "
-            + "--engine mprotect");
+        throw new RecordException("cannot create a user-mode userfaultfd (errno " + errno + ")");
     }
 
     /** userfaultfd(2)'s flag: only user-mode faults are handled (Linux 5.11). */

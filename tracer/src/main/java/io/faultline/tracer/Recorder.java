@@ -226,14 +226,9 @@ public final class Recorder
      */
     private static final String NO_TRIM = "glibc.malloc.trim_threshold=18446744073709551615";
 
-    /** Starts {@code command} with the agent preloaded and pointed at {@code shm}; its output is ours. */
-    public static Process startWithAgent(final List<String> command, final Path agent, final SharedMemory shm)
-    {
-        return startWithAgent(command, agent, shm, io.faultline.format.ShmLayout.ENGINE_UFFD);
-    }
-
     /**
-     * As above, for an engine: under the in-thread engines (mprotect, sigbus) glibc is also asked
+     * Starts {@code command} with the agent preloaded and pointed at {@code shm}; its output is
+     * ours. Under the in-thread engines (mprotect, sigbus) glibc is also asked
      * not to register restartable sequences (tunable glibc.pthread.rseq=0, inherited like
      * LD_PRELOAD), and under sigbus not to trim its heaps (NO_TRIM). The kernel writes each thread's
      * rseq area, inside its struct pthread, on the way back to user space after every

@@ -95,15 +95,6 @@ public final class LiveMonitor
     /**
      * @param fixed ranges for fvaddr, or null for vaddr
      * @param scope ShmLayout.SCOPE_ALL, or SCOPE_API for the ranges the program registers
-     */
-    public static Result run(final List<String> command, final Path out, final Attributes attrs, final long seed,
-        final List<Scheme> schemes, final List<AddressRange> fixed, final int scope, final PrintWriter err,
-        final Consumer<Watch> watching) throws Exception
-    {
-        return run(command, out, attrs, seed, schemes, fixed, scope, -1, err, watching);
-    }
-
-    /**
      * @param engine ShmLayout.ENGINE_UFFD or ENGINE_SIGBUS, or -1: the userfaultfd engine where this
      *     user may have it, else the sigbus engine, with a note (EngineChoice)
      */
