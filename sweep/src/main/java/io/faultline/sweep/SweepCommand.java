@@ -4,7 +4,6 @@ import io.faultline.sim.PolicySpec;
 import io.faultline.sim.report.Progress;
 import io.faultline.sim.report.SimulationRow;
 import io.faultline.sim.report.Written;
-import io.faultline.sim.trace.TraceException;
 import io.faultline.sim.trace.TraceInput;
 import io.faultline.sweep.grid.Cell;
 import io.faultline.sweep.grid.CellResult;
@@ -134,8 +133,10 @@ final class SweepCommand implements Callable<Integer>
                 }
             }
         }
-        catch (final TraceException | IllegalArgumentException ex)
+        catch (final IllegalArgumentException ex)
         {
+            // A bad policy or parameter; an unreadable trace (TraceException) goes to Main, which
+            // gives it the exit status of its kind of problem as for simulate.
             throw new CliException(ex.getMessage());
         }
     }

@@ -2,6 +2,8 @@ package io.faultline.sweep.traces;
 
 import io.faultline.sim.report.Written;
 import io.faultline.sim.trace.KeyTrace;
+import io.faultline.format.InputProblem;
+import io.faultline.sim.trace.TraceException;
 import io.faultline.sim.trace.TraceInput;
 import io.faultline.tools.CliException;
 import org.apache.hadoop.conf.Configuration;
@@ -60,9 +62,25 @@ public final class Staging
      * The trace {@code argument} as tasks will read it: at its URI if it is a keys file already,
      * else staged; {@code evmsWarning} receives the trace's EVMS warning at the given sizes.
      *
-     * @throws IOException naming the trace if it cannot be read or written
+     * @throws TraceException naming the trace if it cannot be read or written
      */
     public StagedTrace stage(final String argument, final SizesOf sizes, final Consumer<String> warnings)
+    {
+        try
+        {
+            return stageOrThrow(argument, sizes, warnings);
+        }
+        catch (final IOException ex)
+        {
+            // Hadoop's messages name the problem ("No FileSystem for scheme") but not always the trace.
+            final String message = ex.getMessage() == null ? ex.getClass().getSimpleName()
+                : ex.getMessage().lines().findFirst().orElse("");
+            throw new TraceException(message.contains(argument) ? message : argument + ": " + message,
+                InputProblem.UNREADABLE, ex);
+        }
+    }
+
+    private StagedTrace stageOrThrow(final String argument, final SizesOf sizes, final Consumer<String> warnings)
         throws IOException
     {
         final Path given = isUri(argument) ? new Path(argument) : new Path(java.nio.file.Path.of(argument)
@@ -70,7 +88,7 @@ public final class Staging
         final FileSystem fs = given.getFileSystem(hadoop);
         if (!fs.exists(given))
         {
-            throw new IOException("no such trace: " + argument);
+            throw new TraceException("no such trace: " + argument, InputProblem.UNREADABLE);
         }
         if (fs.getFileStatus(given).isFile())
         {
@@ -92,8 +110,9 @@ public final class Staging
         }
         if (isUri(argument) && !"file".equals(given.toUri().getScheme()))
         {
-            throw new IOException(argument + " is not a staged trace; tasks read only staged traces from "
-                + given.toUri().getScheme() + ": stage it first with faultline sweep --stage DIR --stage-only");
+            throw new TraceException(argument + " is not a staged trace; tasks read only staged traces from "
+                + given.toUri().getScheme() + ": stage it first with faultline sweep --stage DIR --stage-only",
+                InputProblem.MISUSED);
         }
         final java.nio.file.Path local = isUri(argument) ? java.nio.file.Path.of(URI.create(argument))
             : java.nio.file.Path.of(argument);
