@@ -85,9 +85,10 @@ final class LiveView
     static String summary(final LiveReplay.Result result, final int pairs)
     {
         return String.format(Locale.ROOT, "faultline record: --live replayed %,d references (%,d distinct pages) into "
-                + "the exact LRU curve%s; at most %,d behind the recording (sampled every %d ms)%s",
+                + "the exact LRU curve%s in %.2f s of CPU (%s); at most %,d behind the recording (sampled every %d ms)%s",
             result.references(), result.curve().distinct(), pairs == 0 ? "" : String.format(Locale.ROOT,
-                " and %,d policy runs", pairs), result.maxLag(),
+                " and %,d policy runs", pairs), result.cpuNs() / 1e9,
+            Progress.rate(result.cpuNs() > 0 ? result.references() * 1e9 / result.cpuNs() : 0), result.maxLag(),
             TimeUnit.NANOSECONDS.toMillis(LiveReplay.SNAPSHOT_NS),
             result.spilled() == 0 ? "" : String.format(Locale.ROOT, ", %,d of them by way of a spill file",
                 result.spilled()));

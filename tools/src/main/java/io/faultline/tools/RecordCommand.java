@@ -427,7 +427,7 @@ final class RecordCommand implements Callable<Integer>
     }
 
     private static final long DEFAULT_LIVE_BACKLOG = 256L << 20;
-    private static final long MIN_LIVE_BACKLOG = 1L << 20;
+    private static final long MIN_LIVE_BACKLOG = 64L << 10;
 
     /** An output file is checked before the program runs, not found unwritable when a long run ends. */
     private static void writable(final Path file)
