@@ -39,7 +39,7 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "record", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     synopsisHeading = "usage: ", customSynopsis = {"faultline record -o DIR [--force] [OPTIONS] [--] PROGRAM [ARGS...]",
-        "       faultline record --live [-o DIR] [--policies P,... --sizes S,...] [OPTIONS] [--] PROGRAM [ARGS...]"},
+        "       faultline record --live [-o DIR] [--policies P,... --sizes S,...] [OPTIONS] PROGRAM ..."},
     descriptionHeading = "%n",
     description = {"Run a program and record its page reference trace into DIR; with --live, also replay it as it "
         + "comes into the LRU miss-ratio curve and the --policies' results.", ""},

@@ -49,6 +49,11 @@ public final class LiveReplay
     /** Records taken from the backlog at once. */
     private static final int BATCH = 4096;
     private static final long IDLE_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
+    /**
+     * For faultline's own tests: the replay takes nothing until the recording has ended, as a
+     * replay that falls behind all the way does, so that the backlog spills whatever its bound.
+     */
+    static final String TEST_HOLD_ENV = "FAULTLINE_TEST_LIVE_HOLD";
 
     /** What the terminal shows: the state of the replay at one moment. */
     public record Snapshot(long replayed, long lag, long spilled, int distinct, int workingSet, int[] sizes,
@@ -161,6 +166,13 @@ public final class LiveReplay
     private void run()
     {
         yieldToProgram();
+        if ("1".equals(System.getenv(TEST_HOLD_ENV)))
+        {
+            while (!finishing)
+            {
+                LockSupport.parkNanos(IDLE_PARK_NS);
+            }
+        }
         final long[] batch = new long[BATCH * Backlog.FIELDS];
         long nextSnapshotNs = System.nanoTime() + SNAPSHOT_NS;
         try
