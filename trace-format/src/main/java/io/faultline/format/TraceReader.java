@@ -363,6 +363,13 @@ public final class TraceReader implements AutoCloseable
         long stopIndex = Long.MAX_VALUE;
         /** Position of the excerpt where the queue itself could not be read; MAX_VALUE if none. */
         long brokenOrdinal = Long.MAX_VALUE;
+        /**
+         * Position after the last excerpt the survey found: delivery stops there. A trace still
+         * being recorded grows while it is read, and what was written after the survey is
+         * neither checked (order, damage) nor counted in the summary, and would reach some
+         * processes' streams and not others: a read delivers the trace as the survey saw it.
+         */
+        long endOrdinal = Long.MAX_VALUE;
         String stopError;
         String unreadable;
         long excerpts;
@@ -422,6 +429,7 @@ public final class TraceReader implements AutoCloseable
                     final ExcerptCursor.Step step = cursor.next(0);
                     if (step == ExcerptCursor.Step.END)
                     {
+                        endOrdinal = cursor.ordinal();
                         break;
                     }
                     if (step == ExcerptCursor.Step.BROKEN)
@@ -625,7 +633,7 @@ public final class TraceReader implements AutoCloseable
             }
             while (true)
             {
-                if (cursor.ordinal() + 1 >= survey.brokenOrdinal)
+                if (cursor.ordinal() + 1 >= Math.min(survey.brokenOrdinal, survey.endOrdinal))
                 {
                     return false;
                 }
