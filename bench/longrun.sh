@@ -5,7 +5,9 @@
 # touches a second, with mmap/munmap churn, a short thread every 10 s and a forked child every
 # 20 s, so that process slots are given back and taken again), and every minute samples:
 #   - the trace: size on disk (du) and apparent size, the queue's files (roll cycles);
-#   - the recorder's JVM: VmRSS, VmHWM and its anonymous, file and shared parts;
+#   - the recorder's JVM: VmRSS, VmHWM and its anonymous, file and shared parts, and its Java
+#     heap in use and old generation in use (jstat; empty without it): a leak grows the old
+#     generation, garbage only the young one;
 #   - the traced program (the agent lives in it): VmRSS, VmHWM, and the resident part of the
 #     agent's own mappings (libfaultline and the shared rings); the same program run natively
 #     beside it (NATIVE=0: not) for comparison;
@@ -69,6 +71,11 @@ agent_kb() {
   awk '/^[0-9a-f]+-[0-9a-f]+ / {a = ($6 ~ /libfaultline|\/dev\/shm\/faultline-/)} a && $1 == "Rss:" {s += $2} END{print s + 0}' \
     "/proc/$1/smaps" 2>/dev/null || true
 }
+# heap PID: kB of the JVM's heap in use (survivors, eden, old) and of its old generation (jstat -gc)
+heap() {
+  { jstat -gc "$1" 2>/dev/null || true; } | awk 'NR == 1 {for (i = 1; i <= NF; i++) c[$i] = i}
+    NR == 2 {printf "%.0f,%.0f", $c["S0U"] + $c["S1U"] + $c["EU"] + $c["OU"], $c["OU"]; p = 1} END {if (!p) printf ","}'
+}
 # u64 FILE OFFSET: a little-endian 64-bit integer of the shared memory
 u64() { od -An -t u8 -j "$2" -N 8 "$1" 2>/dev/null | tr -d ' ' || true; }
 # progress SHM: clock, claims, active slots, ring waits of the active slots (faultline_shm.h)
@@ -106,7 +113,7 @@ reads() {
 }
 
 mkdir -p "$out/reads"
-echo "elapsed_s,load1,trace_du_kb,trace_apparent_kb,queue_files,recorder_rss_kb,recorder_hwm_kb,recorder_anon_kb,recorder_file_kb,recorder_shmem_kb,program_rss_kb,program_hwm_kb,agent_rss_kb,native_rss_kb,native_hwm_kb,clock,claims,active_slots,ring_waits" > "$out/samples.csv"
+echo "elapsed_s,load1,trace_du_kb,trace_apparent_kb,queue_files,recorder_rss_kb,recorder_hwm_kb,recorder_anon_kb,recorder_file_kb,recorder_shmem_kb,recorder_heap_kb,recorder_old_kb,program_rss_kb,program_hwm_kb,agent_rss_kb,native_rss_kb,native_hwm_kb,clock,claims,active_slots,ring_waits" > "$out/samples.csv"
 echo "elapsed_s,reader,exit,seconds,detail" > "$out/reads.csv"
 {
   echo "$bench_name: $(date -u +%FT%TZ), $(machine)"
@@ -136,6 +143,7 @@ for ((k = 1; ; k++)); do
   files=$(find "$out/trace/queue" -name '*.cq4' | wc -l)
   row="$t,$(cut -d' ' -f1 /proc/loadavg),$du_kb,$app_kb,$files"
   for key in VmRSS VmHWM RssAnon RssFile RssShmem; do row+=",$(status_kb "$rec" "$key")"; done
+  row+=",$(heap "$rec")"
   if [ -n "$prog" ]; then
     row+=",$(status_kb "$prog" VmRSS),$(status_kb "$prog" VmHWM),$(agent_kb "$prog")"
   else
@@ -180,10 +188,10 @@ final() {
   awk -F, 'NR > 1 {for (i = 1; i <= NF; i++) if ($i != "") {if (!(i in a)) a[i] = $i; b[i] = $i}; n++} END {
     h = (b[1] - a[1]) / 3600;
     printf "samples %d; trace at %d s: %.1f MB on disk (%.1f MB apparent), %d queue file(s)\n", n, b[1], b[3] / 1024, b[4] / 1024, b[5];
-    if (h > 0) printf "trace growth: %.1f MB an hour on disk, %.1f MB apparent, %.0f references an hour\n", (b[3] - a[3]) / 1024 / h, (b[4] - a[4]) / 1024 / h, (b[16] - a[16]) / h;
-    printf "recorder RSS %d -> %d kB (HWM %d kB; anon %d -> %d, file %d -> %d, shmem %d -> %d)\n", a[6], b[6], b[7], a[8], b[8], a[9], b[9], a[10], b[10];
-    printf "program RSS %d -> %d kB (HWM %d kB), agent mappings resident %d -> %d kB; native twin RSS %d -> %d kB (HWM %d kB)\n", a[11], b[11], b[12], a[13], b[13], a[14], b[14], b[15];
-    printf "clock %d -> %d; slots claimed %d -> %d; ring waits of active slots at the last sample %d\n", a[16], b[16], a[17], b[17], b[19];
+    if (h > 0) printf "trace growth: %.1f MB an hour on disk, %.1f MB apparent, %.0f references an hour\n", (b[3] - a[3]) / 1024 / h, (b[4] - a[4]) / 1024 / h, (b[18] - a[18]) / h;
+    printf "recorder RSS %d -> %d kB (HWM %d kB; anon %d -> %d, file %d -> %d, shmem %d -> %d); Java heap in use %d -> %d kB, old generation %d -> %d kB\n", a[6], b[6], b[7], a[8], b[8], a[9], b[9], a[10], b[10], a[11], b[11], a[12], b[12];
+    printf "program RSS %d -> %d kB (HWM %d kB), agent mappings resident %d -> %d kB; native twin RSS %d -> %d kB (HWM %d kB)\n", a[13], b[13], b[14], a[15], b[15], a[16], b[16], b[17];
+    printf "clock %d -> %d; slots claimed %d -> %d; ring waits of active slots at the last sample %d\n", a[18], b[18], a[19], b[19], b[21];
   }' "$out/samples.csv"
   awk -F, 'NR > 1 {n++; if ($3 != 0) bad++} END {printf "mid-run reads: %d, failed %d\n", n, bad + 0}' "$out/reads.csv"
   echo "files: $out/samples.csv, $out/reads.csv, $out/trace"
