@@ -59,7 +59,7 @@ final class InfoCommand implements Callable<Integer>
             }
             if (reader.isPartial())
             {
-                printPartial(out, path, reader.header(), summary);
+                printPartial(out, path, reader.header(), summary, reader.isLive());
             }
             else
             {
@@ -73,15 +73,19 @@ final class InfoCommand implements Callable<Integer>
         return 0;
     }
 
-    /** A trace whose recorder died: what the header knows from the start, and how far the queue goes. */
+    /**
+     * A trace still being recorded, or whose recorder died or stopped early: what the header
+     * knows from the start, and how far the queue goes.
+     */
     private static void printPartial(final PrintStream out, final String path, final TraceHeader h,
-        final ReadSummary s)
+        final ReadSummary s, final boolean live)
     {
         origin(out, path, h);
         final String cause = h.get(TraceHeader.STOP_CAUSE);
-        row(out, "state", String.format(java.util.Locale.ROOT, "incomplete: %s; readable up to excerpt %d at %.3f s",
-            cause == null ? "the recorder stopped before finishing"
-                : String.format(java.util.Locale.ROOT, "the recording stopped at %.3f s (%s), the program ran on untraced",
+        row(out, "state", String.format(java.util.Locale.ROOT, "%s; readable up to excerpt %d at %.3f s",
+            live ? "recording: the recorder is still writing it"
+                : cause == null ? "incomplete: the recorder stopped before finishing"
+                : String.format(java.util.Locale.ROOT, "incomplete: the recording stopped at %.3f s (%s), the program ran on untraced",
                     h.longValue(TraceHeader.STOPPED_NS) / 1e9, cause),
             s.lastExcerpt(), s.lastTimeNs() / 1e9));
         row(out, "processes", String.valueOf(s.processes()));

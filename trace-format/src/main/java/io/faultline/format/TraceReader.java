@@ -49,15 +49,17 @@ public final class TraceReader implements AutoCloseable
     private final TraceHeader header;
     private final SingleChronicleQueue queue;
     private final boolean skipCorrupt;
+    private final boolean live;
     private Survey survey;
 
     private TraceReader(final Path dir, final TraceHeader header, final SingleChronicleQueue queue,
-        final boolean skipCorrupt)
+        final boolean skipCorrupt, final boolean live)
     {
         this.dir = dir;
         this.header = header;
         this.queue = queue;
         this.skipCorrupt = skipCorrupt;
+        this.live = live;
     }
 
     /** Opens a trace; a corrupt excerpt stops every read with an error. */
@@ -72,7 +74,14 @@ public final class TraceReader implements AutoCloseable
      */
     public static TraceReader open(final Path dir, final boolean skipCorrupt)
     {
-        final TraceHeader header = TraceHeader.readDirectory(dir, "trace");
+        TraceHeader header = TraceHeader.readDirectory(dir, "trace");
+        final boolean live = TraceLayout.STATE_RECORDING.equals(header.get(TraceHeader.STATE)) && TraceWriter.isBeingWritten(dir);
+        if (!live && TraceLayout.STATE_RECORDING.equals(header.get(TraceHeader.STATE)))
+        {
+            // The writer replaces the header before it lets go of the lock: a recording that ended
+            // between the two reads has its final header in place now.
+            header = TraceHeader.readDirectory(dir, "trace");
+        }
         final Path headerFile = dir.resolve(TraceLayout.HEADER_FILE);
         if (TraceLayout.CONTENT_MONITOR.equals(header.get(TraceHeader.CONTENT)))
         {
@@ -115,12 +124,12 @@ public final class TraceReader implements AutoCloseable
         }
         if (!hasData)
         {
-            return new TraceReader(dir, header, null, skipCorrupt);
+            return new TraceReader(dir, header, null, skipCorrupt, live);
         }
         try
         {
             return new TraceReader(dir, header,
-                openQueue(queueDir), skipCorrupt);
+                openQueue(queueDir), skipCorrupt, live);
         }
         catch (final Exception | InternalError ex)
         {
@@ -171,10 +180,22 @@ public final class TraceReader implements AutoCloseable
         }
     }
 
-    /** The recorder stopped before finishing the trace (header state=recording). */
+    /**
+     * The trace is not complete (header state=recording or incomplete): its recorder stopped
+     * before finishing, or is still writing it ({@link #isLive}).
+     */
     public boolean isPartial()
     {
         return !header.isComplete();
+    }
+
+    /**
+     * A recorder was writing the trace when it was opened (state=recording and the writer's lock
+     * held: {@link TraceWriter#isBeingWritten}): this read sees what was written so far.
+     */
+    public boolean isLive()
+    {
+        return live;
     }
 
     /**
@@ -342,6 +363,13 @@ public final class TraceReader implements AutoCloseable
         long stopIndex = Long.MAX_VALUE;
         /** Position of the excerpt where the queue itself could not be read; MAX_VALUE if none. */
         long brokenOrdinal = Long.MAX_VALUE;
+        /**
+         * Position after the last excerpt the survey found: delivery stops there. A trace still
+         * being recorded grows while it is read, and what was written after the survey is
+         * neither checked (order, damage) nor counted in the summary, and would reach some
+         * processes' streams and not others: a read delivers the trace as the survey saw it.
+         */
+        long endOrdinal = Long.MAX_VALUE;
         String stopError;
         String unreadable;
         long excerpts;
@@ -401,6 +429,7 @@ public final class TraceReader implements AutoCloseable
                     final ExcerptCursor.Step step = cursor.next(0);
                     if (step == ExcerptCursor.Step.END)
                     {
+                        endOrdinal = cursor.ordinal();
                         break;
                     }
                     if (step == ExcerptCursor.Step.BROKEN)
@@ -469,7 +498,7 @@ public final class TraceReader implements AutoCloseable
 
         void finish()
         {
-            summary = new ReadSummary(isPartial(), excerpts, references, events, streams.size(), lastExcerpt,
+            summary = new ReadSummary(isPartial(), live, excerpts, references, events, streams.size(), lastExcerpt,
                 lastTimeNs, skippedIndexes.size(), unreadable);
         }
 
@@ -604,7 +633,7 @@ public final class TraceReader implements AutoCloseable
             }
             while (true)
             {
-                if (cursor.ordinal() + 1 >= survey.brokenOrdinal)
+                if (cursor.ordinal() + 1 >= Math.min(survey.brokenOrdinal, survey.endOrdinal))
                 {
                     return false;
                 }

@@ -1,9 +1,15 @@
 package io.faultline.format;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
 import net.openhft.chronicle.bytes.Bytes;
@@ -17,20 +23,34 @@ import org.agrona.DirectBuffer;
  * Writes a trace directory: the header (state=recording at once, state=complete at
  * {@link #finish}) and one Chronicle Queue excerpt per chunk or event, copied unchanged from the
  * agent's ring. Single writer: the recorder's logger thread.
+ * <p>
+ * While it writes, the writer holds a write lock (fcntl, through {@link FileChannel#tryLock}) on
+ * the starting header, so that a reader in another process can tell a trace still being
+ * recorded from one whose recorder died, both state=recording ({@link #isBeingWritten}). The
+ * kernel drops the lock with the process, so a killed recorder leaves no lock behind.
  */
 public final class TraceWriter implements AutoCloseable
 {
+    /**
+     * The trace directories this JVM is writing. A reader here must not test the lock itself:
+     * fcntl locks belong to the process, so the reader's test would succeed against its own
+     * writer's lock, and closing the reader's channel would drop that lock.
+     */
+    private static final Set<Path> WRITING = ConcurrentHashMap.newKeySet();
+
     private final Path dir;
     private final ChronicleQueue queue;
     private final ExcerptAppender appender;
     private byte[] scratch = new byte[64 * 1024];
     private boolean finished;
+    private final FileChannel lockChannel;
 
-    private TraceWriter(final Path dir, final ChronicleQueue queue)
+    private TraceWriter(final Path dir, final ChronicleQueue queue, final FileChannel lockChannel)
     {
         this.dir = dir;
         this.queue = queue;
         this.appender = queue.createAppender();
+        this.lockChannel = lockChannel;
     }
 
     /**
@@ -52,10 +72,69 @@ public final class TraceWriter implements AutoCloseable
                 + "; choose another -o", InputProblem.UNREADABLE);
         }
         start.put(TraceHeader.STATE, TraceLayout.STATE_RECORDING);
-        start.write(dir.resolve(TraceLayout.HEADER_FILE));
+        final Path headerFile = dir.resolve(TraceLayout.HEADER_FILE);
+        start.write(headerFile);
+        final FileChannel lockChannel = lockWhileWriting(headerFile);
         final ChronicleQueue queue = SingleChronicleQueueBuilder.binary(dir.resolve(TraceLayout.QUEUE_DIR).toFile())
             .build();
-        return new TraceWriter(dir, queue);
+        WRITING.add(dir.toAbsolutePath().normalize());
+        return new TraceWriter(dir, queue, lockChannel);
+    }
+
+    /**
+     * The starting header's channel, write-locked; null where the file system takes no locks
+     * (readers then cannot tell a live recording from a dead one, and say it stopped).
+     */
+    private static FileChannel lockWhileWriting(final Path headerFile)
+    {
+        try
+        {
+            final FileChannel channel = FileChannel.open(headerFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            try
+            {
+                if (channel.tryLock() != null)
+                {
+                    return channel;
+                }
+            }
+            catch (final IOException | OverlappingFileLockException ex)
+            {
+                // no lock: as below
+            }
+            channel.close();
+        }
+        catch (final IOException ex)
+        {
+            // the header was just written, so this is a file system without locks: as above
+        }
+        return null;
+    }
+
+    /**
+     * Whether a recorder is writing the trace in {@code dir} now: its header is state=recording
+     * and a live process (this one or another) holds the write lock on it. False for a trace
+     * whose recorder died, and where the file system takes no locks.
+     */
+    public static boolean isBeingWritten(final Path dir)
+    {
+        if (WRITING.contains(dir.toAbsolutePath().normalize()))
+        {
+            return true;
+        }
+        try (FileChannel channel = FileChannel.open(dir.resolve(TraceLayout.HEADER_FILE), StandardOpenOption.READ))
+        {
+            final FileLock lock = channel.tryLock(0, Long.MAX_VALUE, true);
+            if (lock == null)
+            {
+                return true; // another process holds the writer's lock
+            }
+            lock.release();
+            return false;
+        }
+        catch (final IOException | OverlappingFileLockException ex)
+        {
+            return false;
+        }
     }
 
     /** Fails with a one-line reason if {@code dir} cannot receive a new trace. */
@@ -258,10 +337,12 @@ public final class TraceWriter implements AutoCloseable
     /** Writes the final header (state=complete) after every excerpt, then closes the queue. */
     public void finish(final TraceHeader end) throws IOException
     {
-        close();
+        closeQueue();
         end.put(TraceHeader.STATE, TraceLayout.STATE_COMPLETE);
         end.write(dir.resolve(TraceLayout.HEADER_FILE));
         finished = true;
+        // only now: a reader between the queue's close and the new header would call the trace dead
+        unlock();
     }
 
     /**
@@ -274,15 +355,22 @@ public final class TraceWriter implements AutoCloseable
     {
         try
         {
-            close();
+            closeQueue();
         }
         catch (final RuntimeException | InternalError ex)
         {
             // the queue's own end-of-file marker could not be written: readers stop at the last whole excerpt
         }
-        end.put(TraceHeader.STATE, TraceLayout.STATE_INCOMPLETE);
-        end.write(dir.resolve(TraceLayout.HEADER_FILE));
-        finished = true;
+        try
+        {
+            end.put(TraceHeader.STATE, TraceLayout.STATE_INCOMPLETE);
+            end.write(dir.resolve(TraceLayout.HEADER_FILE));
+            finished = true;
+        }
+        finally
+        {
+            unlock();
+        }
     }
 
     public boolean isFinished()
@@ -290,13 +378,42 @@ public final class TraceWriter implements AutoCloseable
         return finished;
     }
 
+    /** Closes the queue; the trace is no longer written (its lock goes too). */
     @Override
     public void close()
+    {
+        try
+        {
+            closeQueue();
+        }
+        finally
+        {
+            unlock();
+        }
+    }
+
+    private void closeQueue()
     {
         if (!queue.isClosed())
         {
             appender.close();
             queue.close();
+        }
+    }
+
+    private void unlock()
+    {
+        WRITING.remove(dir.toAbsolutePath().normalize());
+        if (lockChannel != null && lockChannel.isOpen())
+        {
+            try
+            {
+                lockChannel.close(); // releases the lock
+            }
+            catch (final IOException ex)
+            {
+                // the process's lock goes with it at the latest
+            }
         }
     }
 }
