@@ -36,6 +36,10 @@ import org.agrona.collections.LongHashSet;
  * last complete excerpt; {@link ReadSummary#notes} says so. Every problem is a
  * {@link TraceFormatException} with one line that names it, delivered after everything before
  * the corrupt excerpt and nothing from it.
+ * <p>
+ * Times are delivered from the program's start ({@link #programStartNs}), not from the
+ * recording's, which the trace's bytes count from: the recorder's own start-up (its queue, the
+ * program's exec and the agent's constructor) is not the program's time (FORMAT.md, "Time").
  */
 public final class TraceReader implements AutoCloseable
 {
@@ -181,6 +185,31 @@ public final class TraceReader implements AutoCloseable
     }
 
     /**
+     * When the traced program started, in nanoseconds since the recording started (the time base
+     * of the trace's bytes): the time of its first process-start event, which the agent of the
+     * program's first process emits as it starts, before any record. Every time this reader
+     * delivers (records, events, Moca chunks, {@link ReadSummary#lastTimeNs}) is less this; so
+     * must be a time taken from the header ({@link #sinceProgramStart}). 0 for a trace without a
+     * process-start event (its times are delivered as written). Should anything in the trace be
+     * earlier than the event, the earliest time is taken instead, so that no time is negative.
+     *
+     * @throws TraceFormatException as {@link #scan} would, for a trace it cannot survey
+     */
+    public long programStartNs()
+    {
+        return survey().origin;
+    }
+
+    /**
+     * A time counted from the recording's start (the header's {@code duration_ns},
+     * {@code stopped_ns}), counted from the program's start instead; never below 0.
+     */
+    public long sinceProgramStart(final long recordingNs)
+    {
+        return Math.max(0, recordingNs - programStartNs());
+    }
+
+    /**
      * The trace is not complete (header state=recording or incomplete): its recorder stopped
      * before finishing, or is still writing it ({@link #isLive}).
      */
@@ -237,7 +266,7 @@ public final class TraceReader implements AutoCloseable
             if (s.streams.size() == 1)
             {
                 final ProcessStream only = s.streams.values().iterator().next();
-                only.open(queue, 0);
+                only.open(queue, 0, s.origin);
                 while (only.advance(s))
                 {
                     only.deliver(visitor);
@@ -282,7 +311,7 @@ public final class TraceReader implements AutoCloseable
         {
             for (final ProcessStream stream : s.streams.values())
             {
-                stream.open(queue, stream.pid);
+                stream.open(queue, stream.pid, s.origin);
                 if (stream.advance(s))
                 {
                     heads.add(stream);
@@ -377,6 +406,11 @@ public final class TraceReader implements AutoCloseable
         long events;
         long lastExcerpt = -1;
         long lastTimeNs;
+        /** The earliest time of a process-start event, and of anything; MAX_VALUE while none. */
+        long processStartNs = Long.MAX_VALUE;
+        long firstTimeNs = Long.MAX_VALUE;
+        /** What every delivered time is less: the program's start (see programStartNs). */
+        long origin;
         ReadSummary summary;
 
         void run()
@@ -476,8 +510,14 @@ public final class TraceReader implements AutoCloseable
             lastExcerpt = cursor.ordinal();
             if (e.getInt(0, LE) == TraceLayout.EXCERPT_CHUNK && isMoca(e))
             {
-                references += e.getInt(KIND + ChunkDescriptor.COUNT, LE);
+                final int count = e.getInt(KIND + ChunkDescriptor.COUNT, LE);
+                references += count;
                 lastTimeNs = Math.max(lastTimeNs, e.getLong(KIND + ChunkDescriptor.MOCA_CLOSE_NS, LE));
+                for (int i = 0; i < count; i++)
+                {
+                    firstTimeNs = Math.min(firstTimeNs, e.getLong(KIND
+                        + ChunkDescriptor.recordOffset(ChunkDescriptor.MOCA, i) + ChunkDescriptor.RECORD_TIME_NS, LE));
+                }
             }
             else if (e.getInt(0, LE) == TraceLayout.EXCERPT_CHUNK)
             {
@@ -485,21 +525,29 @@ public final class TraceReader implements AutoCloseable
                 references += count;
                 for (int i = 0; i < count; i++)
                 {
-                    lastTimeNs = Math.max(lastTimeNs,
-                        e.getLong(KIND + ChunkDescriptor.recordOffset(i) + ChunkDescriptor.RECORD_TIME_NS, LE));
+                    final long t = e.getLong(KIND + ChunkDescriptor.recordOffset(i) + ChunkDescriptor.RECORD_TIME_NS, LE);
+                    lastTimeNs = Math.max(lastTimeNs, t);
+                    firstTimeNs = Math.min(firstTimeNs, t);
                 }
             }
             else
             {
                 events++;
-                lastTimeNs = Math.max(lastTimeNs, e.getLong(KIND + EventDescriptor.TIME_NS, LE));
+                final long t = e.getLong(KIND + EventDescriptor.TIME_NS, LE);
+                lastTimeNs = Math.max(lastTimeNs, t);
+                firstTimeNs = Math.min(firstTimeNs, t);
+                if (e.getInt(KIND + EventDescriptor.TYPE, LE) == EventType.PROCESS_START.code())
+                {
+                    processStartNs = Math.min(processStartNs, t);
+                }
             }
         }
 
         void finish()
         {
+            origin = processStartNs == Long.MAX_VALUE ? 0 : Math.min(processStartNs, firstTimeNs);
             summary = new ReadSummary(isPartial(), live, excerpts, references, events, streams.size(), lastExcerpt,
-                lastTimeNs, skippedIndexes.size(), unreadable);
+                Math.max(0, lastTimeNs - origin), skippedIndexes.size(), unreadable);
         }
 
         /** Throws the reason reading stopped, or a complete trace's shortfall against its header. */
@@ -613,14 +661,17 @@ public final class TraceReader implements AutoCloseable
         /**
          * @param onlyPid pass over other processes' excerpts by pid (0: this is the only process)
          */
-        void open(final SingleChronicleQueue queue, final int onlyPid)
+        void open(final SingleChronicleQueue queue, final int onlyPid, final long origin)
         {
             // From the start, not by Chronicle's index: its index arrays may be what is damaged.
             cursor = new ExcerptCursor(queue);
             filter = onlyPid;
+            this.origin = origin;
         }
 
         private int filter;
+        /** Delivered times are less this: the program's start. */
+        private long origin;
 
         /** Moves the head to the next item; false at the end of this process's part of the queue. */
         boolean advance(final Survey survey)
@@ -695,19 +746,19 @@ public final class TraceReader implements AutoCloseable
         {
             if (moca)
             {
-                visitor.onMocaChunk(MocaChunk.read(excerpt, KIND));
+                visitor.onMocaChunk(MocaChunk.read(excerpt, KIND, origin));
             }
             else if (kind == TraceLayout.EXCERPT_CHUNK)
             {
                 final int r = KIND + ChunkDescriptor.recordOffset(position);
-                visitor.onReference(headSeq, headTimeNs, excerpt.getInt(KIND + ChunkDescriptor.PID, LE),
+                visitor.onReference(headSeq, headTimeNs - origin, excerpt.getInt(KIND + ChunkDescriptor.PID, LE),
                     excerpt.getInt(KIND + ChunkDescriptor.TID, LE),
                     excerpt.getLong(r + ChunkDescriptor.RECORD_ADDRESS, LE),
                     (excerpt.getInt(r + ChunkDescriptor.RECORD_FLAGS, LE) & ChunkDescriptor.REC_WRITE) != 0);
             }
             else
             {
-                visitor.onEvent(event(excerpt));
+                visitor.onEvent(event(excerpt, origin));
             }
         }
 
@@ -727,7 +778,7 @@ public final class TraceReader implements AutoCloseable
         return ChunkDescriptor.isMoca(e.getInt(KIND + ChunkDescriptor.FLAGS, LE));
     }
 
-    static TraceEvent event(final DirectBuffer e)
+    static TraceEvent event(final DirectBuffer e, final long origin)
     {
         final int code = e.getInt(KIND + EventDescriptor.TYPE, LE);
         final int textLength = e.getInt(KIND + EventDescriptor.TEXT_LENGTH, LE);
@@ -737,7 +788,7 @@ public final class TraceReader implements AutoCloseable
             e.getInt(KIND + EventDescriptor.PID, LE),
             e.getInt(KIND + EventDescriptor.TID, LE),
             e.getLong(KIND + EventDescriptor.SEQ, LE),
-            e.getLong(KIND + EventDescriptor.TIME_NS, LE),
+            e.getLong(KIND + EventDescriptor.TIME_NS, LE) - origin,
             e.getLong(KIND + EventDescriptor.A, LE),
             e.getLong(KIND + EventDescriptor.B, LE),
             e.getLong(KIND + EventDescriptor.C, LE),
