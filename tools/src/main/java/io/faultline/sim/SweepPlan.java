@@ -26,6 +26,12 @@ final class SweepPlan
      */
     static final long RESERVE_BYTES = Math.min(64L << 20, Runtime.getRuntime().maxMemory() / 8);
 
+    /**
+     * The distinct keys of a trace not read yet (a live replay): no capacity is known to hold
+     * them all, so every pair is sized.
+     */
+    static final long UNKNOWN = Long.MAX_VALUE;
+
     private final long distinct;
 
     private SweepPlan(final long distinct)
@@ -77,9 +83,10 @@ final class SweepPlan
                 {
                     throw new LimitException(String.format(Locale.ROOT, "%s at %,d pages needs tables of %,d keys, "
                         + "beyond the %,d they hold (a Java array's largest power of two, half full); give sizes "
-                        + "below %,d, or of at least the trace's %,d distinct pages, where no policy evicts",
-                        spec.label(), capacity, footprint.slots(), KeyTable.MAX_KEYS,
-                        largestFitting(spec, length, plan.distinct), plan.distinct));
+                        + "below %,d", spec.label(), capacity, footprint.slots(), KeyTable.MAX_KEYS,
+                        largestFitting(spec, length, plan.distinct)) + (distinct == UNKNOWN ? ""
+                        : String.format(Locale.ROOT, ", or of at least the trace's %,d distinct pages, where no "
+                        + "policy evicts", plan.distinct)));
                 }
                 bytes.add(footprint.bytes());
                 if (footprint.bytes() > largestBytes)

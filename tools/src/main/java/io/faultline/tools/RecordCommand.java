@@ -1,16 +1,30 @@
 package io.faultline.tools;
 
+import java.io.IOException;
+import java.io.OutputStreamWriter;
 import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 
 import io.faultline.format.ShmLayout;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.TraceWriter;
+import io.faultline.sim.LimitException;
+import io.faultline.sim.PolicySpec;
+import io.faultline.sim.SimulationResult;
+import io.faultline.sim.live.LiveReplay;
+import io.faultline.sim.report.ConsoleTable;
+import io.faultline.sim.report.CsvReports;
 import io.faultline.sim.report.Progress;
+import io.faultline.sim.report.SimulationRow;
+import io.faultline.sim.report.Written;
 import io.faultline.tracer.RecordException;
 import io.faultline.tracer.RecordOptions;
 import io.faultline.tracer.Recorder;
@@ -24,7 +38,9 @@ import picocli.CommandLine.Parameters;
  * an EVMS of 512 pages (2 MiB), FIFO, every private anonymous writable mapping.
  */
 @Command(name = "record", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-    synopsisHeading = "usage: ", customSynopsis = "faultline record -o DIR [--force] [OPTIONS] [--] PROGRAM [ARGS...]",
+    synopsisHeading = "usage: ", customSynopsis = {"faultline record -o DIR [--force] [OPTIONS] [--] PROGRAM [ARGS...]",
+        "       faultline record --live [-o DIR] [--policies P1,... --sizes S1,...] [--mrc-csv OUT] [--csv OUT] [OPTIONS] "
+            + "[--] PROGRAM [ARGS...]"},
     descriptionHeading = "%n",
     description = {"Run a program and record its page reference trace into DIR.", ""},
     footer = {"", "Everything after PROGRAM is the program's. The exit status is the program's "
@@ -155,6 +171,33 @@ final class RecordCommand implements Callable<Integer>
         + "at most 2 GiB")
     Integer maxProcesses;
 
+    @Option(names = "--live", description = {"replay the references while the program runs into the exact LRU "
+        + "miss-ratio curve (mrc) and the --policies at --sizes (simulate), show them and the working set on a "
+        + "terminal, and write them at the end: the curve as mrc's CSV (--mrc-csv, else standard output), the "
+        + "policies as simulate's table on standard output and CSV (--csv); without -o no trace is kept"})
+    boolean live;
+
+    @Option(names = "--policies", paramLabel = "P1,P2,...", completionCandidates = SimulationGrid.PolicyNames.class,
+        description = "--live: policies to replay as simulate does, NAME or NAME:param=value:... (not opt)")
+    String policies;
+
+    @Option(names = "--sizes", paramLabel = "S", split = ",", description = "--live: the policies' cache sizes in "
+        + "pages, or bytes with K, M, G, as simulate's")
+    List<Size> sizes;
+
+    @Option(names = "--mrc-csv", paramLabel = "OUT", description = "--live: write the curve (" + CsvReports.MRC_HEADER
+        + ") here instead of to standard output")
+    Path mrcCsv;
+
+    @Option(names = "--csv", paramLabel = "OUT", description = "--live with --policies: also write simulate's "
+        + CsvReports.SIMULATION_HEADER)
+    Path simulationCsv;
+
+    @Option(names = "--live-backlog", paramLabel = "BYTES", description = "--live: references the replay may be "
+        + "behind the recording in the heap (24 bytes each) before the rest waits in a spill file under "
+        + "java.io.tmpdir; default 256M")
+    Size liveBacklog;
+
     @Option(names = {"-q", "--quiet"}, description = "no summary line at the end, and no progress line (drawn "
         + "on stderr when it is a terminal: references, rate, time, processes and threads so far)")
     boolean quiet;
@@ -177,11 +220,13 @@ final class RecordCommand implements Callable<Integer>
     public Integer call() throws Exception
     {
         final RecordOptions options = options();
+        final LiveOptions liveOptions = live ? liveOptions(options) : null;
         out.flush();
         // The recorder checks this too, but its error cannot say whether the fix is another
         // directory or its permissions; checked here, the exit status can. A trace there is the
         // recorder's to replace (--force) or to name.
-        if (!options.replace && !(Files.isDirectory(options.output) && TraceWriter.holdsTrace(options.output)))
+        if (options.output != null && !options.replace
+            && !(Files.isDirectory(options.output) && TraceWriter.holdsTrace(options.output)))
         {
             try
             {
@@ -191,6 +236,10 @@ final class RecordCommand implements Callable<Integer>
             {
                 throw CliException.of(ex);
             }
+        }
+        if (liveOptions != null)
+        {
+            return recordLive(options, liveOptions);
         }
         try
         {
@@ -314,8 +363,192 @@ final class RecordCommand implements Callable<Integer>
             + Size.formatBytes(ring) + " or --max-processes " + slots);
     }
 
+    /** What --live was given, checked. */
+    private record LiveOptions(List<PolicySpec> specs, int[] capacities, long backlogBytes)
+    {
+    }
+
+    /** --live's options, checked before the program starts; the other options refuse them without --live. */
+    private LiveOptions liveOptions(final RecordOptions options)
+    {
+        if (options.mocaIntervalNs > 0)
+        {
+            throw new CliException("--live replays references, and a Moca recording has page sets per interval "
+                + "instead (mrc and simulate refuse them too); drop --live or --mode moca");
+        }
+        if (policies == null && sizes != null)
+        {
+            throw new CliException("--sizes needs --policies: the LRU curve has every size already; add --policies "
+                + "lru,... or drop --sizes");
+        }
+        if (policies != null && sizes == null)
+        {
+            throw new CliException("missing --sizes for --policies; e.g. --sizes 1024,4M (pages, or bytes with K/M/G)");
+        }
+        if (simulationCsv != null && policies == null)
+        {
+            throw new CliException("--csv writes the --policies' results; add --policies and --sizes, or use --mrc-csv "
+                + "for the LRU curve");
+        }
+        final List<PolicySpec> specs = new ArrayList<>();
+        int[] capacities = new int[0];
+        if (policies != null)
+        {
+            try
+            {
+                for (final String text : policies.split(",", -1))
+                {
+                    specs.add(PolicySpec.parse(text));
+                }
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new CliException("--policies: " + ex.getMessage());
+            }
+            final int pageSize = RecordOptions.systemPageSize();
+            capacities = sizes.stream().mapToInt(size -> SimulationGrid.cacheSize(size, pageSize, "--sizes"))
+                .distinct().toArray();
+        }
+        for (final Path file : new Path[] {mrcCsv, simulationCsv})
+        {
+            if (file != null)
+            {
+                writable(file);
+            }
+        }
+        final long backlog = liveBacklog == null ? DEFAULT_LIVE_BACKLOG : liveBacklog.bytes();
+        if (backlog < MIN_LIVE_BACKLOG || backlog > Runtime.getRuntime().maxMemory() / 2)
+        {
+            throw new CliException("--live-backlog must be from " + Size.formatBytes(MIN_LIVE_BACKLOG) + " to half the "
+                + "heap (" + Written.humanBytes(Runtime.getRuntime().maxMemory() / 2) + "; more with "
+                + "FAULTLINE_JAVA_OPTS=-Xmx...): " + Size.formatBytes(backlog));
+        }
+        return new LiveOptions(specs, capacities, backlog);
+    }
+
+    private static final long DEFAULT_LIVE_BACKLOG = 256L << 20;
+    private static final long MIN_LIVE_BACKLOG = 1L << 20;
+
+    /** An output file is checked before the program runs, not found unwritable when a long run ends. */
+    private static void writable(final Path file)
+    {
+        final Path parent = file.toAbsolutePath().getParent();
+        if (Files.isDirectory(file) || parent == null || !Files.isDirectory(parent) || !Files.isWritable(parent)
+            || (Files.exists(file) && !Files.isWritable(file)))
+        {
+            throw new CliException("cannot write " + file + ": " + (Files.isDirectory(file) ? "it is a directory"
+                : parent == null || !Files.isDirectory(parent) ? "no such directory " + parent
+                : "permission denied") + "; choose another file", ExitStatus.ACCESS);
+        }
+    }
+
+    /** record --live: the recording with its replay beside it, then the replay's results. */
+    private int recordLive(final RecordOptions options, final LiveOptions liveOptions) throws Exception
+    {
+        final int pageSize = RecordOptions.systemPageSize();
+        final int[] shown = LiveView.shownSizes(options.evmsPages);
+        final LiveReplay replay;
+        try
+        {
+            replay = new LiveReplay(pageSize, liveOptions.specs(), liveOptions.capacities(), shown, OptionalInt.empty(),
+                liveOptions.backlogBytes(), Path.of(System.getProperty("java.io.tmpdir")));
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new CliException("--policies: " + ex.getMessage());
+        }
+        catch (final LimitException ex)
+        {
+            throw new CliException(ex.getMessage(), ExitStatus.LIMIT);
+        }
+        final int status;
+        final RecordingCounts counts = new RecordingCounts();
+        final LiveView view = new LiveView(liveOptions.specs(), liveOptions.capacities(), pageSize, replay, counts);
+        replay.start();
+        try (Progress progress = Progress.beside(err, terminal && !options.quiet, view::line))
+        {
+            status = new Recorder(options, progress.messages(err), counts).tee(replay.tee()).record();
+        }
+        catch (final RecordException ex)
+        {
+            throw new CliException(ex.getMessage());
+        }
+        final LiveReplay.Result result = replay.finish();
+        if (result.failure() != null)
+        {
+            err.println("faultline record: --live: " + result.failure() + "; no live result was written"
+                + (options.output == null ? "" : "; the trace " + options.output + " has every reference: run "
+                + "faultline mrc or simulate on it"));
+            return status != 0 ? status : ExitStatus.INCOMPLETE;
+        }
+        if (!options.quiet)
+        {
+            err.println(LiveView.summary(result, replay.pairs()));
+        }
+        if (!result.exact())
+        {
+            err.printf(Locale.ROOT, "faultline record: --live: warning: %,d references were given up for lost "
+                + "(a process killed between taking a seq and publishing it) and %,d came after that, out of order: "
+                + "the live results may differ from mrc and simulate of the trace%n", result.skipped(), result.late());
+        }
+        writeResults(result, options);
+        return status;
+    }
+
+    private void writeResults(final LiveReplay.Result result, final RecordOptions options) throws IOException
+    {
+        if (mrcCsv == null)
+        {
+            final PrintWriter writer = new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8));
+            CsvReports.writeMrc(result.curve(), writer);
+            writer.flush();
+        }
+        else
+        {
+            final long start = System.nanoTime();
+            try (PrintWriter writer = new PrintWriter(Files.newBufferedWriter(mrcCsv, StandardCharsets.UTF_8)))
+            {
+                CsvReports.writeMrc(result.curve(), writer);
+            }
+            Written.report(err, "miss-ratio curve as CSV", mrcCsv, start);
+        }
+        if (result.simulations().isEmpty())
+        {
+            return;
+        }
+        // the trace column as simulate names a trace: its directory's name
+        final String trace = options.output == null ? "live" : options.output.toAbsolutePath().normalize()
+            .getFileName().toString();
+        final List<SimulationRow> rows = new ArrayList<>();
+        for (final SimulationResult r : result.simulations())
+        {
+            rows.add(new SimulationRow(trace, r.policy(), r.capacity(), r.requests(), r.misses()));
+        }
+        ConsoleTable.print(rows, out);
+        out.flush();
+        if (simulationCsv != null)
+        {
+            final long start = System.nanoTime();
+            try (PrintWriter writer = new PrintWriter(Files.newBufferedWriter(simulationCsv, StandardCharsets.UTF_8)))
+            {
+                CsvReports.writeSimulation(rows, writer);
+            }
+            Written.report(err, rows.size() + " results as CSV", simulationCsv, start);
+        }
+    }
+
     private RecordOptions options()
     {
+        if (!live)
+        {
+            final String stray = policies != null ? "--policies" : sizes != null ? "--sizes" : mrcCsv != null
+                ? "--mrc-csv" : simulationCsv != null ? "--csv" : liveBacklog != null ? "--live-backlog" : null;
+            if (stray != null)
+            {
+                throw new CliException(stray + " applies to --live, which replays the references while the program "
+                    + "runs; add --live, or run faultline mrc or simulate on the trace afterwards");
+            }
+        }
         final RecordOptions options = new RecordOptions();
         mocaMode(options);
         if (evms != null)
@@ -373,9 +606,10 @@ final class RecordCommand implements Callable<Integer>
         options.replace = force;
         options.output = output;
         options.command = new ArrayList<>(command);
-        if (options.output == null)
+        if (options.output == null && !live)
         {
-            throw new CliException("missing -o DIR: where to write the trace");
+            throw new CliException("missing -o DIR: where to write the trace (or --live, which replays the "
+                + "references as they come and needs none)");
         }
         if (options.command.isEmpty())
         {

@@ -28,7 +28,9 @@ public final class Logger implements Agent
     private static final long EXIT_CHECK_INTERVAL_NS = 50_000_000L;
 
     private final SharedMemory shm;
+    /** Null when the recording keeps no trace (record --live without -o): excerpts go to the tee only. */
     private final TraceWriter writer;
+    private ExcerptTee tee;
     private final TraceStats stats;
     private final int maxRecords;
     private final UnsafeBuffer joined;
@@ -47,6 +49,7 @@ public final class Logger implements Agent
     private final int[] execPredecessor;
     private static final int UNKNOWN = -2;
 
+    /** @param writer the trace, or null to keep none (the excerpts then reach only a {@link #tee}) */
     public Logger(final SharedMemory shm, final TraceWriter writer, final TraceStats stats, final int chunkRecords)
     {
         this.shm = shm;
@@ -64,7 +67,7 @@ public final class Logger implements Agent
         {
             // a Moca chunk is one thread's interval, whole: never joined with another
             flushJoined();
-            writer.write(TraceLayout.EXCERPT_CHUNK, buffer, index, length);
+            write(TraceLayout.EXCERPT_CHUNK, buffer, index, length);
             stats.onChunk(buffer, index);
         }
         else if (type == ShmLayout.MSG_CHUNK)
@@ -78,7 +81,7 @@ public final class Logger implements Agent
             }
             if (count > maxRecords)
             {
-                writer.write(TraceLayout.EXCERPT_CHUNK, buffer, index, length);
+                write(TraceLayout.EXCERPT_CHUNK, buffer, index, length);
                 stats.onChunk(buffer, index);
             }
             else if (joinedRecords == 0)
@@ -96,7 +99,7 @@ public final class Logger implements Agent
         else if (type == ShmLayout.MSG_EVENT)
         {
             flushJoined();
-            writer.write(TraceLayout.EXCERPT_EVENT, buffer, index, length);
+            write(TraceLayout.EXCERPT_EVENT, buffer, index, length);
             stats.onEvent(buffer, index);
         }
         else
@@ -312,7 +315,7 @@ public final class Logger implements Agent
             exitEvent.putLong(EventDescriptor.SEQ, shm.clock());
             exitEvent.putLong(EventDescriptor.TIME_NS, now - shm.startMonoNs());
             exitEvent.putLong(EventDescriptor.A, -1);
-            writer.write(TraceLayout.EXCERPT_EVENT, exitEvent, 0, EventDescriptor.HEADER_SIZE);
+            write(TraceLayout.EXCERPT_EVENT, exitEvent, 0, EventDescriptor.HEADER_SIZE);
             stats.onEvent(exitEvent, 0);
             work++;
         }
@@ -343,13 +346,31 @@ public final class Logger implements Agent
         return retired;
     }
 
+    /** Also hands every excerpt to {@code tee}, after the trace has it; set before the logger runs. */
+    public void tee(final ExcerptTee tee)
+    {
+        this.tee = tee;
+    }
+
+    private void write(final int kind, final org.agrona.DirectBuffer buffer, final int offset, final int length)
+    {
+        if (writer != null)
+        {
+            writer.write(kind, buffer, offset, length);
+        }
+        if (tee != null)
+        {
+            tee.onExcerpt(kind, buffer, offset, length);
+        }
+    }
+
     private void flushJoined()
     {
         if (joinedRecords > 0)
         {
             joined.putInt(ChunkDescriptor.COUNT, joinedRecords);
             final int length = ChunkDescriptor.length(joinedRecords);
-            writer.write(TraceLayout.EXCERPT_CHUNK, joined, 0, length);
+            write(TraceLayout.EXCERPT_CHUNK, joined, 0, length);
             stats.onChunk(joined, 0);
             joinedRecords = 0;
         }

@@ -37,6 +37,7 @@ public final class Recorder
     private final RecordOptions options;
     private final PrintStream err;
     private final RecordingCounts counts;
+    private ExcerptTee tee;
 
     public Recorder(final RecordOptions options, final PrintStream err)
     {
@@ -75,6 +76,16 @@ public final class Recorder
         System.exit(status);
     }
 
+    /**
+     * Hands every excerpt to {@code tee} as the logger writes it (record --live). With no
+     * {@link RecordOptions#output} the recording keeps no trace and the tee is all there is.
+     */
+    public Recorder tee(final ExcerptTee tee)
+    {
+        this.tee = tee;
+        return this;
+    }
+
     public int record() throws Exception
     {
         final Path program = Preflight.resolveProgram(options.command.get(0));
@@ -84,9 +95,18 @@ public final class Recorder
         {
             err.println(note);
         }
+        final boolean keep = options.output != null;
+        if (!keep && tee == null)
+        {
+            throw new RecordException("missing -o DIR: where to write the trace");
+        }
         try
         {
-            if (options.replace)
+            if (!keep)
+            {
+                // nothing to check: the recording keeps no trace
+            }
+            else if (options.replace)
             {
                 TraceWriter.removeTrace(options.output, "-o"); // after the checks above: a bad command keeps it
             }
@@ -103,7 +123,7 @@ public final class Recorder
         }
         final Path agent = AgentLibrary.locate();
         final int pageSize = Libc.INSTANCE.getpagesize();
-        final boolean outputExisted = Files.exists(options.output);
+        final boolean outputExisted = keep && Files.exists(options.output);
 
         CompilerThreads.yieldToProgram(); // our JIT's catching up must not take the program's CPUs
         final long startMonoNs = System.nanoTime(); // CLOCK_MONOTONIC on Linux, like the agent's clock
@@ -112,12 +132,13 @@ public final class Recorder
         boolean kept = false;
         try (SharedMemory shm = SharedMemory.create(options, pageSize, startMonoNs))
         {
-            final TraceWriter writer = TraceWriter.create(options.output, header);
+            final TraceWriter writer = keep ? TraceWriter.create(options.output, header) : null;
             try
             {
                 final TraceStats stats = new TraceStats(pageSize);
                 final Logger logger = new Logger(shm, writer, stats, options.chunkRecords);
                 logger.publishTo(counts);
+                logger.tee(tee);
                 final Process process = startWithAgent(options.command, agent, shm, options.engine);
                 logger.mainPid((int)process.pid());
                 forwardSignals(process);
@@ -142,7 +163,7 @@ public final class Recorder
                     return stoppedEarly(stop, writer, header, stats, slotCounters(shm, logger), exitStatus,
                         endMonoNs - startMonoNs);
                 }
-                if (!Files.isDirectory(options.output))
+                if (keep && !Files.isDirectory(options.output))
                 {
                     // the queue's files were unlinked with it and took the writes on: nothing fails
                     // until the header is written, and nothing of the trace is left to keep
@@ -151,16 +172,22 @@ public final class Recorder
                         + "trace with it; the program ran to its end (exit status %d)%n", options.output, exitStatus);
                     return notCompleted(exitStatus);
                 }
-                writer.takeOver();
+                if (keep)
+                {
+                    writer.takeOver();
+                }
                 logger.drain();
-                writeExitEvent(writer, (int)process.pid(), exitStatus, shm.clock(), endMonoNs - startMonoNs);
+                if (keep)
+                {
+                    writeExitEvent(writer, (int)process.pid(), exitStatus, shm.clock(), endMonoNs - startMonoNs);
+                }
                 stats.events++;
 
                 final List<SlotCounters> slotCounters = slotCounters(shm, logger);
                 final String failure = agentFailure(slotCounters, program);
                 if (failure != null)
                 {
-                    writer.close();
+                    close(writer);
                     err.println("faultline record: " + failure);
                     return notCompleted(exitStatus);
                 }
@@ -182,12 +209,20 @@ public final class Recorder
             }
             finally
             {
-                writer.close();
-                if (!kept)
+                close(writer);
+                if (keep && !kept)
                 {
                     deleteTrace(options.output, outputExisted);
                 }
             }
+        }
+    }
+
+    private static void close(final TraceWriter writer)
+    {
+        if (writer != null)
+        {
+            writer.close();
         }
     }
 
@@ -315,7 +350,10 @@ public final class Recorder
                 .put(TraceHeader.AGENT_RECORDS, published)
                 .put(TraceHeader.STOP_CAUSE, stop.cause())
                 .put(TraceHeader.STOPPED_NS, stop.atNs());
-            writer.finishIncomplete(header);
+            if (writer != null)
+            {
+                writer.finishIncomplete(header);
+            }
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -340,7 +378,10 @@ public final class Recorder
             + "is stopped or starved of CPU, so its agent stopped tracing";
         final long atNs = slot.stoppedMs() * 1_000_000L;
         header.put(TraceHeader.STOP_CAUSE, cause).put(TraceHeader.STOPPED_NS, atNs);
-        writer.finishIncomplete(header);
+        if (writer != null)
+        {
+            writer.finishIncomplete(header);
+        }
         return saidStopped(atNs, cause, stats.references, published, exitStatus);
     }
 
@@ -358,8 +399,8 @@ public final class Recorder
                 + "%,d more that the agents published were not, and the program ran on to its end untraced "
                 + "(exit status %d); %s%n",
             atNs / 1e9, cause, written, Math.max(0, published - written), exitStatus,
-            Files.isDirectory(options.output) ? options.output + " holds an incomplete trace"
-                : "the trace went with its directory");
+            options.output == null ? "no trace was kept (no -o)" : Files.isDirectory(options.output)
+                ? options.output + " holds an incomplete trace" : "the trace went with its directory");
         return notCompleted(exitStatus);
     }
 
@@ -435,7 +476,10 @@ public final class Recorder
                 + " records but the trace holds " + stats.references);
         }
         ledger.differences.forEach(d -> err.println("faultline record: warning: " + d));
-        writer.finish(header);
+        if (writer != null)
+        {
+            writer.finish(header);
+        }
     }
 
     /**
@@ -508,7 +552,8 @@ public final class Recorder
         err.printf("faultline: %,d references (%,d reads, %,d writes) to %,d pages from %d process(es), %d thread(s) "
                 + "in %.2f s into %s; ring waits %d; exit status %d%n",
             stats.references, stats.reads, stats.writes, stats.distinctPages(), stats.processes().size(),
-            stats.threads().size(), durationNs / 1e9, options.output, ringWaits, exitStatus);
+            stats.threads().size(), durationNs / 1e9, options.output == null ? "no trace (no -o)" : options.output,
+            ringWaits, exitStatus);
     }
 
     static void deleteTrace(final Path dir, final boolean dirExisted)

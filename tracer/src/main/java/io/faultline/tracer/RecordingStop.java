@@ -59,6 +59,13 @@ final class RecordingStop
      */
     private String describe(final Throwable failure)
     {
+        if (output == null)
+        {
+            // no trace is kept (record --live without -o): the logger itself failed
+            final String message = failure.getMessage();
+            return "the recorder's logger failed (" + failure.getClass().getSimpleName()
+                + (message == null ? "" : ": " + message) + ")";
+        }
         if (!Files.isDirectory(output))
         {
             return "the output directory " + output + " was removed";

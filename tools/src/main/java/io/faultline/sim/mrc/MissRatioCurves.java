@@ -54,27 +54,17 @@ public final class MissRatioCurves
     /** {@link #exact(long[], OptionalInt)}, adding to {@code progress} the references done as it goes. */
     public static MissRatioCurve exact(final long[] trace, final OptionalInt maxSize, final LongAdder progress)
     {
-        final StackDistances distances = new StackDistances();
-        final DistanceHistogram histogram = new DistanceHistogram();
+        final LruCurve curve = new LruCurve();
         for (int from = 0; from < trace.length; from += PROGRESS_BLOCK)
         {
             final int to = Math.min(trace.length, from + PROGRESS_BLOCK);
             for (int i = from; i < to; i++)
             {
-                histogram.add(distances.record(trace[i]));
+                curve.record(trace[i]);
             }
             progress.add(to - from);
         }
-        // From the distinct keys on, every key fits and only first references miss: larger sizes add nothing.
-        final int sizes = Math.min(maxSize.orElse(Integer.MAX_VALUE), Math.max(1, distances.distinct()));
-        final long[] misses = new long[sizes];
-        long hits = 0;
-        for (int size = 1; size <= sizes; size++)
-        {
-            hits += histogram.count(size);
-            misses[size - 1] = trace.length - hits;
-        }
-        return new MissRatioCurve("LRU", trace.length, distances.distinct(), misses);
+        return curve.curve(maxSize);
     }
 
     /**
