@@ -72,6 +72,7 @@ struct fl_engine {
 #define FL_ACCESS_WRITE 1u /* what a fault on the faulting thread tried: from the x86 error code */
 #define FL_ACCESS_EXEC  2u
 #define FL_ACCESS_PRESENT 4u /* the page was present: a protection fault (write-protected, or PROT_NONE) */
+#define FL_ACCESS_KERNEL 8u  /* the system-call gate's touch: the kernel's reference, made for the thread (gate.c) */
 extern const struct fl_engine *fl_engine;
 extern const struct fl_engine fl_engine_uffd, fl_engine_mprotect, fl_engine_sigbus;
 

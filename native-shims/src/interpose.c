@@ -45,6 +45,7 @@
 #include "faultline_shm.h"
 #include "agent.h"
 #include "engine.h"
+#include "gate.h"
 #include "interpose.h"
 #include "map_events.h"
 #include "mode.h"
@@ -560,6 +561,7 @@ static void *trampoline(void *p)
 	__atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
 	if (fl_engine->thread_start)
 		fl_engine->thread_start(); /* before this stack is registered */
+	fl_gate_thread(); /* dispatch is per task: this thread's system calls gated from here */
 	char name[17] = { 0 };
 	RESOLVE(real_prctl, "prctl");
 	real_prctl(PR_GET_NAME, (unsigned long)name, 0, 0, 0);
