@@ -53,7 +53,7 @@ static int sb_open(void)
 		       "; record with --engine mprotect");
 		return fd;
 	}
-	int err = fl_uffd_api(fd, UFFD_FEATURE_SIGBUS | UFFD_FEATURE_MOVE | UFFD_FEATURE_PAGEFAULT_FLAG_WP, NULL);
+	int err = fl_uffd_api_dirty(fd, UFFD_FEATURE_SIGBUS | UFFD_FEATURE_MOVE | UFFD_FEATURE_PAGEFAULT_FLAG_WP);
 	if (err) {
 		close(fd);
 		fl_log("sigbus engine: userfaultfd lacks SIGBUS, MOVE or write-protect (UFFDIO_MOVE needs Linux 6.8): ",
@@ -166,6 +166,7 @@ const struct fl_engine fl_engine_sigbus = {
 	.enable = uffd_enable,
 	.protect_writes = uffd_protect_writes,
 	.evict = uffd_evict,
+	.written = uffd_written,
 	.pin = uffd_pin,
 	.untrace_all = uffd_untrace_all,
 	.fork_child = uffd_fork_child,
