@@ -12,13 +12,13 @@ import io.faultline.tracer.RecordingCounts;
 /**
  * What {@code record --live} shows on a terminal, one line redrawn by {@link Progress#beside}:
  * the recording (references, rate, time), how far the replay is behind, the working set and the
- * distinct pages, the LRU miss ratio at a few sizes from the EVMS's up (below it a trace cannot
- * tell hits from misses), and each policy at each size. Cut to the terminal's width, so that a
+ * distinct pages, the LRU miss ratio at a few sizes above the EVMS's (at and below it a trace
+ * cannot tell hits from misses), and each policy at each size. Cut to the terminal's width, so that a
  * redraw never wraps.
  */
 final class LiveView
 {
-    /** Sizes shown: the EVMS's and 4 doublings. */
+    /** Sizes shown: doublings of the EVMS's. */
     private static final int SHOWN = 5;
 
     private final List<PolicySpec> specs;
@@ -38,13 +38,16 @@ final class LiveView
         this.counts = counts;
     }
 
-    /** The LRU sizes the line shows, ascending: the EVMS's and its doublings. */
+    /**
+     * The LRU sizes the line shows, ascending: twice the EVMS's and its doublings (at the EVMS's
+     * own size, and below, a trace cannot tell hits from misses).
+     */
     static int[] shownSizes(final int evmsPages)
     {
         final int[] sizes = new int[SHOWN];
         for (int i = 0; i < SHOWN; i++)
         {
-            sizes[i] = Math.max(1, evmsPages) << i;
+            sizes[i] = Math.max(1, evmsPages) << (i + 1);
         }
         return sizes;
     }
@@ -82,13 +85,15 @@ final class LiveView
     }
 
     /** The one line after the run: what was replayed, how far behind it fell, what went to disk. */
-    static String summary(final LiveReplay.Result result, final int pairs)
+    static String summary(final LiveReplay.Result result, final int pairs, final long catchUpNs)
     {
         return String.format(Locale.ROOT, "faultline record: --live replayed %,d references (%,d distinct pages) into "
-                + "the exact LRU curve%s; at most %,d behind the recording (sampled every %d ms)%s",
+                + "the exact LRU curve%s in %.2f s of CPU (%s); at most %,d behind the recording (sampled every %d ms), "
+                + "caught up %.2f s after the recording ended%s",
             result.references(), result.curve().distinct(), pairs == 0 ? "" : String.format(Locale.ROOT,
-                " and %,d policy runs", pairs), result.maxLag(),
-            TimeUnit.NANOSECONDS.toMillis(LiveReplay.SNAPSHOT_NS),
+                " and %,d policy run%s", pairs, pairs == 1 ? "" : "s"), result.cpuNs() / 1e9,
+            Progress.rate(result.cpuNs() > 0 ? result.references() * 1e9 / result.cpuNs() : 0), result.maxLag(),
+            TimeUnit.NANOSECONDS.toMillis(LiveReplay.SNAPSHOT_NS), catchUpNs / 1e9,
             result.spilled() == 0 ? "" : String.format(Locale.ROOT, ", %,d of them by way of a spill file",
                 result.spilled()));
     }

@@ -427,7 +427,7 @@ final class RecordCommand implements Callable<Integer>
     }
 
     private static final long DEFAULT_LIVE_BACKLOG = 256L << 20;
-    private static final long MIN_LIVE_BACKLOG = 1L << 20;
+    private static final long MIN_LIVE_BACKLOG = 64L << 10;
 
     /** An output file is checked before the program runs, not found unwritable when a long run ends. */
     private static void writable(final Path file)
@@ -473,7 +473,9 @@ final class RecordCommand implements Callable<Integer>
         {
             throw new CliException(ex.getMessage());
         }
+        final long catchUpStart = System.nanoTime();
         final LiveReplay.Result result = replay.finish();
+        final long catchUpNs = System.nanoTime() - catchUpStart;
         if (result.failure() != null)
         {
             err.println("faultline record: --live: " + result.failure() + "; no live result was written"
@@ -483,7 +485,7 @@ final class RecordCommand implements Callable<Integer>
         }
         if (!options.quiet)
         {
-            err.println(LiveView.summary(result, replay.pairs()));
+            err.println(LiveView.summary(result, replay.pairs(), catchUpNs));
         }
         if (!result.exact())
         {

@@ -102,20 +102,19 @@ public final class Recorder
         }
         try
         {
-            if (!keep)
-            {
-                // nothing to check: the recording keeps no trace
-            }
-            else if (options.replace)
+            if (keep && options.replace)
             {
                 TraceWriter.removeTrace(options.output, "-o"); // after the checks above: a bad command keeps it
             }
-            else if (Files.isDirectory(options.output) && TraceWriter.holdsTrace(options.output))
+            else if (keep && Files.isDirectory(options.output) && TraceWriter.holdsTrace(options.output))
             {
                 throw new RecordException("output " + options.output + " already holds a trace; choose another -o, "
                     + "or give --force to replace it");
             }
-            TraceWriter.checkUsable(options.output);
+            if (keep)
+            {
+                TraceWriter.checkUsable(options.output);
+            }
         }
         catch (final TraceFormatException ex)
         {

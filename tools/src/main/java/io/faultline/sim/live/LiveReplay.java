@@ -10,6 +10,7 @@ import io.faultline.tracer.Libc;
 import org.agrona.collections.LongHashSet;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -57,7 +58,7 @@ public final class LiveReplay
 
     /** The results at the end. */
     public record Result(MissRatioCurve curve, List<SimulationResult> simulations, long references, long skipped,
-        long late, long spilled, long maxLag, String failure)
+        long late, long spilled, long maxLag, long cpuNs, String failure)
     {
         /** Whether the results are those of an offline replay of the same trace. */
         public boolean exact()
@@ -82,6 +83,8 @@ public final class LiveReplay
     private volatile boolean finishing;
     /** The most references the replay was behind at a snapshot. */
     private long maxLag;
+    /** CPU time of the replay thread, idle polls included: what the replay cost. */
+    private long cpuNs;
     private volatile Throwable crashed;
 
     /**
@@ -145,7 +148,7 @@ public final class LiveReplay
             sweep.finished();
         }
         return new Result(curve.curve(maxSize), sweep == null ? List.of() : sweep.results(curve.distinct()),
-            curve.references(), order.skipped(), order.late(), backlog.spilled(), maxLag,
+            curve.references(), order.skipped(), order.late(), backlog.spilled(), maxLag, cpuNs,
             backlog.failure() == null ? null : backlog.failure() + "; " + backlog.dropped() + " references were not replayed");
     }
 
@@ -188,6 +191,7 @@ public final class LiveReplay
             }
             order.flush();
             publish(System.nanoTime());
+            cpuNs = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
         }
         catch (final RuntimeException | Error ex)
         {
