@@ -47,18 +47,21 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #include "engine.h"
+#include "engine_uffd.h"
 #include "evms.h"
 #include "gate.h"
 #include "lock.h"
 #include "pins.h"
 #include "policy.h"
 #include "ranges.h"
+#include "request.h"
 #include "state.h"
 
 #ifndef PR_SET_SYSCALL_USER_DISPATCH
@@ -333,6 +336,47 @@ static void pass_on_sigsys(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gat
 		a.sa_handler(sig);
 }
 
+/* ---- mapping events ---- */
+
+/*
+ * An engine without mapping events (sigbus, mprotect) hears of munmap, of what an mmap with
+ * MAP_FIXED replaces, of a break that shrinks and of madvise's zaps here, glibc's internal calls
+ * included (a trimmed or deleted arena heap, a freed mmapped block, its stack cache), where the
+ * libc wrappers (interpose.c) saw only the program's own calls: what userfaultfd's UNMAP and
+ * REMOVE events would have said, before the pages go (after, for madvise: the zap is the call).
+ */
+static int says_map_events(void)
+{
+	return !(fl_engine->observes & FL_OBSERVES_MAP_EVENTS) && fl_tracing();
+}
+
+static void map_event(uint32_t kind, uintptr_t s, uintptr_t e)
+{
+	if (e > s)
+		fl_req_call(FL_REQ_MAP_EVENT, kind, s, e, 0);
+}
+
+static void map_events_before(long nr, const long *a)
+{
+	uintptr_t s = (uintptr_t)a[0];
+	if (!says_map_events() || (s & (FL_PAGE - 1)))
+		return;
+	if ((nr == SYS_munmap || (nr == SYS_mmap && ((int)a[3] & MAP_FIXED))) && a[1])
+		map_event(FL_TRAP_UNMAP, s, FL_PAGE_UP(s + (uintptr_t)a[1]));
+	if (nr == SYS_brk && s) {
+		uintptr_t cur = (uintptr_t)fl_gate_syscall6(SYS_brk, 0, 0, 0, 0, 0, 0);
+		if (s < cur)
+			map_event(FL_TRAP_UNMAP, FL_PAGE_UP(s), FL_PAGE_UP(cur));
+	}
+}
+
+static void map_events_after(long nr, const long *a, long r)
+{
+	if (nr == SYS_madvise && r == 0 && a[1] && says_map_events() &&
+	    (a[2] == MADV_DONTNEED || a[2] == MADV_FREE || a[2] == MADV_REMOVE))
+		map_event(FL_TRAP_REMOVE, FL_PAGE_DOWN(a[0]), FL_PAGE_UP((uintptr_t)a[0] + (uintptr_t)a[1]));
+}
+
 /* ---- the handler ---- */
 
 static int clone_like_thread(long nr, const long *a)
@@ -350,6 +394,9 @@ static long gated_call(long nr, const long *a, ucontext_t *uc, struct fl_gate_th
 {
 	struct fl_gate_region regions[FL_GATE_REGIONS];
 	uint32_t flags = 0;
+	/* tracing stopping: the kernel would meet pages still disabled (EFAULT); they come home first */
+	if (!fl_tracing())
+		fl_restoring_wait();
 	g->kernel = 1; /* reading iovecs, strings and the like is the kernel's reference too */
 	uint32_t n = fl_tracing() ? fl_gate_regions(nr, a, regions, &flags) : 0;
 	if (flags & FL_SC_REFUSE) {
@@ -366,6 +413,7 @@ static long gated_call(long nr, const long *a, ucontext_t *uc, struct fl_gate_th
 		touch(regions, n);
 	}
 	g->kernel = 0;
+	map_events_before(nr, a);
 	uint64_t handler_mask = 0;
 	int quick = (flags & FL_SC_QUICK) != 0;
 	if (!quick) /* the program's mask while the call waits: a signal interrupts it as it would have */
@@ -381,6 +429,7 @@ static long gated_call(long nr, const long *a, ucontext_t *uc, struct fl_gate_th
 		release(h);
 		fl_unlock();
 	}
+	map_events_after(nr, a, r);
 	return r;
 }
 
@@ -514,5 +563,8 @@ int fl_gate_start(void)
 		return err;
 	}
 	__atomic_store_n(&gate_on, 1, __ATOMIC_RELEASE);
+	/* glibc's internal unmaps are mapping events now: the sigbus engine's check that an evicted
+	 * page still lies in a registered mapping (uffd_evict) is not needed */
+	fl_uffd_unseen_unmaps = 0;
 	return 0;
 }
