@@ -536,9 +536,9 @@ static int enable_page(int fd, uintptr_t page, int write)
  * uffd-wp when it resolves the write, and PAGEMAP_SCAN reports a present page without it as
  * PAGE_IS_WRITTEN. UFFDIO_MOVE does not carry the bit (a page moved home arrives unprotected,
  * moved out it reads written in its slot), so the EVMS asks before every move out of a page that
- * stays resident (evms.c). One scan per run of pages of one traced range lying close together,
- * sorted: the walk costs little beside the system call (4,080 pages in one scan cost about as
- * much as 8 one-page scans here, bench/native/wp_async_probe.c). A run that meets a vma not
+ * stays resident (policy_segq.c). One scan per run of pages of one traced range lying close
+ * together, sorted: the walk costs little beside the system call (a one-page scan 1.8 us, one of
+ * 4,080 pages 17 to 33 us here, bench/native/wp_async_probe.c). A run that meets a vma not
  * registered with us (PM_SCAN_CHECK_WPASYNC: EPERM; a stale range of the sigbus engine whose
  * memory glibc unmapped) is asked again page by page, and such a page reads not written.
  */
