@@ -39,10 +39,10 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "record", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     synopsisHeading = "usage: ", customSynopsis = {"faultline record -o DIR [--force] [OPTIONS] [--] PROGRAM [ARGS...]",
-        "       faultline record --live [-o DIR] [--policies P1,... --sizes S1,...] [--mrc-csv OUT] [--csv OUT] [OPTIONS] "
-            + "[--] PROGRAM [ARGS...]"},
+        "       faultline record --live [-o DIR] [--policies P,... --sizes S,...] [OPTIONS] [--] PROGRAM [ARGS...]"},
     descriptionHeading = "%n",
-    description = {"Run a program and record its page reference trace into DIR.", ""},
+    description = {"Run a program and record its page reference trace into DIR; with --live, also replay it as it "
+        + "comes into the LRU miss-ratio curve and the --policies' results.", ""},
     footer = {"", "Everything after PROGRAM is the program's. The exit status is the program's "
         + "(128+N if signal N killed it); if the recording stopped early, the program's or 1 if that was 0. "
         + "Before the program starts, record's own errors exit as every command's (faultline --help).", "",
@@ -178,7 +178,8 @@ final class RecordCommand implements Callable<Integer>
     boolean live;
 
     @Option(names = "--policies", paramLabel = "P1,P2,...", completionCandidates = SimulationGrid.PolicyNames.class,
-        description = "--live: policies to replay as simulate does, NAME or NAME:param=value:... (not opt)")
+        description = "--live: policies to replay as simulate does, NAME or NAME:param=value:... (not opt; --policy is "
+            + "the EVMS's)")
     String policies;
 
     @Option(names = "--sizes", paramLabel = "S", split = ",", description = "--live: the policies' cache sizes in "
