@@ -55,7 +55,7 @@ public final class Main implements Callable<Integer>
 
     /** The command words, in the order help lists them. */
     private static final List<String> COMMANDS = List.of("record", "info", "dump", "export", "simulate", "mrc",
-        "monitor", "report", "completion");
+        "monitor", "report", "pack", "unpack", "completion");
 
     private final PrintStream err;
 
@@ -216,6 +216,8 @@ public final class Main implements Callable<Integer>
             case "monitor" -> new CommandLine(new MonitorCommand(err, terminal));
             case "report" -> new CommandLine(new ReportCommand()).addSubcommand("reuse",
                 TraceInputOptions.withFormatsFooter(new CommandLine(new ReuseCommand(out, err, terminal))));
+            case "pack" -> new CommandLine(new PackCommand.Pack(out));
+            case "unpack" -> new CommandLine(new PackCommand.Unpack(out));
             case "completion" -> new CommandLine(new CompletionCommand(out));
             default -> throw new IllegalArgumentException("no command " + word);
         };

@@ -3,6 +3,10 @@ package io.faultline.capture;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,13 +17,14 @@ import io.faultline.format.TraceEvent;
 import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceReader;
 import io.faultline.format.TraceVisitor;
+import io.faultline.tools.Main;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One recording of a program whose mappings are known (workload known_maps.c), read as a user
- * reads it: times from the program's start.
+ * reads it: times from the program's start, the same from its packed file as from its directory.
  */
 class KnownMappingsTest
 {
@@ -90,5 +95,63 @@ class KnownMappingsTest
         assertEquals(0, first.status(), first.describe());
         assertTrue(first.out().lines().anyMatch(l -> l.matches("-- 0 0 \\d+ \\d+ process-start .*known_maps")),
             first.out());
+    }
+
+    /** One in-process run of the command line: status, stdout and stderr in one string. */
+    private static String run(final String... args)
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final int status = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+        return "status " + status + "\n" + out.toString(StandardCharsets.UTF_8) + "--- stderr\n"
+            + err.toString(StandardCharsets.UTF_8);
+    }
+
+    /** A command's output with the trace's name and the times it took made alike. */
+    private static String same(final String output, final Path path)
+    {
+        return output.replace(path.toString(), "TRACE")
+            .replaceAll("\\b" + java.util.regex.Pattern.quote(path.getFileName().toString()) + "\\b", "NAME")
+            .replaceAll(" in \\d+\\.\\d+ s", " in T s").replaceAll(" +", " ");
+    }
+
+    /**
+     * The trace's files hold little more than its content (Chronicle's sparse 80 MiB file is cut
+     * at the end of the recording), and its packed file is read by every command as the directory.
+     */
+    @Test
+    void aPackedTraceReadsAsItsDirectory() throws Exception
+    {
+        long length = 0;
+        try (var files = Files.walk(trace))
+        {
+            for (final Path p : (Iterable<Path>)files::iterator)
+            {
+                length += Files.isRegularFile(p) ? Files.size(p) : 0;
+            }
+        }
+        assertTrue(length < 256 * 1024, "a trace of a few dozen references in " + length + " bytes of files");
+
+        final Path packed = tmp.resolve("known.flt");
+        final Faultline.Result pack = Faultline.run("pack", "-o", packed.toString(), trace.toString());
+        assertEquals(0, pack.status(), pack.describe());
+        assertTrue(Files.size(packed) < 16 * 1024, Files.size(packed) + " bytes packed");
+        final Path csv = tmp.resolve("export.csv");
+        for (final String[] command : new String[][] {{"info"}, {"dump"}, {"dump", "--format", "csv"},
+            {"simulate", "--policies", "lru,opt", "--sizes", "2,8"}, {"mrc", "--policies", "lru", "--max-size", "16"},
+            {"export", "--to", "lirs"}, {"report", "wss"}, {"report", "heats"}, {"report", "regions"}})
+        {
+            final String[] onDir = java.util.Arrays.copyOf(command, command.length + 1);
+            onDir[command.length] = trace.toString();
+            final String[] onPack = onDir.clone();
+            onPack[command.length] = packed.toString();
+            assertEquals(same(run(onDir), trace), same(run(onPack), packed), String.join(" ", command));
+        }
+        assertTrue(run("export", "--to", "csv", "-o", csv.toString(), packed.toString()).startsWith("status 0"));
+        final Path back = tmp.resolve("back");
+        final Faultline.Result unpack = Faultline.run("unpack", "-o", back.toString(), packed.toString());
+        assertEquals(0, unpack.status(), unpack.describe());
+        assertEquals(run("dump", trace.toString()), run("dump", back.toString()));
     }
 }

@@ -55,11 +55,16 @@ public final class TraceReader implements AutoCloseable
     private final boolean skipCorrupt;
     private final boolean live;
     private Survey survey;
+    /** What the user named: the directory, or the packed trace that {@link #dir} was unpacked from. */
+    private Path shown;
+    /** For a packed trace: deletes its unpacked directory (also at exit, should close not come). */
+    private Thread cleanUp;
 
     private TraceReader(final Path dir, final TraceHeader header, final SingleChronicleQueue queue,
         final boolean skipCorrupt, final boolean live)
     {
         this.dir = dir;
+        this.shown = dir;
         this.header = header;
         this.queue = queue;
         this.skipCorrupt = skipCorrupt;
@@ -73,10 +78,71 @@ public final class TraceReader implements AutoCloseable
     }
 
     /**
+     * @param path        a trace directory, or a packed trace ({@link TracePack}: one file, which
+     *                    begins as one or is named so), unpacked into a temporary directory that
+     *                    {@link #close} deletes
      * @param skipCorrupt read past corrupt excerpts, leaving them out and counting them, instead
      *                    of stopping at the first
      */
-    public static TraceReader open(final Path dir, final boolean skipCorrupt)
+    public static TraceReader open(final Path path, final boolean skipCorrupt)
+    {
+        if (!Files.isRegularFile(path))
+        {
+            return openDirectory(path, skipCorrupt);
+        }
+        if (!TracePack.isPack(path) && !path.getFileName().toString().endsWith(TracePack.EXTENSION))
+        {
+            throw new TraceFormatException("no trace at " + path + ": it is a file, neither a trace directory nor a packed"
+                + " trace; give a directory written by faultline record, or a file written by faultline pack",
+                InputProblem.MISUSED);
+        }
+        final Path unpacked;
+        try
+        {
+            unpacked = Files.createTempDirectory("faultline-trace");
+        }
+        catch (final IOException ex)
+        {
+            throw new TraceFormatException("cannot unpack " + path + ": the temporary directory " + System.getProperty(
+                "java.io.tmpdir") + " refused a new directory (" + InputProblem.reason(ex) + ")", InputProblem.UNREADABLE);
+        }
+        final Thread cleanUp = new Thread(() -> TracePack.deleteTree(unpacked));
+        Runtime.getRuntime().addShutdownHook(cleanUp);
+        try
+        {
+            TracePack.unpack(path, unpacked);
+            final TraceReader reader = openDirectory(unpacked, skipCorrupt);
+            reader.shown = path;
+            reader.cleanUp = cleanUp;
+            return reader;
+        }
+        catch (final TraceFormatException ex)
+        {
+            removeUnpacked(unpacked, cleanUp);
+            // the user gave the file: its name, not the temporary directory's, in what is wrong
+            throw new TraceFormatException(ex.getMessage().replace(unpacked.toString(), path.toString()), ex.problem());
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            removeUnpacked(unpacked, cleanUp);
+            throw ex;
+        }
+    }
+
+    private static void removeUnpacked(final Path unpacked, final Thread cleanUp)
+    {
+        TracePack.deleteTree(unpacked);
+        try
+        {
+            Runtime.getRuntime().removeShutdownHook(cleanUp);
+        }
+        catch (final IllegalStateException ex)
+        {
+            // shutting down: the hook runs anyway
+        }
+    }
+
+    private static TraceReader openDirectory(final Path dir, final boolean skipCorrupt)
     {
         TraceHeader header = TraceHeader.readDirectory(dir, "trace");
         final boolean live = TraceLayout.STATE_RECORDING.equals(header.get(TraceHeader.STATE)) && TraceWriter.isBeingWritten(dir);
@@ -162,9 +228,10 @@ public final class TraceReader implements AutoCloseable
         return header;
     }
 
+    /** The trace as the user named it: its directory, or its packed file. */
     public Path dir()
     {
-        return dir;
+        return shown;
     }
 
     /**
@@ -178,7 +245,7 @@ public final class TraceReader implements AutoCloseable
     {
         if (header.isMoca())
         {
-            throw new TraceFormatException(dir + " was recorded with --mode moca: it holds the pages each thread "
+            throw new TraceFormatException(shown + " was recorded with --mode moca: it holds the pages each thread "
                 + "touched per interval, not a stream of references, so " + use + " cannot replay it; record with "
                 + "--mode trace for that (faultline dump and export --to moca read Moca traces)", InputProblem.MISUSED);
         }
@@ -287,7 +354,7 @@ public final class TraceReader implements AutoCloseable
                 return s.summary;
             }
             // The survey read the same bytes without a fault: the files changed under us.
-            throw new TraceFormatException("trace " + dir + " changed while it was read: its queue file is now "
+            throw new TraceFormatException("trace " + shown + " changed while it was read: its queue file is now "
                 + "cut short; read it again");
         }
         catch (final TraceFormatException ex)
@@ -297,7 +364,7 @@ public final class TraceReader implements AutoCloseable
         catch (final Exception ex)
         {
             // Chronicle's own checks of a damaged file, past the cursor's guard (TraceReaderFuzzTest)
-            throw new TraceFormatException("corrupt trace " + dir + ": its queue cannot be read ("
+            throw new TraceFormatException("corrupt trace " + shown + ": its queue cannot be read ("
                 + QueueFaults.describe(ex) + ")");
         }
         s.verify();
@@ -371,7 +438,7 @@ public final class TraceReader implements AutoCloseable
                     // Chronicle's checks of the first cycle file, met as the tailer is made
                     // (TraceReaderFuzzTest: StreamCorruptedException "Unexpected magic number")
                     survey = null;
-                    throw new TraceFormatException("corrupt trace " + dir + ": its queue cannot be read ("
+                    throw new TraceFormatException("corrupt trace " + shown + ": its queue cannot be read ("
                         + QueueFaults.describe(ex) + ")");
                 }
             }
@@ -451,7 +518,7 @@ public final class TraceReader implements AutoCloseable
             }
             else if (stopError == null)
             {
-                stopError = "truncated trace " + dir + ": " + where;
+                stopError = "truncated trace " + shown + ": " + where;
             }
         }
 
@@ -484,7 +551,7 @@ public final class TraceReader implements AutoCloseable
                         if (!skipCorrupt)
                         {
                             stopIndex = cursor.index();
-                            stopError = "corrupt trace " + dir + ": " + where(cursor) + problem
+                            stopError = "corrupt trace " + shown + ": " + where(cursor) + problem
                                 + "; faultline reads past it with --skip-corrupt";
                             break;
                         }
@@ -562,7 +629,7 @@ public final class TraceReader implements AutoCloseable
                 final long expected = header.longValue(TraceHeader.REFERENCES);
                 if (references != expected)
                 {
-                    throw new TraceFormatException("truncated trace " + dir + ": the header counts " + expected
+                    throw new TraceFormatException("truncated trace " + shown + ": the header counts " + expected
                         + " references but the queue holds " + references);
                 }
             }
@@ -570,7 +637,9 @@ public final class TraceReader implements AutoCloseable
 
         private String where(final ExcerptCursor cursor)
         {
-            return cursor.file() + ": excerpt " + cursor.ordinal() + ": ";
+            // a packed trace's queue file by the packed trace's name, not the temporary directory's
+            return String.valueOf(cursor.file()).replace(dir.toString(), shown.toString()) + ": excerpt "
+                + cursor.ordinal() + ": ";
         }
     }
 
@@ -802,6 +871,11 @@ public final class TraceReader implements AutoCloseable
         if (queue != null)
         {
             queue.close();
+        }
+        if (cleanUp != null)
+        {
+            removeUnpacked(dir, cleanUp);
+            cleanUp = null;
         }
     }
 }

@@ -38,6 +38,17 @@ public final class TraceWriter implements AutoCloseable
      */
     private static final Set<Path> WRITING = ConcurrentHashMap.newKeySet();
 
+    /**
+     * Chronicle's block for a trace recorded with the default 4 MiB rings: its cycle file grows
+     * by a block at a time (64 MiB by default on a 64-bit JVM), and a partial trace, which no
+     * writer trims ({@link QueueFiles}), keeps up to a block of zeros. Writing took as long with
+     * 4 MiB blocks as with 64 MiB, trimming 3 to 37 ms instead of 213 to 946 (BENCHMARKS.md,
+     * "Trace files").
+     */
+    public static final long BLOCK_SIZE = 4L << 20;
+    /** Chronicle's own default block, for what is not a trace (a monitoring record's larger snapshots). */
+    private static final long CHRONICLE_BLOCK_SIZE = 64L << 20;
+
     private final Path dir;
     private final ChronicleQueue queue;
     private final ExcerptAppender appender;
@@ -60,6 +71,34 @@ public final class TraceWriter implements AutoCloseable
      */
     public static TraceWriter create(final Path dir, final TraceHeader start) throws IOException
     {
+        return create(dir, start, blockSize(start.get(TraceHeader.RING_CAPACITY)));
+    }
+
+    /**
+     * The block for a queue whose largest excerpt is a ring message: Chronicle takes excerpts of up
+     * to a quarter block less 4 bytes (1,048,572 bytes in 4 MiB blocks, checked), and a ring
+     * message (Agrona) is at most an eighth of the ring, plus the excerpt's kind; so blocks of the
+     * ring's size, at least {@link #BLOCK_SIZE}. Without a ring (a monitoring record), Chronicle's.
+     */
+    static long blockSize(final String ringCapacity)
+    {
+        if (ringCapacity == null)
+        {
+            return CHRONICLE_BLOCK_SIZE;
+        }
+        try
+        {
+            return Math.max(BLOCK_SIZE, Long.highestOneBit(Math.max(1, Long.parseLong(ringCapacity.trim()) - 1)) << 1);
+        }
+        catch (final NumberFormatException ex)
+        {
+            return CHRONICLE_BLOCK_SIZE;
+        }
+    }
+
+    /** As {@link #create(Path, TraceHeader)}, with Chronicle blocks of {@code blockSize} bytes (benchmarks). */
+    public static TraceWriter create(final Path dir, final TraceHeader start, final long blockSize) throws IOException
+    {
         checkUsable(dir);
         try
         {
@@ -76,7 +115,7 @@ public final class TraceWriter implements AutoCloseable
         start.write(headerFile);
         final FileChannel lockChannel = lockWhileWriting(headerFile);
         final ChronicleQueue queue = SingleChronicleQueueBuilder.binary(dir.resolve(TraceLayout.QUEUE_DIR).toFile())
-            .build();
+            .blockSize(blockSize).build();
         WRITING.add(dir.toAbsolutePath().normalize());
         return new TraceWriter(dir, queue, lockChannel);
     }
@@ -338,6 +377,7 @@ public final class TraceWriter implements AutoCloseable
     public void finish(final TraceHeader end) throws IOException
     {
         closeQueue();
+        QueueFiles.trim(dir.resolve(TraceLayout.QUEUE_DIR));
         end.put(TraceHeader.STATE, TraceLayout.STATE_COMPLETE);
         end.write(dir.resolve(TraceLayout.HEADER_FILE));
         finished = true;
@@ -356,10 +396,12 @@ public final class TraceWriter implements AutoCloseable
         try
         {
             closeQueue();
+            QueueFiles.trim(dir.resolve(TraceLayout.QUEUE_DIR));
         }
-        catch (final RuntimeException | InternalError ex)
+        catch (final RuntimeException | InternalError | IOException ex)
         {
-            // the queue's own end-of-file marker could not be written: readers stop at the last whole excerpt
+            // the queue's own end-of-file marker could not be written (or the files not cut to it, a full
+            // file system): readers stop at the last whole excerpt
         }
         try
         {
