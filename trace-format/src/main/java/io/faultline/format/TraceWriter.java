@@ -49,19 +49,53 @@ public final class TraceWriter implements AutoCloseable
     /** Chronicle's own default block, for what is not a trace (a monitoring record's larger snapshots). */
     private static final long CHRONICLE_BLOCK_SIZE = 64L << 20;
 
+    /**
+     * Bytes written between two reopenings of the queue ({@link #reopen}): Chronicle's default
+     * block on 64-bit, so that at most a few blocks' index arrays stay mapped besides the one
+     * being written.
+     */
+    static final long REOPEN_BYTES = 64L << 20;
+
+    /**
+     * How the queue is laid out: blocks of {@link #blockSize(String)} and Chronicle's index arrays
+     * for a trace (0: Chronicle's default); a test shrinks the blocks and the index arrays, which
+     * are a queue file's own header fields, to reach in thousands of excerpts what a recording
+     * reaches in millions.
+     */
+    record QueueShape(long blockSize, int indexCount, long reopenBytes)
+    {
+    }
+
     private final Path dir;
-    private final ChronicleQueue queue;
-    private final ExcerptAppender appender;
+    private final QueueShape shape;
+    private ChronicleQueue queue;
+    private ExcerptAppender appender;
+    private long sinceReopen;
     private byte[] scratch = new byte[64 * 1024];
     private boolean finished;
     private final FileChannel lockChannel;
 
-    private TraceWriter(final Path dir, final ChronicleQueue queue, final FileChannel lockChannel)
+    private TraceWriter(final Path dir, final QueueShape shape, final ChronicleQueue queue, final FileChannel lockChannel)
     {
         this.dir = dir;
+        this.shape = shape;
         this.queue = queue;
         this.appender = queue.createAppender();
         this.lockChannel = lockChannel;
+    }
+
+    private static ChronicleQueue openQueue(final Path dir, final QueueShape shape)
+    {
+        final SingleChronicleQueueBuilder builder = SingleChronicleQueueBuilder.binary(dir.resolve(TraceLayout.QUEUE_DIR).toFile());
+        if (shape.blockSize() > 0)
+        {
+            builder.blockSize(shape.blockSize());
+        }
+        if (shape.indexCount() > 0)
+        {
+            builder.indexCount(shape.indexCount());
+        }
+        return builder.build();
     }
 
     /**
@@ -71,7 +105,7 @@ public final class TraceWriter implements AutoCloseable
      */
     public static TraceWriter create(final Path dir, final TraceHeader start) throws IOException
     {
-        return create(dir, start, blockSize(start.get(TraceHeader.RING_CAPACITY)));
+        return create(dir, start, new QueueShape(blockSize(start.get(TraceHeader.RING_CAPACITY)), 0, REOPEN_BYTES));
     }
 
     /**
@@ -99,6 +133,11 @@ public final class TraceWriter implements AutoCloseable
     /** As {@link #create(Path, TraceHeader)}, with Chronicle blocks of {@code blockSize} bytes (benchmarks). */
     public static TraceWriter create(final Path dir, final TraceHeader start, final long blockSize) throws IOException
     {
+        return create(dir, start, new QueueShape(blockSize, 0, REOPEN_BYTES));
+    }
+
+    static TraceWriter create(final Path dir, final TraceHeader start, final QueueShape shape) throws IOException
+    {
         checkUsable(dir);
         try
         {
@@ -114,10 +153,9 @@ public final class TraceWriter implements AutoCloseable
         final Path headerFile = dir.resolve(TraceLayout.HEADER_FILE);
         start.write(headerFile);
         final FileChannel lockChannel = lockWhileWriting(headerFile);
-        final ChronicleQueue queue = SingleChronicleQueueBuilder.binary(dir.resolve(TraceLayout.QUEUE_DIR).toFile())
-            .blockSize(blockSize).build();
+        final ChronicleQueue queue = openQueue(dir, shape);
         WRITING.add(dir.toAbsolutePath().normalize());
-        return new TraceWriter(dir, queue, lockChannel);
+        return new TraceWriter(dir, shape, queue, lockChannel);
     }
 
     /**
@@ -348,6 +386,11 @@ public final class TraceWriter implements AutoCloseable
     /** Appends one excerpt of {@code kind} holding {@code length} bytes of {@code buffer} at {@code offset}. */
     public void write(final int kind, final DirectBuffer buffer, final int offset, final int length)
     {
+        sinceReopen += length + 8;
+        if (sinceReopen > shape.reopenBytes())
+        {
+            reopen();
+        }
         if (scratch.length < length)
         {
             scratch = new byte[Math.max(length, scratch.length * 2)];
@@ -359,6 +402,25 @@ public final class TraceWriter implements AutoCloseable
             bytes.writeInt(kind);
             bytes.write(scratch, 0, length);
         }
+    }
+
+    /**
+     * Closes the queue and opens it again, appending where it ended. Chronicle Queue (5.27ea5)
+     * keeps the queue file's 80 MiB mappings of every index array it used across a garbage
+     * collection: its SCQIndexing holds each thread's index arrays through a weak reference, and a
+     * collection makes it bind a new one while the old stays in its list of closeables, reserving
+     * its chunk, until the queue is closed. A recorder collects every few minutes, so its resident
+     * set grew with the trace (BENCHMARKS.md, "Long runs": 0.5 GiB of mapped queue file after
+     * 40 minutes); closing frees them all, and the new appender finds the queue's end through its
+     * index (a scan of at most 64 excerpts).
+     */
+    private void reopen()
+    {
+        sinceReopen = 0;
+        appender.close();
+        queue.close();
+        queue = openQueue(dir, shape);
+        appender = queue.createAppender();
     }
 
     /**
