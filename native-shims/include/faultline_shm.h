@@ -133,7 +133,7 @@
  *           0   u64 seq       value of the global clock taken for this reference
  *           8   u64 time_ns   CLOCK_MONOTONIC - start_mono_ns
  *           16  u64 address   exact faulting address
- *           24  u32 flags     FL_REC_WRITE | FL_REC_FIRST_TOUCH
+ *           24  u32 flags     FL_REC_WRITE | FL_REC_FIRST_TOUCH | FL_REC_KERNEL
  *           28  u32 reserved  0
  *
  *   A Moca chunk (FL_MODE_MOCA, mode_moca.c): the pages one thread faulted on in one interval, written
@@ -350,6 +350,7 @@
 
 #define FL_REC_WRITE       1u /* the trapped access was a write (also a kernel write, e.g. read(2) into the page) */
 #define FL_REC_FIRST_TOUCH 2u /* the page had never been populated: resolved with a zero page */
+#define FL_REC_KERNEL      4u /* made by the kernel in a system call on the thread's behalf (the system-call gate) */
 
 #define FL_EVENT_TYPE        0
 #define FL_EVENT_PID         4

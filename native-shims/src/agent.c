@@ -29,6 +29,8 @@
 #include "maps.h"
 #include "mem.h"
 #include "mode.h"
+#include "fault_signal.h"
+#include "gate.h"
 #include "pins.h"
 #include "policy.h"
 #include "ranges.h"
@@ -354,6 +356,7 @@ int fl_agent_follow_child(void)
 	await_fork_event(getpid());
 	fl_mem_reset_after_fork();
 	fl_touch_reset_after_fork();
+	fl_pins_held_reset(); /* the calls of the parent's other threads are not ours */
 	fl_agent.exec_event = 0;
 	fl_threads_starting = 0; /* the parent's thread starts are not ours */
 	fl_req_reset_after_fork();
@@ -383,6 +386,10 @@ int fl_agent_follow_child(void)
 	int expect = 0;
 	__atomic_compare_exchange_n(&fl_agent.active, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 	fl_req_call(FL_REQ_FORK_CHILD, (uintptr_t)pthread_self(), 0, 0, 0);
+	if (fl_gate_active()) { /* dispatch is not inherited by fork: this thread armed again */
+		fl_fault_signal_thread();
+		fl_gate_thread();
+	}
 	return 0;
 }
 
@@ -486,6 +493,8 @@ int fl_agent_start(const char *path)
 	__atomic_compare_exchange_n(&fl_agent.active, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 	/* scope all: register and disable what exists now, before main() runs */
 	fl_req_call(FL_REQ_INIT, (uintptr_t)pthread_self(), 0, 0, 0);
+	if (!fl_attached)
+		fl_gate_start(); /* in-thread engines: every system call of the program's threads gated */
 	return 0;
 }
 

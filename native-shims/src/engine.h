@@ -54,6 +54,14 @@ struct fl_engine {
 	/* an enabled page's writes trap (1) or not (0) from now on; -EAGAIN: retry later */
 	int (*protect_writes)(uintptr_t page, int protect);
 	int (*evict)(uintptr_t page);  /* disable an enabled page the EVMS let go; -EAGAIN: retry after the next read */
+	/*
+	 * Asynchronous dirty tracking (NULL: none): of pages[0..n), enabled and not known written,
+	 * which were written since a read enabled them (written[i] = 1; the kernel resolved those
+	 * writes without a fault). Asked before a page is disabled or leaves the EVMS, while its
+	 * page tables still say. -ENOTSUP: this session's writes to such pages trap instead
+	 * (FL_TRAP_WP, the synchronous path), so nothing is to be learned.
+	 */
+	int (*written)(const uintptr_t *pages, uint32_t n, uint8_t *written);
 	void (*pin)(uintptr_t addr);   /* enabled for good (thread descriptors, pins.c) */
 	int (*untrace_all)(void);      /* teardown; -EAGAIN: read traps and call again */
 	int (*fork_child)(void);       /* followed fork child: take over the inherited ranges */
@@ -72,6 +80,7 @@ struct fl_engine {
 #define FL_ACCESS_WRITE 1u /* what a fault on the faulting thread tried: from the x86 error code */
 #define FL_ACCESS_EXEC  2u
 #define FL_ACCESS_PRESENT 4u /* the page was present: a protection fault (write-protected, or PROT_NONE) */
+#define FL_ACCESS_KERNEL 8u  /* the system-call gate's touch: the kernel's reference, made for the thread (gate.c) */
 extern const struct fl_engine *fl_engine;
 extern const struct fl_engine fl_engine_uffd, fl_engine_mprotect, fl_engine_sigbus;
 

@@ -21,14 +21,15 @@
  *     is registered again before its pages are disabled there (sb_relocate);
  *   - which fault is ours comes from the error code and the home map (sb_trapped), since no
  *     kernel queue drops the faults of a page another thread brought home meanwhile.
- * A range that glibc unmaps with an internal call no wrapper sees (a trimmed heap, a deleted
- * arena heap) stays in the table, as under the mprotect engine, but where that engine's mprotect
- * of a stale page is harmless, a move out of a new mapping at that address would take the
- * program's data: evictions check the page's vma first (uffd_evict). The recorder runs the
- * program with glibc's trimming off (GLIBC_TUNABLES glibc.malloc.trim_threshold), since a heap
- * zapped by glibc's internal madvise would otherwise get its parked pages back, old contents
- * where glibc expects zeros (calloc). The system-call gate (docs/ARCHITECTURE.md) is to see
- * these calls instead.
+ * glibc's internal munmap, madvise and brk (a trimmed heap, a deleted arena heap) reach the
+ * agent through the system-call gate (gate.c), which says them as mapping events. With the gate
+ * off (FAULTLINE_GATE=off) such a range stays in the table, as under the mprotect engine, but
+ * where that engine's mprotect of a stale page is harmless, a move out of a new mapping at that
+ * address would take the program's data: evictions then check the page's vma first
+ * (uffd_evict, fl_uffd_unseen_unmaps, which the gate clears), and the recorder runs the program
+ * with glibc's trimming off (GLIBC_TUNABLES glibc.malloc.trim_threshold), since a heap zapped
+ * by glibc's internal madvise would otherwise get its parked pages back, old contents where
+ * glibc expects zeros (calloc).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -53,7 +54,7 @@ static int sb_open(void)
 		       "; record with --engine mprotect");
 		return fd;
 	}
-	int err = fl_uffd_api(fd, UFFD_FEATURE_SIGBUS | UFFD_FEATURE_MOVE | UFFD_FEATURE_PAGEFAULT_FLAG_WP, NULL);
+	int err = fl_uffd_api_dirty(fd, UFFD_FEATURE_SIGBUS | UFFD_FEATURE_MOVE | UFFD_FEATURE_PAGEFAULT_FLAG_WP);
 	if (err) {
 		close(fd);
 		fl_log("sigbus engine: userfaultfd lacks SIGBUS, MOVE or write-protect (UFFDIO_MOVE needs Linux 6.8): ",
@@ -166,6 +167,7 @@ const struct fl_engine fl_engine_sigbus = {
 	.enable = uffd_enable,
 	.protect_writes = uffd_protect_writes,
 	.evict = uffd_evict,
+	.written = uffd_written,
 	.pin = uffd_pin,
 	.untrace_all = uffd_untrace_all,
 	.fork_child = uffd_fork_child,

@@ -38,6 +38,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -66,6 +67,7 @@
 
 int fl_uffd = -1;
 int fl_uffd_unseen_unmaps;
+int fl_uffd_wp_async;
 
 static uintptr_t zero_src; /* a zeroed agent page: UFFDIO_COPY source for first-touch writes */
 
@@ -426,6 +428,17 @@ static int fill_zero(uintptr_t page, int write)
 static int enable_page(int fd, uintptr_t page, int write);
 
 /*
+ * EEXIST with nothing at home: under asynchronous write-protect (which implies WP_UNPOPULATED)
+ * a write-protection that met an empty slot left a uffd-wp marker there (a page zapped between
+ * its move home and its protection), and every move or fill into it fails so, while the thread
+ * faults on it forever. Lifting the protection clears the marker; the caller tries again.
+ */
+static int wp_marker(uintptr_t page)
+{
+	return fl_uffd_wp_async && !fl_page_present(page) && fl_uffd_writeprotect(fl_uffd, page, FL_PAGE, 0) == 0;
+}
+
+/*
  * Resolve the fault on page. Never leaves the faulting thread blocked: every path but -EAGAIN
  * ends in fl_wake_later(page), which wakes it once the agent lock is released (lock.c: a
  * thread woken while its handler holds the lock would preempt it there). The moves and fills
@@ -466,7 +479,9 @@ static int enable_page(int fd, uintptr_t page, int write)
 		}
 		if (err == -EEXIST) { /* already resolved (another thread's fault on the same page) */
 			fl_cnt.races++;
-				return 0;
+			if (wp_marker(page))
+				continue;
+			return 0;
 		}
 		if (err == -ENOENT || (err == -EINVAL && !fl_page_present(park))) {
 			/*
@@ -483,8 +498,11 @@ static int enable_page(int fd, uintptr_t page, int write)
 				fl_cnt.races++;
 				continue;
 			}
-			if (err == -EEXIST)
+			if (err == -EEXIST) {
 				fl_cnt.races++;
+				if (wp_marker(page))
+					continue;
+			}
 			return 0;
 		}
 		if (fl_page_present(park)) {
@@ -513,6 +531,154 @@ static int enable_page(int fd, uintptr_t page, int write)
 }
 
 /*
+ * Asynchronous dirty tracking: which of pages[0..n) were written since a read enabled them
+ * (engine.h, written). Each page's write-protection is its own dirty bit: the kernel clears
+ * uffd-wp when it resolves the write, and PAGEMAP_SCAN reports a present page without it as
+ * PAGE_IS_WRITTEN. UFFDIO_MOVE does not carry the bit (a page moved home arrives unprotected,
+ * moved out it reads written in its slot), so the EVMS asks before every move out of a page that
+ * stays resident (policy_segq.c). One scan per run of pages of one traced range lying close
+ * together, sorted: the walk costs little beside the system call (a one-page scan 1.8 us, one of
+ * 4,080 pages 17 to 33 us here, bench/native/wp_async_probe.c). A run that meets a vma not
+ * registered with us (PM_SCAN_CHECK_WPASYNC: EPERM; a stale range of the sigbus engine whose
+ * memory glibc unmapped) is asked again page by page, and such a page reads not written.
+ */
+#define SCAN_SPAN (64 * FL_PAGE) /* pages further apart are scanned separately */
+#define VERIFIED_MAX 64
+
+/*
+ * Pages the last scan found in vmas registered for asynchronous write-protect: the sigbus
+ * engine's eviction probe (uffd_evict) takes them as checked, while no fault was labelled since
+ * (the victims of an admission are disabled right after it, in the same resolution).
+ */
+static uintptr_t verified[VERIFIED_MAX];
+static uint32_t verified_n;
+static uint64_t verified_at; /* fl_cnt.faults when they were checked */
+
+static uint32_t *order; /* indices of pages, sorted by address (lock held) */
+static uint32_t order_cap;
+
+struct run {
+	const uintptr_t *pages;
+	const uint32_t *idx;
+	uint32_t from, to;
+	uint8_t *written;
+};
+
+static void mark_nothing(uintptr_t a, uintptr_t b, void *ctx)
+{
+	(void)a;
+	(void)b;
+	(void)ctx;
+}
+
+static void mark_written(uintptr_t a, uintptr_t b, void *ctx)
+{
+	struct run *w = ctx;
+	for (uint32_t k = w->from; k < w->to; k++) {
+		uintptr_t p = w->pages[w->idx[k]];
+		if (p >= a && p < b)
+			w->written[w->idx[k]] = 1;
+	}
+}
+
+static void sift(uint32_t *a, const uintptr_t *key, uint32_t i, uint32_t n)
+{
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= n)
+			return;
+		if (c + 1 < n && key[a[c + 1]] > key[a[c]])
+			c++;
+		if (key[a[i]] >= key[a[c]])
+			return;
+		uint32_t t = a[i];
+		a[i] = a[c];
+		a[c] = t;
+		i = c;
+	}
+}
+
+/* heapsort of the indices by page: the agent never calls malloc, which qsort may */
+static void sort_by_page(uint32_t *a, const uintptr_t *key, uint32_t n)
+{
+	for (uint32_t i = n / 2; i-- > 0;)
+		sift(a, key, i, n);
+	for (uint32_t m = n; m-- > 1;) {
+		uint32_t t = a[0];
+		a[0] = a[m];
+		a[m] = t;
+		sift(a, key, 0, m);
+	}
+}
+
+static void verify(uintptr_t page)
+{
+	if (verified_n < VERIFIED_MAX)
+		verified[verified_n++] = page;
+}
+
+int uffd_written(const uintptr_t *pages, uint32_t n, uint8_t *written)
+{
+	if (!fl_uffd_wp_async)
+		return -ENOTSUP;
+	memset(written, 0, n);
+	verified_n = 0;
+	verified_at = fl_cnt.faults;
+	if (n > order_cap) {
+		uint32_t cap = n < 1024 ? 1024 : n;
+		uint32_t *grown = fl_mem_map((size_t)cap * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		if (order)
+			fl_mem_unmap(order, (size_t)order_cap * sizeof(*order));
+		order = grown;
+		order_cap = cap;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		order[i] = i;
+	sort_by_page(order, pages, n);
+	for (uint32_t k = 0; k < n;) {
+		uintptr_t first = pages[order[k]];
+		const struct fl_range *r = fl_range_find(first);
+		uint32_t end = k + 1;
+		while (end < n && r && pages[order[end]] - first < SCAN_SPAN && pages[order[end]] < r->end)
+			end++;
+		struct run w = { pages, order, k, end, written };
+		int err = fl_pagemap_written(first, pages[order[end - 1]] + FL_PAGE, mark_written, &w);
+		if (err == -EPERM && end - k > 1) {
+			for (uint32_t j = k; j < end; j++) {
+				struct run one = { pages, order, j, j + 1, written };
+				if (fl_pagemap_written(pages[order[j]], pages[order[j]] + FL_PAGE, mark_written, &one) == 0)
+					verify(pages[order[j]]);
+			}
+		} else if (!err) {
+			for (uint32_t j = k; j < end; j++)
+				verify(pages[order[j]]);
+		}
+		k = end;
+	}
+	return 0;
+}
+
+/*
+ * The sigbus engine's eviction probe (uffd_evict): does page lie in a vma registered with us?
+ * Synchronous tracking asks the kernel to lift a write-protection that is not there (ENOENT: no
+ * vma registered for WP), harmless since the move out drops it anyway. Under asynchronous
+ * tracking lifting it would mark the page written, so a scan asks instead (EPERM), unless the
+ * scan of the admission that chose the victim has just done so.
+ */
+static int registered_for_wp(uintptr_t page)
+{
+	if (!fl_uffd_wp_async)
+		return fl_uffd_writeprotect(fl_uffd, page, FL_PAGE, 0) != -ENOENT;
+	if (verified_at == fl_cnt.faults)
+		for (uint32_t i = 0; i < verified_n; i++)
+			if (verified[i] == page)
+				return 1;
+	return fl_pagemap_written(page, page + FL_PAGE, mark_nothing, NULL) != -EPERM;
+}
+
+/*
  * Disable an enabled page. -EAGAIN: the kernel kept refusing the move because an event is
  * pending (mmap_changing); the page is still enabled and the caller must retry once the event
  * is read (fault.c holds the faulting thread back until then). 0 otherwise.
@@ -529,7 +695,7 @@ int uffd_evict(uintptr_t page)
 	 * the cheapest operation the kernel refuses there (ENOENT: no vma registered for WP), and
 	 * harmless here: the move out drops it anyway.
 	 */
-	if (fl_uffd_unseen_unmaps && fl_uffd_writeprotect(fd, page, FL_PAGE, 0) == -ENOENT)
+	if (fl_uffd_unseen_unmaps && !registered_for_wp(page))
 		return 0;
 	for (int attempt = 0; attempt < EAGAIN_RETRIES; attempt++) {
 		struct fl_range *r = fl_range_find(page);
@@ -639,6 +805,37 @@ int uffd_fork_child(void)
 }
 
 /*
+ * The handshake of both userfaultfd engines, with asynchronous write-protect where it serves: a
+ * session whose EVMS keeps a dirty flag (trace mode with dirty tracking) needs the flag only when
+ * a page leaves, which PAGEMAP_SCAN reads (uffd_written). Moca mode counts the write faults
+ * themselves (mode_moca.c), so they must reach us: it keeps the synchronous path, as --no-dirty
+ * keeps no protection at all. A kernel without WP_ASYNC (before Linux 6.7) refuses the feature
+ * with EINVAL before the handshake is done, so the same descriptor asks again without it; the
+ * synchronous path is then said once per recording (by its first image), in one line.
+ */
+#define NO_WP_ASYNC_FOR_TESTS "FAULTLINE_TEST_NO_WP_ASYNC"
+int fl_uffd_api_dirty(int fd, uint64_t want)
+{
+	fl_uffd_wp_async = 0;
+	if (!(fl_mode->flags & FL_KEEPS_EVMS) || !(fl_mode->flags & FL_TRACKS_DIRTY) || (fl_agent.flags & FL_FLAG_NO_DIRTY))
+		return fl_uffd_api(fd, want, NULL);
+	const char *why = "taken away by " NO_WP_ASYNC_FOR_TESTS " (a switch for faultline's own tests)";
+	if (!getenv(NO_WP_ASYNC_FOR_TESTS)) {
+		int err = fl_uffd_api(fd, want | UFFD_FEATURE_WP_ASYNC, NULL);
+		if (err != -EINVAL) {
+			fl_uffd_wp_async = !err;
+			return err;
+		}
+		why = "not offered by this kernel (Linux 6.7 has it)";
+	}
+	int err = fl_uffd_api(fd, want, NULL);
+	if (!err && *fl_slot64(FL_SLOT_CLAIM) == 1)
+		fl_log("note: asynchronous write-protect (UFFD_FEATURE_WP_ASYNC) ", why,
+		       "; dirty tracking takes a fault at the first write to each page a read brought in");
+	return err;
+}
+
+/*
  * Never UFFD_USER_MODE_ONLY (uffd.c): kernel-mode accesses wait for the handler. THREAD_ID
  * attributes each fault to its thread, EXACT_ADDRESS gives the byte, the events tell us of
  * munmap, madvise and mremap, WP traps the first write to a page enabled by a read.
@@ -654,7 +851,7 @@ static int uffd_open(void)
 	uint64_t want = UFFD_FEATURE_THREAD_ID | UFFD_FEATURE_EXACT_ADDRESS | UFFD_FEATURE_MOVE |
 			UFFD_FEATURE_EVENT_UNMAP | UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_REMAP |
 			UFFD_FEATURE_PAGEFAULT_FLAG_WP;
-	int err = fl_uffd_api(fd, want, NULL);
+	int err = fl_uffd_api_dirty(fd, want);
 	if (err) {
 		close(fd);
 		fl_log("userfaultfd lacks a needed feature (UFFDIO_MOVE needs Linux 6.8): ", strerror(-err),
@@ -737,6 +934,11 @@ int uffd_first_touch(struct fl_range *r, uintptr_t page)
 
 int uffd_protect_writes(uintptr_t page, int protect)
 {
+	/* not the hot path (fault.c: a page resolved otherwise): protect only a page that is there */
+	if (protect && fl_uffd_wp_async) {
+		int r = fl_pagemap_protect_present(page);
+		return r < 0 ? r : 0;
+	}
 	return fl_uffd_writeprotect(fl_uffd, page, FL_PAGE, protect);
 }
 
@@ -796,6 +998,7 @@ const struct fl_engine fl_engine_uffd = {
 	.enable = uffd_enable,
 	.protect_writes = uffd_protect_writes,
 	.evict = uffd_evict,
+	.written = uffd_written,
 	.pin = uffd_pin,
 	.untrace_all = uffd_untrace_all,
 	.fork_child = uffd_fork_child,

@@ -10,6 +10,7 @@
 
 #include <linux/userfaultfd.h>
 #include <uffd_move.h>
+#include <pagemap_scan.h>
 
 #include "ranges.h"
 #include "sys.h"
@@ -18,6 +19,12 @@ extern int fl_uffd; /* the userfaultfd, -1 while none is open */
 /* set by an engine without UFFD_EVENT_UNMAP (sigbus): a traced range may outlive its memory,
  * so a page is checked to lie in a vma registered with us before it is moved out (uffd_evict) */
 extern int fl_uffd_unseen_unmaps;
+/*
+ * Set by the handshake (fl_uffd_api_dirty) when writes to write-protected pages are resolved by
+ * the kernel (UFFD_FEATURE_WP_ASYNC): the EVMS's dirty flag is read at eviction with PAGEMAP_SCAN
+ * (uffd_written) instead of a fault per first write. Clear: the synchronous path (FL_TRAP_WP).
+ */
+extern int fl_uffd_wp_async;
 
 /* ---- uffd.c: the address-space primitives (all return 0 or -errno) ---- */
 int fl_uffd_open(void);                         /* fd or -errno: handles kernel-mode faults too */
@@ -97,6 +104,8 @@ static inline void fl_range_set_home_all(struct fl_range *r, uintptr_t a, uintpt
 /* ---- engine_uffd.c: parked pages, the operations both userfaultfd engines share (engine.h
  * says what each does; agent lock held) ---- */
 int uffd_init(void);
+int fl_uffd_api_dirty(int fd, uint64_t want); /* UFFDIO_API, with WP_ASYNC where it serves; 0 or -errno */
+int uffd_written(const uintptr_t *pages, uint32_t n, uint8_t *written);
 void uffd_close(void);
 void uffd_reset_after_fork(void);
 int uffd_trace_new(uintptr_t s, uintptr_t e, uint32_t source);

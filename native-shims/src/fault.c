@@ -240,8 +240,9 @@ static void resolve_one(uintptr_t page, int write, int pinned, int soft, uint32_
 	if (admits && fl_evms_state(page) == FL_EVMS_OUT && fl_range_find(page)) {
 		const uintptr_t *victims;
 		uint32_t n = fl_evms_admit(page, tid, write, &victims);
+		/* a page a system call is using stays until the call ends (pins.c, fl_pins_hold) */
 		for (uint32_t i = 0; i < n; i++)
-			if (!fl_fork_depth && fl_engine->evict(victims[i]) == -EAGAIN)
+			if (!fl_fork_depth && !fl_pins_held(victims[i]) && fl_engine->evict(victims[i]) == -EAGAIN)
 				hold(victims[i], page);
 		admitted_now = 1;
 	}
@@ -331,6 +332,8 @@ int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access)
 	int allowed = !ours && (flags & FL_TRAP_ALLOWED);
 	if (ours) {
 		staged[0] = as_read(address, tid, flags);
+		if (access & FL_ACCESS_KERNEL)
+			staged[0].flags |= FL_REC_KERNEL;
 		label_and_publish(0, 1);
 		resolve_faults(1);
 		fl_progress();

@@ -55,10 +55,11 @@
 #include "mem.h"
 #include "request.h"
 #include "fault_signal.h"
+#include "gate.h"
 #include "state.h"
 #include "sys.h"
 
-#define ALTSTACK (64UL << 10)
+#define ALTSTACK (256UL << 10) /* the gate (gate.c) holds a call's pages on it, a fault signal nests on top */
 #define ALTSTACK_CHUNK (16UL << 20)
 #define MEMO 256
 #define RACE_RETRIES 1000
@@ -84,6 +85,15 @@ static struct {
 static uint8_t *alt_chunk;
 static size_t alt_used = ALTSTACK_CHUNK;
 static int alt_lock;
+/*
+ * Every chunk of alternate stacks, so that a handler can tell from its stack pointer whether it
+ * runs on one, and find its thread's gate state (gate.h) at the base of the stack it runs on:
+ * each ALTSTACK slot starts with that page, the stack proper lies above it.
+ */
+#define ALT_CHUNKS (ALT_SLOTS_BYTES / ALTSTACK_CHUNK + 1)
+#define ALT_SLOTS_BYTES (65536UL * ALTSTACK)
+static uint8_t *alt_chunks[ALT_CHUNKS];
+static uint32_t alt_chunk_n;
 
 /*
  * Every alternate stack handed out, with the thread it went to. A stack is given again only
@@ -107,6 +117,7 @@ static uint8_t *alt_reuse(int32_t pid, int32_t tid)
 		struct alt *a = &alts[alt_cursor++ % alt_n];
 		if (a->pid == pid && a->tid != tid && fl_thread_gone(pid, a->tid)) {
 			a->tid = tid;
+			memset(a->stack, 0, sizeof(struct fl_gate_thread)); /* dispatch is per task: off for the new one */
 			return a->stack;
 		}
 	}
@@ -165,7 +176,7 @@ static void forget(int32_t tid)
 		memo[i].tid = 0;
 }
 
-static void pass_on(int sig, siginfo_t *si, ucontext_t *uc)
+static void pass_on(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_thread *g)
 {
 	spin(&prog_lock);
 	struct sigaction a = prog_action;
@@ -195,22 +206,74 @@ static void pass_on(int sig, siginfo_t *si, ucontext_t *uc)
 		if (sigismember(&a.sa_mask, s) == 1)
 			sigaddset(&mask, s);
 	sigdelset(&mask, fault_sig);
-	RESOLVE(real_pthread_sigmask, "pthread_sigmask");
-	real_pthread_sigmask(SIG_SETMASK, &mask, NULL); /* returns its error, never sets errno */
+	sigdelset(&mask, SIGSYS); /* the handler runs gated: a SIGSYS forced while blocked would kill it */
+	fl_gate_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0, NSIG / 8, 0, 0);
+	/* the program's handler runs gated, as the interrupted code did */
+	char selector = g ? g->selector : 0;
+	if (g)
+		g->selector = g->armed;
 	if (a.sa_flags & SA_SIGINFO)
 		a.sa_sigaction(sig, si, uc);
 	else
 		a.sa_handler(sig);
+	if (g)
+		g->selector = selector;
 }
 
+struct fl_gate_thread *fl_gate_thread_here(void)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uint32_t n = __atomic_load_n(&alt_chunk_n, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < n; i++) {
+		uintptr_t c = (uintptr_t)alt_chunks[i];
+		if (sp >= c && sp < c + ALTSTACK_CHUNK)
+			return (struct fl_gate_thread *)(c + ((sp - c) & ~(ALTSTACK - 1)));
+	}
+	return NULL;
+}
+
+struct fl_gate_thread *fl_gate_thread_of(int32_t pid, int32_t tid)
+{
+	struct fl_gate_thread *g = NULL;
+	spin(&alt_lock);
+	for (uint32_t i = 0; alts && i < alt_n && !g; i++)
+		if (alts[i].pid == pid && alts[i].tid == tid)
+			g = (struct fl_gate_thread *)alts[i].stack;
+	unspin(&alt_lock);
+	return g;
+}
+
+int fl_fault_signal_number(void)
+{
+	return fault_signal_active() ? fault_sig : 0;
+}
+
+static void on_fault(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_thread *g);
+
+/*
+ * Under the system-call gate the thread's selector is ALLOW while the agent handles the fault
+ * (its system calls, and libc's it calls, must not be dispatched to SIGSYS, which this handler
+ * blocks: a blocked SIGSYS forced by the kernel kills the process), and back as it was after,
+ * also around the program's own handler.
+ */
 static void on_fault_signal(int sig, siginfo_t *si, void *ucv)
 {
-	ucontext_t *uc = ucv;
+	struct fl_gate_thread *g = fl_gate_thread_here();
+	char selector = g ? g->selector : 0;
+	if (g)
+		g->selector = 0;
+	on_fault(sig, si, ucv, g);
+	if (g)
+		g->selector = selector;
+}
+
+static void on_fault(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_thread *g)
+{
 	if (si->si_code == fault_code && fl_tracing()) {
 		uintptr_t addr = (uintptr_t)si->si_addr;
 		long err = uc->uc_mcontext.gregs[REG_ERR];
 		uint32_t access = ((err & ERR_WRITE) ? FL_ACCESS_WRITE : 0) | ((err & ERR_FETCH) ? FL_ACCESS_EXEC : 0) |
-				  ((err & ERR_PRESENT) ? FL_ACCESS_PRESENT : 0);
+				  ((err & ERR_PRESENT) ? FL_ACCESS_PRESENT : 0) | (g && g->kernel ? FL_ACCESS_KERNEL : 0);
 		int32_t tid = (int32_t)fl_raw_syscall3(SYS_gettid, 0, 0, 0);
 		int ours = fl_fault_on_thread(addr, (uint32_t)tid, access);
 		if (ours == 1) {
@@ -226,7 +289,7 @@ static void on_fault_signal(int sig, siginfo_t *si, void *ucv)
 	if (si->si_code == fault_code && fl_restoring_wait())
 		return;
 	FL_DEBUG("fault-signal-pass-on", si->si_addr, si->si_code, uc->uc_mcontext.gregs[REG_ERR]);
-	pass_on(sig, si, uc);
+	pass_on(sig, si, uc, g);
 }
 
 /* an alternate signal stack for this thread, in agent memory, never unmapped (a thread may
@@ -243,11 +306,13 @@ void fl_fault_signal_thread(void)
 		alts = fl_mem_map(ALT_SLOTS * sizeof(*alts));
 	uint8_t *stack = alts ? alt_reuse(pid, tid) : NULL;
 	if (!stack) {
-		if (alt_used + ALTSTACK > ALTSTACK_CHUNK) {
+		if (alt_used + ALTSTACK > ALTSTACK_CHUNK && alt_chunk_n < ALT_CHUNKS) {
 			uint8_t *c = fl_mem_map(ALTSTACK_CHUNK);
 			if (c) {
 				alt_chunk = c;
 				alt_used = 0;
+				alt_chunks[alt_chunk_n] = c;
+				__atomic_store_n(&alt_chunk_n, alt_chunk_n + 1, __ATOMIC_RELEASE);
 			}
 		}
 		if (alt_used + ALTSTACK <= ALTSTACK_CHUNK) {
@@ -260,7 +325,10 @@ void fl_fault_signal_thread(void)
 	unspin(&alt_lock);
 	if (!stack)
 		return;
-	stack_t ss = { .ss_sp = stack, .ss_size = ALTSTACK, .ss_flags = 0 };
+	/* the slot's first page holds the thread's gate state (gate.h), the stack lies above it */
+	struct fl_gate_thread *g = (struct fl_gate_thread *)stack;
+	g->tid = tid;
+	stack_t ss = { .ss_sp = stack + FL_PAGE, .ss_size = ALTSTACK - FL_PAGE, .ss_flags = 0 };
 	RESOLVE(real_sigaltstack, "sigaltstack");
 	real_sigaltstack(&ss, NULL);
 	sigset_t one;

@@ -45,6 +45,7 @@
 #include "faultline_shm.h"
 #include "agent.h"
 #include "engine.h"
+#include "gate.h"
 #include "interpose.h"
 #include "map_events.h"
 #include "mode.h"
@@ -147,6 +148,12 @@ static inline int says_map_events(void)
 	return !(fl_engine->observes & FL_OBSERVES_MAP_EVENTS) && fl_tracing();
 }
 
+/* munmap, madvise and MAP_FIXED: the system-call gate says them for every call, glibc's own too (gate.c) */
+static inline int says_unmaps(void)
+{
+	return says_map_events() && !fl_gate_active();
+}
+
 static void map_event(uint32_t kind, uint64_t a, uint64_t b, uint64_t c)
 {
 	int saved = errno;
@@ -164,7 +171,7 @@ FL_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 	 * an engine without map events hears it here, as for munmap, before the old pages go (a
 	 * JVM uncommits and commits heap and metaspace so). MAP_FIXED_NOREPLACE replaces nothing.
 	 */
-	if ((flags & MAP_FIXED) && says_map_events() && len && !((uintptr_t)addr & (FL_PAGE - 1)))
+	if ((flags & MAP_FIXED) && says_unmaps() && len && !((uintptr_t)addr & (FL_PAGE - 1)))
 		map_event(FL_TRAP_UNMAP, (uintptr_t)addr, FL_PAGE_UP((uintptr_t)addr + len), 0);
 	void *p = real_mmap(addr, len, prot, flags, fd, off);
 	/* every mapping is an event (FL_EV_MMAP); scope all also registers private anonymous rw ones */
@@ -218,7 +225,7 @@ FL_EXPORT int madvise(void *addr, size_t len, int advice)
 	/* UFFD_EVENT_REMOVE (map_events.c) does not say which advice zapped the range */
 	int h = fl_hint_post(FL_HINT_MADVISE, (uintptr_t)addr, len, (uint64_t)advice);
 	int r = real_madvise(addr, len, advice);
-	if (r == 0 && (advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE) && says_map_events())
+	if (r == 0 && (advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE) && says_unmaps())
 		map_event(FL_TRAP_REMOVE, FL_PAGE_DOWN((uintptr_t)addr), FL_PAGE_UP((uintptr_t)addr + len), 0);
 	int saved = errno;
 	fl_hint_take(h);
@@ -230,7 +237,7 @@ FL_EXPORT int madvise(void *addr, size_t len, int advice)
 FL_EXPORT int munmap(void *addr, size_t len)
 {
 	RESOLVE(real_munmap, "munmap");
-	if (says_map_events() && len && !((uintptr_t)addr & (FL_PAGE - 1)))
+	if (says_unmaps() && len && !((uintptr_t)addr & (FL_PAGE - 1)))
 		map_event(FL_TRAP_UNMAP, (uintptr_t)addr, FL_PAGE_UP((uintptr_t)addr + len), 0);
 	return real_munmap(addr, len);
 }
@@ -444,7 +451,7 @@ FL_EXPORT void free(void *p)
 		next_alloc.free(p); /* its own munmaps are interposed or seen as events */
 		return;
 	}
-	if (p && says_map_events() && (len = mmapped_block(p, &block))) {
+	if (p && says_unmaps() && (len = mmapped_block(p, &block))) {
 		int saved = errno;
 		fl_req_call(FL_REQ_UNTRACE, block, block + FL_PAGE, 0, 0);
 		errno = saved;
@@ -560,6 +567,7 @@ static void *trampoline(void *p)
 	__atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
 	if (fl_engine->thread_start)
 		fl_engine->thread_start(); /* before this stack is registered */
+	fl_gate_thread(); /* dispatch is per task: this thread's system calls gated from here */
 	char name[17] = { 0 };
 	RESOLVE(real_prctl, "prctl");
 	real_prctl(PR_GET_NAME, (unsigned long)name, 0, 0, 0);

@@ -1,11 +1,15 @@
 /*
  * pagemap.c: /proc/self/pagemap (Documentation/admin-guide/mm/pagemap.rst): a u64 per page,
- * bit 63 present, bit 62 swapped. One descriptor per process image (fl_self_fd).
+ * bit 63 present, bit 62 swapped; and its ioctl PAGEMAP_SCAN, which walks a range's page tables
+ * and returns runs of pages by category. One descriptor per process image (fl_self_fd).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <pagemap_scan.h>
 
 #include "mem.h"
 #include "pagemap.h"
@@ -93,4 +97,45 @@ void fl_pagemap_break_cow(uintptr_t s, uintptr_t e)
 		}
 		cur += n * FL_PAGE;
 	}
+}
+
+/* runs of written pages one PAGEMAP_SCAN returns at most; the walk resumes at walk_end */
+#define SCAN_RUNS 256
+static struct page_region scan_runs[SCAN_RUNS]; /* lock held */
+
+int fl_pagemap_written(uintptr_t s, uintptr_t e, void (*fn)(uintptr_t a, uintptr_t b, void *ctx), void *ctx)
+{
+	int fd = fl_self_fd(&pagemap);
+	if (fd < 0)
+		return fd;
+	while (s < e) {
+		struct pm_scan_arg a = { .size = sizeof(a), .flags = PM_SCAN_CHECK_WPASYNC, .start = s, .end = e,
+					 .vec = (uintptr_t)scan_runs, .vec_len = SCAN_RUNS,
+					 .category_mask = PAGE_IS_WRITTEN, .return_mask = PAGE_IS_WRITTEN };
+		long n = fl_raw_syscall3(SYS_ioctl, fd, (long)PAGEMAP_SCAN, (long)&a);
+		if (n < 0)
+			return (int)n;
+		for (long i = 0; i < n; i++)
+			fn(scan_runs[i].start, scan_runs[i].end, ctx);
+		if (a.walk_end <= s)
+			return 0;
+		s = a.walk_end;
+	}
+	return 0;
+}
+
+int fl_pagemap_protect_present(uintptr_t page)
+{
+	int fd = fl_self_fd(&pagemap);
+	if (fd < 0)
+		return fd;
+	/*
+	 * A vector is given on purpose: without one the kernel takes its "exclusive WP" fast path,
+	 * which protects every entry of the range, empty ones too (markers), whatever the categories.
+	 */
+	struct pm_scan_arg a = { .size = sizeof(a), .flags = PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC,
+				 .start = page, .end = page + FL_PAGE, .vec = (uintptr_t)scan_runs, .vec_len = 1,
+				 .category_mask = PAGE_IS_PRESENT, .return_mask = PAGE_IS_PRESENT };
+	long n = fl_raw_syscall3(SYS_ioctl, fd, (long)PAGEMAP_SCAN, (long)&a);
+	return n < 0 ? (int)n : n > 0;
 }

@@ -15,10 +15,92 @@
 static uintptr_t *pins;
 static uint32_t pin_n, pin_cap;
 
+/*
+ * Held pages: every page of user memory a system call reads or writes, from before the gate
+ * brings it in until the call returns (gate.c). The page stays in the EVMS as the policy
+ * decides, with its eviction record when the policy lets it go, but the eviction itself (the
+ * disabling) waits until no call holds the page: under the in-thread engines a kernel-mode
+ * access to a disabled page fails with EFAULT, and a call waiting in the kernel (poll, futex,
+ * wait4) writes its results when it wakes up, long after the gate's touch. The gate disables a
+ * page the EVMS no longer holds when its last call releases it. An open-addressed table of
+ * page and count, linear probing, deletion by backward shift (Knuth, TAOCP vol. 3, 6.4,
+ * Algorithm R).
+ */
+#define HELD_SLOTS (1u << 16)
+static struct held {
+	uintptr_t page; /* 0: free */
+	uint32_t count;
+} *held;
+static uint32_t held_n;
+
+static uint32_t held_hash(uintptr_t page)
+{
+	return (uint32_t)((page >> 12) * 0x9E3779B97F4A7C15ull >> 48) & (HELD_SLOTS - 1);
+}
+
+static struct held *held_find(uintptr_t page)
+{
+	for (uint32_t i = held_hash(page);; i = (i + 1) & (HELD_SLOTS - 1)) {
+		if (held[i].page == page || !held[i].page)
+			return &held[i];
+	}
+}
+
+int fl_pins_held(uintptr_t page)
+{
+	return held_n && held_find(page)->page == page;
+}
+
+int fl_pins_hold(uintptr_t page)
+{
+	struct held *h = held_find(page);
+	if (h->page == page) {
+		h->count++;
+		return 0;
+	}
+	if (held_n >= HELD_SLOTS / 2) /* kept half empty: probes stay short */
+		return -ENOSPC;
+	h->page = page;
+	h->count = 1;
+	held_n++;
+	return 0;
+}
+
+int fl_pins_release(uintptr_t page)
+{
+	struct held *h = held_find(page);
+	if (h->page != page)
+		return 0;
+	if (--h->count)
+		return 0;
+	/* backward shift: later entries of the probe run move into the hole they could occupy */
+	uint32_t i = (uint32_t)(h - held);
+	for (uint32_t j = (i + 1) & (HELD_SLOTS - 1); held[j].page; j = (j + 1) & (HELD_SLOTS - 1)) {
+		uint32_t k = held_hash(held[j].page);
+		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
+			held[i] = held[j];
+			i = j;
+		}
+	}
+	held[i].page = 0;
+	held[i].count = 0;
+	held_n--;
+	return 1;
+}
+
+void fl_pins_held_reset(void)
+{
+	if (held)
+		memset(held, 0, HELD_SLOTS * sizeof(*held));
+	held_n = 0;
+}
+
 int fl_pins_init(uint32_t capacity)
 {
 	pins = fl_mem_map((size_t)capacity * sizeof(*pins));
-	if (!pins)
+	if (!held)
+		held = fl_mem_map(HELD_SLOTS * sizeof(*held));
+	if (!pins || !held)
 		return -ENOMEM;
 	pin_cap = capacity;
 	return 0;

@@ -1,5 +1,6 @@
 /*
- * pins.h: the pinned pages, thread descriptors: enabled, never in the EVMS (pins.c). Lock held.
+ * pins.h: the pinned pages, thread descriptors: enabled, never in the EVMS; and the held pages,
+ * in use by a system call: enabled until it ends, whatever the EVMS says (pins.c). Lock held.
  */
 #ifndef FL_PINS_H
 #define FL_PINS_H
@@ -11,5 +12,10 @@ int fl_pins_has(uintptr_t page);
 uint32_t fl_pins_collect(uintptr_t start, uintptr_t end, uintptr_t *out, uint32_t max);
 void fl_pins_add(uintptr_t page);
 void fl_pins_forget(uintptr_t start, uintptr_t end);
+/* held pages: in use by a system call (gate.c), counted per call holding them */
+int fl_pins_hold(uintptr_t page);    /* 0, or -ENOSPC: the table is full (the page is not held) */
+int fl_pins_release(uintptr_t page); /* 1 when no call holds it any more */
+int fl_pins_held(uintptr_t page);
+void fl_pins_held_reset(void);       /* a fork child: the other threads' calls are not its own */
 
 #endif

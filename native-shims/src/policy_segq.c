@@ -13,12 +13,20 @@
  * Entries live in a pool; each segment is a ring of pool indices (the trailing ring's head is
  * the CLOCK hand, or the oldest entry under FIFO); a hash table finds the live entry of a page.
  * A deleted entry (its mapping went away) stays in its ring, out of the table, until its turn.
+ *
+ * The dirty flag. Under synchronous dirty tracking a write to a page enabled by a read faults
+ * and sets it (touch). Under asynchronous tracking (engine.h, written) the kernel keeps the bit
+ * in the page's write-protection, and an enabled entry that is not yet dirty learns it when it
+ * stops being enabled: before the move out that drops the bit (a lead exit, a CLOCK pass),
+ * before its eviction record, before it is deleted. The records of one operation (an admission,
+ * a flush) are held until one scan has answered for all its pages, then written in order.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
 
 #include "emit.h"
+#include "engine.h"
 #include "mem.h"
 #include "policy.h"
 #include "sys.h"
@@ -54,6 +62,26 @@ static void disable_later(uintptr_t page)
 {
 	if (to_disable_n < to_disable_cap)
 		to_disable[to_disable_n++] = page;
+}
+
+/* the eviction records of one operation, held until its pages have learned their dirty flag */
+struct record {
+	uintptr_t page;
+	uint32_t tid, flags;
+};
+static struct record *records;
+static uint32_t records_n;
+/* enabled entries not known dirty that stop being enabled in this operation (asynchronous tracking) */
+static uintptr_t *learning;
+static uint8_t *learned;
+static uint32_t learning_n;
+static uint32_t op_cap; /* capacity of records and learning: every entry, and the one admitted */
+static int learns = 1;  /* the engine may keep the dirty bit itself; 0 once it said it does not */
+
+static void learn(const struct entry *x)
+{
+	if (learns && (x->flags & (E_ENABLED | E_DIRTY | E_DELETED)) == E_ENABLED && learning_n < op_cap)
+		learning[learning_n++] = x->page;
 }
 
 static uint32_t hash_of(uintptr_t page)
@@ -142,7 +170,13 @@ static int segq_init(uint32_t capacity, uint32_t lead_pages, int clock)
 	to_disable_cap = capacity + 1;
 	to_disable_n = 0;
 	to_disable = fl_mem_map((size_t)to_disable_cap * sizeof(*to_disable));
-	if (!pool || !free_idx || !table || !lead.slot || !trail.slot || !to_disable)
+	op_cap = capacity + 1;
+	records_n = learning_n = 0;
+	learns = 1;
+	records = fl_mem_map((size_t)op_cap * sizeof(*records));
+	learning = fl_mem_map((size_t)op_cap * sizeof(*learning));
+	learned = fl_mem_map(op_cap);
+	if (!pool || !free_idx || !table || !lead.slot || !trail.slot || !to_disable || !records || !learning || !learned)
 		return -ENOMEM;
 	free_n = capacity;
 	for (uint32_t i = 0; i < capacity; i++)
@@ -150,19 +184,50 @@ static int segq_init(uint32_t capacity, uint32_t lead_pages, int clock)
 	return 0;
 }
 
-static char tag_of(const struct entry *x)
+static char tag_of(uint32_t flags)
 {
-	int dirty = (x->flags & E_DIRTY) != 0;
-	if (x->flags & E_REREF)
+	int dirty = (flags & E_DIRTY) != 0;
+	if (flags & E_REREF)
 		return dirty ? 'W' : 'R';
 	return dirty ? 'w' : 'r';
 }
 
-/* x leaves the EVMS: its eviction record, its page disabled if it is still enabled */
+/*
+ * The end of an operation: one scan for the pages that stopped being enabled (engine.h,
+ * written), their dirty flags set where they were written (live entries and held records alike:
+ * a page passed over by the hand may be evicted further on in the same operation), then the
+ * held eviction records in order.
+ */
+static void settle(void)
+{
+	if (learning_n && fl_engine->written) {
+		int err = fl_engine->written(learning, learning_n, learned);
+		if (err == -ENOTSUP)
+			learns = 0; /* synchronous tracking for the whole session: its writes fault */
+		for (uint32_t i = 0; !err && i < learning_n; i++) {
+			if (!learned[i])
+				continue;
+			int64_t t = table_find(learning[i]);
+			if (t >= 0)
+				pool[table[t] - 1].flags |= E_DIRTY;
+			for (uint32_t k = 0; k < records_n; k++)
+				if (records[k].page == learning[i])
+					records[k].flags |= E_DIRTY;
+		}
+	}
+	learning_n = 0;
+	for (uint32_t k = 0; k < records_n; k++)
+		fl_emit_eviction(records[k].page, records[k].tid, tag_of(records[k].flags), (records[k].flags & E_DELETED) != 0);
+	records_n = 0;
+}
+
+/* x leaves the EVMS: its eviction record (held until settle), its page disabled if it is still enabled */
 static void evict(uint32_t e, int disable)
 {
 	struct entry *x = &pool[e];
-	fl_emit_eviction(x->page, x->tid, tag_of(x), (x->flags & E_DELETED) != 0);
+	learn(x);
+	if (records_n < op_cap)
+		records[records_n++] = (struct record){ x->page, x->tid, x->flags };
 	if (!(x->flags & E_DELETED)) {
 		table_remove(x->page);
 		if (disable && (x->flags & E_ENABLED))
@@ -178,6 +243,7 @@ static void trail_evict_one(void)
 		uint32_t e = ring_pop(&trail);
 		struct entry *x = &pool[e];
 		if (trail_clock && (x->flags & (E_REF | E_DELETED)) == E_REF) {
+			learn(x);
 			x->flags &= ~(E_REF | E_ENABLED);
 			disable_later(x->page);
 			ring_push(&trail, e);
@@ -197,6 +263,7 @@ static void leave_lead(uint32_t e)
 	}
 	if (trail.n == trail.cap)
 		trail_evict_one();
+	learn(x);
 	x->flags &= ~(E_REF | E_ENABLED);
 	disable_later(x->page);
 	ring_push(&trail, e);
@@ -211,6 +278,7 @@ static uint32_t segq_admit(uintptr_t page, uint32_t tid, int write, const uintpt
 	pool[e] = (struct entry){ .page = page, .tid = tid, .flags = E_ENABLED | (write ? E_DIRTY : 0) };
 	table_put(page, e);
 	ring_push(&lead, e);
+	settle();
 	*disable = to_disable;
 	return to_disable_n;
 }
@@ -255,8 +323,21 @@ static void mark_deleted(const struct ring *r, uintptr_t start, uintptr_t end)
 	}
 }
 
+/* the enabled entries of [start, end) learn their dirty flag while their pages are still there */
+static void learn_range(const struct ring *r, uintptr_t start, uintptr_t end)
+{
+	for (uint32_t k = 0; k < r->n; k++) {
+		const struct entry *x = &pool[ring_at(r, k)];
+		if (x->page >= start && x->page < end)
+			learn(x);
+	}
+}
+
 static void segq_delete(uintptr_t start, uintptr_t end)
 {
+	learn_range(&trail, start, end);
+	learn_range(&lead, start, end);
+	settle();
 	mark_deleted(&trail, start, end);
 	mark_deleted(&lead, start, end);
 }
@@ -282,12 +363,14 @@ static void segq_flush(uintptr_t start, uintptr_t end)
 {
 	flush_ring(&trail, start, end, 0);
 	flush_ring(&lead, start, end, 0);
+	settle();
 }
 
 static void segq_clear(void)
 {
 	flush_ring(&trail, 0, 0, 1);
 	flush_ring(&lead, 0, 0, 1);
+	settle();
 }
 
 /* every entry forgotten without a record: a fork child's copy of its parent's set */

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "gate.h"
 #include "mem.h"
 #include "state.h"
 #include "sys.h"
@@ -58,8 +59,8 @@
 
 static inline int touching(void)
 {
-	if (fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS)
-		return 0;
+	if ((fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS) || fl_gate_active())
+		return 0; /* the kernel's accesses wait, or the system-call gate brings the pages in */
 	if (fl_tracing())
 		return 1;
 	/* tracing stopping: the kernel would meet pages still disabled (EFAULT); wait for them,

@@ -71,11 +71,11 @@ final class DumpCommand implements Callable<Integer>
     @Option(names = "--tid", paramLabel = "N", description = "only this thread's references and events")
     Integer tidFilter;
 
-    @Option(names = "--from", paramLabel = "T", description = "only from T after the start of the recording (e.g. 1.5s; "
+    @Option(names = "--from", paramLabel = "T", description = "only from T after the program's start (e.g. 1.5s; "
         + "units ns, us, ms, s, m)")
     Duration from;
 
-    @Option(names = "--until", paramLabel = "T", description = "only before T after the start of the recording")
+    @Option(names = "--until", paramLabel = "T", description = "only before T after the program's start")
     Duration until;
 
     @Option(names = "--no-events", description = "leave out events (CSV has none)")

@@ -169,8 +169,8 @@ final class ExportCommand implements Callable<Integer>
             final long written = export(reader, format, pid, tid);
             if (reader.isPartial())
             {
-                err.println("faultline export: " + path + " is a partial trace (its recorder stopped before finishing): "
-                    + "exported every complete excerpt");
+                err.println("faultline export: " + path + (reader.isLive() ? " is still being recorded: exported what it held"
+                    : " is a partial trace (its recorder stopped before finishing): exported every complete excerpt"));
             }
             final String what = String.format(Locale.ROOT, "%,d references as %s", written, format.name());
             if (output == null)
@@ -238,8 +238,8 @@ final class ExportCommand implements Callable<Integer>
             }
             if (reader.isPartial())
             {
-                err.println("faultline export: " + path + " is a partial trace (its recorder stopped before finishing): "
-                    + "exported every complete excerpt");
+                err.println("faultline export: " + path + (reader.isLive() ? " is still being recorded: exported what it held"
+                    : " is a partial trace (its recorder stopped before finishing): exported every complete excerpt"));
             }
             err.printf(Locale.ROOT, "Wrote %,d pages of %,d threads as Moca's task files to %s (%s to %s) in %s%n",
                 files.pages(), files.tasks(), output, MocaTaskFiles.fileName(0),

@@ -59,11 +59,11 @@ final class InfoCommand implements Callable<Integer>
             }
             if (reader.isPartial())
             {
-                printPartial(out, path, reader.header(), summary);
+                printPartial(out, path, reader, summary);
             }
             else
             {
-                print(out, path, reader.header());
+                print(out, path, reader);
             }
             if (summary.skipped() > 0 || summary.unreadable() != null)
             {
@@ -73,20 +73,41 @@ final class InfoCommand implements Callable<Integer>
         return 0;
     }
 
-    /** A trace whose recorder died: what the header knows from the start, and how far the queue goes. */
-    private static void printPartial(final PrintStream out, final String path, final TraceHeader h,
+    /**
+     * A trace still being recorded, or whose recorder died or stopped early: what the header
+     * knows from the start, and how far the queue goes.
+     */
+    private static void printPartial(final PrintStream out, final String path, final TraceReader reader,
         final ReadSummary s)
     {
+        final TraceHeader h = reader.header();
         origin(out, path, h);
+        startUp(out, reader);
         final String cause = h.get(TraceHeader.STOP_CAUSE);
-        row(out, "state", String.format(java.util.Locale.ROOT, "incomplete: %s; readable up to excerpt %d at %.3f s",
-            cause == null ? "the recorder stopped before finishing"
-                : String.format(java.util.Locale.ROOT, "the recording stopped at %.3f s (%s), the program ran on untraced",
-                    h.longValue(TraceHeader.STOPPED_NS) / 1e9, cause),
+        row(out, "state", String.format(java.util.Locale.ROOT, "%s; readable up to excerpt %d at %.3f s",
+            reader.isLive() ? "recording: the recorder is still writing it"
+                : cause == null ? "incomplete: the recorder stopped before finishing"
+                : String.format(java.util.Locale.ROOT, "incomplete: the recording stopped at %.3f s (%s), the program ran on untraced",
+                    reader.sinceProgramStart(h.longValue(TraceHeader.STOPPED_NS)) / 1e9, cause),
             s.lastExcerpt(), s.lastTimeNs() / 1e9));
         row(out, "processes", String.valueOf(s.processes()));
         row(out, "references", String.format("%,d", s.references()));
         row(out, "excerpts", String.format("%,d, events %,d", s.excerpts(), s.events()));
+    }
+
+    /**
+     * The recorder's start-up, shown once and apart: every other time a command shows counts from
+     * the program's start (its first process-start event), which this much of the recording
+     * preceded (its queue, the program's exec, the agent's start).
+     */
+    private static void startUp(final PrintStream out, final TraceReader reader)
+    {
+        final long start = reader.programStartNs();
+        if (start > 0)
+        {
+            row(out, "start-up", String.format(Locale.ROOT, "%.3f s of the recorder's before the program started (times"
+                + " count from the program's start)", start / 1e9));
+        }
     }
 
     /** What was traced, where, and how: all known from the header written at the start. */
@@ -119,12 +140,14 @@ final class InfoCommand implements Callable<Integer>
             + h.get(TraceHeader.CHUNK_RECORDS) + " records");
     }
 
-    private static void print(final PrintStream out, final String path, final TraceHeader h)
+    private static void print(final PrintStream out, final String path, final TraceReader reader)
     {
+        final TraceHeader h = reader.header();
         final long pageSize = h.pageSize();
         origin(out, path, h);
-        row(out, "duration", String.format("%.3f s", h.longValue(TraceHeader.DURATION_NS) / 1e9)
-            + ", exit status " + h.get(TraceHeader.EXIT_STATUS));
+        startUp(out, reader);
+        row(out, "duration", String.format("%.3f s", reader.sinceProgramStart(h.longValue(TraceHeader.DURATION_NS)) / 1e9)
+            + " from the program's start to its exit, exit status " + h.get(TraceHeader.EXIT_STATUS));
         row(out, "processes", h.get(TraceHeader.PROCESSES));
         row(out, "threads", h.get(TraceHeader.THREADS));
         row(out, h.isMoca() ? "pages" : "references", String.format("%,d (reads %,d, writes %,d)%s",

@@ -39,7 +39,8 @@ import picocli.CommandLine.ParameterException;
         + "program; describe, dump, export and replay traces into cache simulators; monitor access patterns "
         + "with DAMON."},
     commandListHeading = "%nCommands:%n",
-    footer = {"", "faultline COMMAND --help shows a command's options.", "",
+    footer = {"", "faultline COMMAND --help shows a command's options. faultline sweep runs simulate's grids as "
+        + "Apache Spark tasks, from the sweep module's own jar: faultline sweep --help.", "",
         "Exit status: 0 done; 1 record: the recording stopped early and the program exited 0; 2 usage: a bad "
         + "option, value or argument, or a file of the wrong kind; 3 a file that does not exist or that the OS will "
         + "not let faultline read or write (the OS's reason follows); 4 a corrupt input: a trace, record or "
@@ -54,7 +55,7 @@ public final class Main implements Callable<Integer>
 
     /** The command words, in the order help lists them. */
     private static final List<String> COMMANDS = List.of("record", "info", "dump", "export", "simulate", "mrc",
-        "monitor", "report", "completion");
+        "monitor", "report", "pack", "unpack", "completion");
 
     private final PrintStream err;
 
@@ -215,6 +216,8 @@ public final class Main implements Callable<Integer>
             case "monitor" -> new CommandLine(new MonitorCommand(err, terminal));
             case "report" -> new CommandLine(new ReportCommand()).addSubcommand("reuse",
                 TraceInputOptions.withFormatsFooter(new CommandLine(new ReuseCommand(out, err, terminal))));
+            case "pack" -> new CommandLine(new PackCommand.Pack(out));
+            case "unpack" -> new CommandLine(new PackCommand.Unpack(out));
             case "completion" -> new CommandLine(new CompletionCommand(out));
             default -> throw new IllegalArgumentException("no command " + word);
         };

@@ -19,6 +19,7 @@ import io.faultline.damon.report.RegionsCsv;
 import io.faultline.damon.report.SchemesCsv;
 import io.faultline.damon.report.WorkingSetSize;
 import io.faultline.format.TraceLayout;
+import io.faultline.format.TracePack;
 import io.faultline.format.TraceReader;
 import io.faultline.sim.report.MissRatioChart;
 import io.faultline.tools.chart.HeatmapChart;
@@ -90,7 +91,7 @@ final class ReportCommand implements Callable<Integer>
                 }
                 return new Monitored(reader.snapshots(), reader.attributes());
             }
-            if (!Files.isRegularFile(dir.resolve(TraceLayout.HEADER_FILE)))
+            if (!Files.isRegularFile(dir.resolve(TraceLayout.HEADER_FILE)) && !TracePack.isPack(dir))
             {
                 throw new CliException(dir + " is neither a monitoring record nor a faultline trace (no "
                     + TraceLayout.HEADER_FILE + "); give one written by faultline monitor or faultline record");

@@ -12,6 +12,8 @@ import io.faultline.format.TraceEvent;
 import io.faultline.sim.policy.evms.EvmsModel;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -41,6 +43,9 @@ class ExactnessTest
 
     /** FAULTLINE_HANDLERS for the recording, or null for the default (one handler thread). */
     private String handlers;
+
+    /** Set, the recording runs with FAULTLINE_TEST_NO_WP_ASYNC: the synchronous dirty tracking. */
+    private boolean noAsyncWriteProtect;
 
     private void assertTraceMatchesModel(final int evms, final int pages, final int populate, final String script)
         throws Exception
@@ -77,7 +82,8 @@ class ExactnessTest
     {
         final Path data = tmp.resolve("data.bin");
         Files.write(data, new byte[4096]);
-        final Path trace = tmp.resolve("trace-" + trail + evms + "-" + lead + "-" + dirtyTracking + "-" + script.hashCode());
+        final Path trace = tmp.resolve("trace-" + trail + evms + "-" + lead + "-" + dirtyTracking + "-" + script.hashCode()
+            + (noAsyncWriteProtect ? "-sync" : ""));
         final List<String> args = new ArrayList<>(List.of("record", "-q", "-o", trace.toString(), "--scope", "api",
             "--evms", String.valueOf(evms)));
         if (engine != null)
@@ -98,6 +104,10 @@ class ExactnessTest
         if (handlers != null)
         {
             builder.environment().put("FAULTLINE_HANDLERS", handlers);
+        }
+        if (noAsyncWriteProtect)
+        {
+            builder.environment().put("FAULTLINE_TEST_NO_WP_ASYNC", "1");
         }
         final Faultline.Result result = Faultline.finish(builder, 120);
         recorded = result;
@@ -257,6 +267,44 @@ class ExactnessTest
         this.engine = engine;
         // r then w while resident: one record, tag w; read-only pages stay r
         assertTraceMatchesModel(16, 20, 20, "r0,w0,r1,r2,w2,r3," + loop("r", 20, 1) + ",w1");
+    }
+
+    /**
+     * A kernel without asynchronous write-protect (UFFD_FEATURE_WP_ASYNC, Linux 6.7), which
+     * FAULTLINE_TEST_NO_WP_ASYNC stands in for: the userfaultfd engines take a fault at each first
+     * write to a page a read brought in, as before issue 31, say so once in one line, and record
+     * the same trace as the asynchronous path, whose recording says nothing.
+     */
+    @ParameterizedTest(name = "--engine {0}")
+    @ValueSource(strings = {"uffd", "sigbus"})
+    void withoutAsynchronousWriteProtectDirtyTrackingFaultsAndTheTraceIsTheSame(final String engine) throws Exception
+    {
+        this.engine = engine;
+        final String script = "r0,w0,r1,r2,w2,r3," + loop("r", 20, 1) + ",w1";
+        assertTraceMatchesModel(16, 20, 20, script);
+        assertTrue(AsNobody.errLines(recorded).stream().noneMatch(l -> l.contains("write-protect")), recorded.describe());
+        noAsyncWriteProtect = true;
+        assertTraceMatchesModel(16, 20, 20, script);
+        final List<String> notes = AsNobody.errLines(recorded).stream().filter(l -> l.contains("write-protect")).toList();
+        assertEquals(List.of("faultline agent: note: asynchronous write-protect (UFFD_FEATURE_WP_ASYNC) taken away by "
+            + "FAULTLINE_TEST_NO_WP_ASYNC (a switch for faultline's own tests); dirty tracking takes a fault at the "
+            + "first write to each page a read brought in"), notes, recorded.describe());
+        assertTraceMatchesModel(EvmsModel.Trail.CLOCK, 16, 4, 28, 28, REREFERENCES);
+    }
+
+    /**
+     * A page brought in by a read and written before it is unmapped keeps its dirty flag in its
+     * deleted eviction record. Not under the uffd engine's asynchronous tracking: the kernel's
+     * UFFD_EVENT_UNMAP arrives once the page tables are gone, so the write is no longer there
+     * to read (trace-format/FORMAT.md, "EVMS"); the sigbus and mprotect engines hear of munmap
+     * from its interposed call, before the pages go.
+     */
+    @ParameterizedTest(name = "--engine {0}")
+    @ValueSource(strings = {"sigbus", "mprotect"})
+    void pagesWrittenAfterTheirReadStayDirtyWhenUnmapped(final String engine) throws Exception
+    {
+        this.engine = engine;
+        assertTraceMatchesModel(16, 24, 24, "r0,r1,w1,r2,w2,r3,u1,u2," + loop("r", 20, 1).replace("r1,", "").replace("r2,", ""));
     }
 
     @BothEngines

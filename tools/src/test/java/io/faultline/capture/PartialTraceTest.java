@@ -20,7 +20,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A recorder killed with SIGKILL leaves a partial trace that holds every reference it drained:
  * the workload's references, known from its script and the FIFO EVMS model, are all there, in
- * order, and info, dump and simulate read it and say it is partial.
+ * order, and info, dump and simulate read it and say it is partial. Read by another process
+ * while the recorder still runs, the same trace reads whole so far and is said to be still
+ * recorded, not stopped (the writer's lock: TraceWriter.isBeingWritten).
  */
 class PartialTraceTest
 {
@@ -62,6 +64,14 @@ class PartialTraceTest
             {
                 Thread.sleep(50);
             }
+            final Faultline.Result live = Faultline.run("info", trace.toString());
+            assertEquals(0, live.status(), live.describe());
+            assertTrue(live.out().contains("recording: the recorder is still writing it; readable up to excerpt"),
+                live.describe());
+            final Faultline.Result liveDump = Faultline.run("dump", "--no-events", trace.toString());
+            assertEquals(0, liveDump.status(), liveDump.describe());
+            assertTrue(liveDump.err().contains("is still being recorded: read " + expected.size() + " references"),
+                liveDump.describe());
             recorder.toHandle().destroyForcibly();
             assertTrue(recorder.waitFor(30, TimeUnit.SECONDS));
         }

@@ -37,7 +37,8 @@ class ExitStatusTest
         assertOneLine(2, "faultline simulate: --sizes: 'big' is not a size; give a whole number, or bytes with K, M, G, "
             + "KiB, MiB or GiB (4M)", "simulate", "--policies", "lru", "--sizes", "big", trace().toString());
         Files.writeString(tmp.resolve("f"), "1\n");
-        assertOneLine(2, "faultline info: no trace at " + tmp.resolve("f") + ": not a directory", "info",
+        assertOneLine(2, "faultline info: no trace at " + tmp.resolve("f") + ": it is a file, neither a trace directory "
+            + "nor a packed trace; give a directory written by faultline record, or a file written by faultline pack", "info",
             tmp.resolve("f").toString());
     }
 

@@ -15,7 +15,7 @@ package io.faultline.format;
  *         0   u64 seq       global logical clock: one tick per trapped reference, all processes
  *         8   u64 time_ns   CLOCK_MONOTONIC since the recording started
  *         16  u64 address   exact faulting virtual address
- *         24  u32 flags     REC_WRITE | REC_FIRST_TOUCH
+ *         24  u32 flags     REC_WRITE | REC_FIRST_TOUCH | REC_KERNEL
  *         28  u32 reserved  0
  * </pre>
  * A Moca chunk ({@code record --mode moca}; Beniamine and Huard, "Moca: an efficient memory trace
@@ -64,6 +64,11 @@ public final class ChunkDescriptor
     public static final int REC_WRITE = 1;
     /** The page had never been populated: the fault was resolved with a zero page. */
     public static final int REC_FIRST_TOUCH = 2;
+    /**
+     * The reference was made by the kernel in a system call on the thread's behalf: the
+     * system-call gate brought the page in before the call (FORMAT.md, "Kernel references").
+     */
+    public static final int REC_KERNEL = 4;
 
     private ChunkDescriptor()
     {

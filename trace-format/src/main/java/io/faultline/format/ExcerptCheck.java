@@ -13,7 +13,8 @@ import org.agrona.DirectBuffer;
 final class ExcerptCheck
 {
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
-    private static final int KNOWN_RECORD_FLAGS = ChunkDescriptor.REC_WRITE | ChunkDescriptor.REC_FIRST_TOUCH;
+    private static final int KNOWN_RECORD_FLAGS = ChunkDescriptor.REC_WRITE | ChunkDescriptor.REC_FIRST_TOUCH
+            | ChunkDescriptor.REC_KERNEL;
     private static final int KNOWN_CHUNK_FLAGS = ChunkDescriptor.MOCA;
 
     private ExcerptCheck()

@@ -117,7 +117,7 @@ final class ExcerptCursor implements AutoCloseable
                 final long start = bytes.readPosition();
                 final long end = bytes.readLimit();
                 nextHeader = (end + HEADER_WORD - 1) & ~(long)(HEADER_WORD - 1);
-                if (end > fileLength)
+                if (end > fileLength && end > (fileLength = channel.size()))
                 {
                     problem = "the queue file ends inside it (" + fileLength + " bytes, the excerpt ends at " + end + ")";
                     return Step.BROKEN;
@@ -172,8 +172,9 @@ final class ExcerptCursor implements AutoCloseable
         long h = nextHeader;
         for (int documents = 0; documents < 1 << 20; documents++)
         {
-            if (h + HEADER_WORD > fileLength)
+            if (h + HEADER_WORD > fileLength && h + HEADER_WORD > (fileLength = channel.size()))
             {
+                // (a live writer extends the file as it goes: the length is read again first)
                 return "the queue file ends inside it (" + fileLength + " bytes)";
             }
             final int word = headerWord(h);
@@ -187,7 +188,7 @@ final class ExcerptCursor implements AutoCloseable
                 return null;
             }
             final long end = h + HEADER_WORD + (word & LENGTH_MASK);
-            if (end > fileLength)
+            if (end > fileLength && end > (fileLength = channel.size()))
             {
                 return "its Chronicle header says " + (word & LENGTH_MASK) + " bytes, past the end of the queue file ("
                     + fileLength + " bytes)";

@@ -30,7 +30,7 @@ public final class MocaChunk
     private final int[] reads;
     private final int[] writes;
 
-    private MocaChunk(final DirectBuffer b, final int at)
+    private MocaChunk(final DirectBuffer b, final int at, final long origin)
     {
         pid = b.getInt(at + ChunkDescriptor.PID, LE);
         tid = b.getInt(at + ChunkDescriptor.TID, LE);
@@ -38,7 +38,7 @@ public final class MocaChunk
         startSeq = b.getLong(at + ChunkDescriptor.MOCA_START_SEQ, LE);
         endSeq = b.getLong(at + ChunkDescriptor.MOCA_END_SEQ, LE);
         closeSeq = b.getLong(at + ChunkDescriptor.MOCA_CLOSE_SEQ, LE);
-        closeNs = b.getLong(at + ChunkDescriptor.MOCA_CLOSE_NS, LE);
+        closeNs = b.getLong(at + ChunkDescriptor.MOCA_CLOSE_NS, LE) - origin;
         interval = b.getLong(at + ChunkDescriptor.MOCA_INTERVAL, LE);
         final int count = b.getInt(at + ChunkDescriptor.COUNT, LE);
         seq = new long[count];
@@ -51,7 +51,7 @@ public final class MocaChunk
         {
             final int r = at + ChunkDescriptor.recordOffset(ChunkDescriptor.MOCA, i);
             seq[i] = b.getLong(r + ChunkDescriptor.RECORD_SEQ, LE);
-            timeNs[i] = b.getLong(r + ChunkDescriptor.RECORD_TIME_NS, LE);
+            timeNs[i] = b.getLong(r + ChunkDescriptor.RECORD_TIME_NS, LE) - origin;
             address[i] = b.getLong(r + ChunkDescriptor.RECORD_ADDRESS, LE);
             flags[i] = b.getInt(r + ChunkDescriptor.RECORD_FLAGS, LE);
             reads[i] = b.getInt(r + ChunkDescriptor.RECORD_MOCA_READS, LE);
@@ -59,10 +59,13 @@ public final class MocaChunk
         }
     }
 
-    /** The chunk whose payload (pid first) starts at {@code at}. */
-    static MocaChunk read(final DirectBuffer buffer, final int at)
+    /**
+     * The chunk whose payload (pid first) starts at {@code at}, its times less {@code origin}
+     * (the program's start, see {@link TraceReader#programStartNs}).
+     */
+    static MocaChunk read(final DirectBuffer buffer, final int at, final long origin)
     {
-        return new MocaChunk(buffer, at);
+        return new MocaChunk(buffer, at, origin);
     }
 
     public int pid()
@@ -105,7 +108,7 @@ public final class MocaChunk
         return closeSeq;
     }
 
-    /** When the interval ended, nanoseconds since the recording started. */
+    /** When the interval ended, nanoseconds since the program's start. */
     public long closeNs()
     {
         return closeNs;

@@ -36,6 +36,10 @@ import org.agrona.collections.LongHashSet;
  * last complete excerpt; {@link ReadSummary#notes} says so. Every problem is a
  * {@link TraceFormatException} with one line that names it, delivered after everything before
  * the corrupt excerpt and nothing from it.
+ * <p>
+ * Times are delivered from the program's start ({@link #programStartNs}), not from the
+ * recording's, which the trace's bytes count from: the recorder's own start-up (its queue, the
+ * program's exec and the agent's constructor) is not the program's time (FORMAT.md, "Time").
  */
 public final class TraceReader implements AutoCloseable
 {
@@ -49,15 +53,22 @@ public final class TraceReader implements AutoCloseable
     private final TraceHeader header;
     private final SingleChronicleQueue queue;
     private final boolean skipCorrupt;
+    private final boolean live;
     private Survey survey;
+    /** What the user named: the directory, or the packed trace that {@link #dir} was unpacked from. */
+    private Path shown;
+    /** For a packed trace: deletes its unpacked directory (also at exit, should close not come). */
+    private Thread cleanUp;
 
     private TraceReader(final Path dir, final TraceHeader header, final SingleChronicleQueue queue,
-        final boolean skipCorrupt)
+        final boolean skipCorrupt, final boolean live)
     {
         this.dir = dir;
+        this.shown = dir;
         this.header = header;
         this.queue = queue;
         this.skipCorrupt = skipCorrupt;
+        this.live = live;
     }
 
     /** Opens a trace; a corrupt excerpt stops every read with an error. */
@@ -67,12 +78,80 @@ public final class TraceReader implements AutoCloseable
     }
 
     /**
+     * @param path        a trace directory, or a packed trace ({@link TracePack}: one file, which
+     *                    begins as one or is named so), unpacked into a temporary directory that
+     *                    {@link #close} deletes
      * @param skipCorrupt read past corrupt excerpts, leaving them out and counting them, instead
      *                    of stopping at the first
      */
-    public static TraceReader open(final Path dir, final boolean skipCorrupt)
+    public static TraceReader open(final Path path, final boolean skipCorrupt)
     {
-        final TraceHeader header = TraceHeader.readDirectory(dir, "trace");
+        if (!Files.isRegularFile(path))
+        {
+            return openDirectory(path, skipCorrupt);
+        }
+        if (!TracePack.isPack(path) && !path.getFileName().toString().endsWith(TracePack.EXTENSION))
+        {
+            throw new TraceFormatException("no trace at " + path + ": it is a file, neither a trace directory nor a packed"
+                + " trace; give a directory written by faultline record, or a file written by faultline pack",
+                InputProblem.MISUSED);
+        }
+        final Path unpacked;
+        try
+        {
+            unpacked = Files.createTempDirectory("faultline-trace");
+        }
+        catch (final IOException ex)
+        {
+            throw new TraceFormatException("cannot unpack " + path + ": the temporary directory " + System.getProperty(
+                "java.io.tmpdir") + " refused a new directory (" + InputProblem.reason(ex) + ")", InputProblem.UNREADABLE);
+        }
+        final Thread cleanUp = new Thread(() -> TracePack.deleteTree(unpacked));
+        Runtime.getRuntime().addShutdownHook(cleanUp);
+        try
+        {
+            TracePack.unpack(path, unpacked);
+            final TraceReader reader = openDirectory(unpacked, skipCorrupt);
+            reader.shown = path;
+            reader.cleanUp = cleanUp;
+            return reader;
+        }
+        catch (final TraceFormatException ex)
+        {
+            removeUnpacked(unpacked, cleanUp);
+            // the user gave the file: its name, not the temporary directory's, in what is wrong
+            throw new TraceFormatException(ex.getMessage().replace(unpacked.toString(), path.toString()), ex.problem());
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            removeUnpacked(unpacked, cleanUp);
+            throw ex;
+        }
+    }
+
+    private static void removeUnpacked(final Path unpacked, final Thread cleanUp)
+    {
+        TracePack.deleteTree(unpacked);
+        try
+        {
+            Runtime.getRuntime().removeShutdownHook(cleanUp);
+        }
+        catch (final IllegalStateException ex)
+        {
+            // shutting down: the hook runs anyway
+        }
+    }
+
+    private static TraceReader openDirectory(final Path dir, final boolean skipCorrupt)
+    {
+        TraceHeader header = TraceHeader.readDirectory(dir, "trace");
+        final boolean live = TraceLayout.STATE_RECORDING.equals(header.get(TraceHeader.STATE)) && TraceWriter.isBeingWritten(dir);
+        if (!live && TraceLayout.STATE_RECORDING.equals(header.get(TraceHeader.STATE)))
+        {
+            // The writer replaces the header before it lets go of the lock: a recording that ended
+            // between the two reads has its final header in place now.
+            header = TraceHeader.readDirectory(dir, "trace");
+        }
         final Path headerFile = dir.resolve(TraceLayout.HEADER_FILE);
         if (TraceLayout.CONTENT_MONITOR.equals(header.get(TraceHeader.CONTENT)))
         {
@@ -115,12 +194,12 @@ public final class TraceReader implements AutoCloseable
         }
         if (!hasData)
         {
-            return new TraceReader(dir, header, null, skipCorrupt);
+            return new TraceReader(dir, header, null, skipCorrupt, live);
         }
         try
         {
             return new TraceReader(dir, header,
-                openQueue(queueDir), skipCorrupt);
+                openQueue(queueDir), skipCorrupt, live);
         }
         catch (final Exception | InternalError ex)
         {
@@ -149,9 +228,10 @@ public final class TraceReader implements AutoCloseable
         return header;
     }
 
+    /** The trace as the user named it: its directory, or its packed file. */
     public Path dir()
     {
-        return dir;
+        return shown;
     }
 
     /**
@@ -165,16 +245,53 @@ public final class TraceReader implements AutoCloseable
     {
         if (header.isMoca())
         {
-            throw new TraceFormatException(dir + " was recorded with --mode moca: it holds the pages each thread "
+            throw new TraceFormatException(shown + " was recorded with --mode moca: it holds the pages each thread "
                 + "touched per interval, not a stream of references, so " + use + " cannot replay it; record with "
                 + "--mode trace for that (faultline dump and export --to moca read Moca traces)", InputProblem.MISUSED);
         }
     }
 
-    /** The recorder stopped before finishing the trace (header state=recording). */
+    /**
+     * When the traced program started, in nanoseconds since the recording started (the time base
+     * of the trace's bytes): the time of its first process-start event, which the agent of the
+     * program's first process emits as it starts, before any record. Every time this reader
+     * delivers (records, events, Moca chunks, {@link ReadSummary#lastTimeNs}) is less this; so
+     * must be a time taken from the header ({@link #sinceProgramStart}). 0 for a trace without a
+     * process-start event (its times are delivered as written). Should anything in the trace be
+     * earlier than the event, the earliest time is taken instead, so that no time is negative.
+     *
+     * @throws TraceFormatException as {@link #scan} would, for a trace it cannot survey
+     */
+    public long programStartNs()
+    {
+        return survey().origin;
+    }
+
+    /**
+     * A time counted from the recording's start (the header's {@code duration_ns},
+     * {@code stopped_ns}), counted from the program's start instead; never below 0.
+     */
+    public long sinceProgramStart(final long recordingNs)
+    {
+        return Math.max(0, recordingNs - programStartNs());
+    }
+
+    /**
+     * The trace is not complete (header state=recording or incomplete): its recorder stopped
+     * before finishing, or is still writing it ({@link #isLive}).
+     */
     public boolean isPartial()
     {
         return !header.isComplete();
+    }
+
+    /**
+     * A recorder was writing the trace when it was opened (state=recording and the writer's lock
+     * held: {@link TraceWriter#isBeingWritten}): this read sees what was written so far.
+     */
+    public boolean isLive()
+    {
+        return live;
     }
 
     /**
@@ -216,7 +333,7 @@ public final class TraceReader implements AutoCloseable
             if (s.streams.size() == 1)
             {
                 final ProcessStream only = s.streams.values().iterator().next();
-                only.open(queue, 0);
+                only.open(queue, 0, s.origin);
                 while (only.advance(s))
                 {
                     only.deliver(visitor);
@@ -237,7 +354,7 @@ public final class TraceReader implements AutoCloseable
                 return s.summary;
             }
             // The survey read the same bytes without a fault: the files changed under us.
-            throw new TraceFormatException("trace " + dir + " changed while it was read: its queue file is now "
+            throw new TraceFormatException("trace " + shown + " changed while it was read: its queue file is now "
                 + "cut short; read it again");
         }
         catch (final TraceFormatException ex)
@@ -247,7 +364,7 @@ public final class TraceReader implements AutoCloseable
         catch (final Exception ex)
         {
             // Chronicle's own checks of a damaged file, past the cursor's guard (TraceReaderFuzzTest)
-            throw new TraceFormatException("corrupt trace " + dir + ": its queue cannot be read ("
+            throw new TraceFormatException("corrupt trace " + shown + ": its queue cannot be read ("
                 + QueueFaults.describe(ex) + ")");
         }
         s.verify();
@@ -261,7 +378,7 @@ public final class TraceReader implements AutoCloseable
         {
             for (final ProcessStream stream : s.streams.values())
             {
-                stream.open(queue, stream.pid);
+                stream.open(queue, stream.pid, s.origin);
                 if (stream.advance(s))
                 {
                     heads.add(stream);
@@ -321,7 +438,7 @@ public final class TraceReader implements AutoCloseable
                     // Chronicle's checks of the first cycle file, met as the tailer is made
                     // (TraceReaderFuzzTest: StreamCorruptedException "Unexpected magic number")
                     survey = null;
-                    throw new TraceFormatException("corrupt trace " + dir + ": its queue cannot be read ("
+                    throw new TraceFormatException("corrupt trace " + shown + ": its queue cannot be read ("
                         + QueueFaults.describe(ex) + ")");
                 }
             }
@@ -342,6 +459,13 @@ public final class TraceReader implements AutoCloseable
         long stopIndex = Long.MAX_VALUE;
         /** Position of the excerpt where the queue itself could not be read; MAX_VALUE if none. */
         long brokenOrdinal = Long.MAX_VALUE;
+        /**
+         * Position after the last excerpt the survey found: delivery stops there. A trace still
+         * being recorded grows while it is read, and what was written after the survey is
+         * neither checked (order, damage) nor counted in the summary, and would reach some
+         * processes' streams and not others: a read delivers the trace as the survey saw it.
+         */
+        long endOrdinal = Long.MAX_VALUE;
         String stopError;
         String unreadable;
         long excerpts;
@@ -349,6 +473,11 @@ public final class TraceReader implements AutoCloseable
         long events;
         long lastExcerpt = -1;
         long lastTimeNs;
+        /** The earliest time of a process-start event, and of anything; MAX_VALUE while none. */
+        long processStartNs = Long.MAX_VALUE;
+        long firstTimeNs = Long.MAX_VALUE;
+        /** What every delivered time is less: the program's start (see programStartNs). */
+        long origin;
         ReadSummary summary;
 
         void run()
@@ -389,7 +518,7 @@ public final class TraceReader implements AutoCloseable
             }
             else if (stopError == null)
             {
-                stopError = "truncated trace " + dir + ": " + where;
+                stopError = "truncated trace " + shown + ": " + where;
             }
         }
 
@@ -401,6 +530,7 @@ public final class TraceReader implements AutoCloseable
                     final ExcerptCursor.Step step = cursor.next(0);
                     if (step == ExcerptCursor.Step.END)
                     {
+                        endOrdinal = cursor.ordinal();
                         break;
                     }
                     if (step == ExcerptCursor.Step.BROKEN)
@@ -421,7 +551,7 @@ public final class TraceReader implements AutoCloseable
                         if (!skipCorrupt)
                         {
                             stopIndex = cursor.index();
-                            stopError = "corrupt trace " + dir + ": " + where(cursor) + problem
+                            stopError = "corrupt trace " + shown + ": " + where(cursor) + problem
                                 + "; faultline reads past it with --skip-corrupt";
                             break;
                         }
@@ -447,8 +577,14 @@ public final class TraceReader implements AutoCloseable
             lastExcerpt = cursor.ordinal();
             if (e.getInt(0, LE) == TraceLayout.EXCERPT_CHUNK && isMoca(e))
             {
-                references += e.getInt(KIND + ChunkDescriptor.COUNT, LE);
+                final int count = e.getInt(KIND + ChunkDescriptor.COUNT, LE);
+                references += count;
                 lastTimeNs = Math.max(lastTimeNs, e.getLong(KIND + ChunkDescriptor.MOCA_CLOSE_NS, LE));
+                for (int i = 0; i < count; i++)
+                {
+                    firstTimeNs = Math.min(firstTimeNs, e.getLong(KIND
+                        + ChunkDescriptor.recordOffset(ChunkDescriptor.MOCA, i) + ChunkDescriptor.RECORD_TIME_NS, LE));
+                }
             }
             else if (e.getInt(0, LE) == TraceLayout.EXCERPT_CHUNK)
             {
@@ -456,21 +592,29 @@ public final class TraceReader implements AutoCloseable
                 references += count;
                 for (int i = 0; i < count; i++)
                 {
-                    lastTimeNs = Math.max(lastTimeNs,
-                        e.getLong(KIND + ChunkDescriptor.recordOffset(i) + ChunkDescriptor.RECORD_TIME_NS, LE));
+                    final long t = e.getLong(KIND + ChunkDescriptor.recordOffset(i) + ChunkDescriptor.RECORD_TIME_NS, LE);
+                    lastTimeNs = Math.max(lastTimeNs, t);
+                    firstTimeNs = Math.min(firstTimeNs, t);
                 }
             }
             else
             {
                 events++;
-                lastTimeNs = Math.max(lastTimeNs, e.getLong(KIND + EventDescriptor.TIME_NS, LE));
+                final long t = e.getLong(KIND + EventDescriptor.TIME_NS, LE);
+                lastTimeNs = Math.max(lastTimeNs, t);
+                firstTimeNs = Math.min(firstTimeNs, t);
+                if (e.getInt(KIND + EventDescriptor.TYPE, LE) == EventType.PROCESS_START.code())
+                {
+                    processStartNs = Math.min(processStartNs, t);
+                }
             }
         }
 
         void finish()
         {
-            summary = new ReadSummary(isPartial(), excerpts, references, events, streams.size(), lastExcerpt,
-                lastTimeNs, skippedIndexes.size(), unreadable);
+            origin = processStartNs == Long.MAX_VALUE ? 0 : Math.min(processStartNs, firstTimeNs);
+            summary = new ReadSummary(isPartial(), live, excerpts, references, events, streams.size(), lastExcerpt,
+                Math.max(0, lastTimeNs - origin), skippedIndexes.size(), unreadable);
         }
 
         /** Throws the reason reading stopped, or a complete trace's shortfall against its header. */
@@ -485,7 +629,7 @@ public final class TraceReader implements AutoCloseable
                 final long expected = header.longValue(TraceHeader.REFERENCES);
                 if (references != expected)
                 {
-                    throw new TraceFormatException("truncated trace " + dir + ": the header counts " + expected
+                    throw new TraceFormatException("truncated trace " + shown + ": the header counts " + expected
                         + " references but the queue holds " + references);
                 }
             }
@@ -493,7 +637,9 @@ public final class TraceReader implements AutoCloseable
 
         private String where(final ExcerptCursor cursor)
         {
-            return cursor.file() + ": excerpt " + cursor.ordinal() + ": ";
+            // a packed trace's queue file by the packed trace's name, not the temporary directory's
+            return String.valueOf(cursor.file()).replace(dir.toString(), shown.toString()) + ": excerpt "
+                + cursor.ordinal() + ": ";
         }
     }
 
@@ -584,14 +730,17 @@ public final class TraceReader implements AutoCloseable
         /**
          * @param onlyPid pass over other processes' excerpts by pid (0: this is the only process)
          */
-        void open(final SingleChronicleQueue queue, final int onlyPid)
+        void open(final SingleChronicleQueue queue, final int onlyPid, final long origin)
         {
             // From the start, not by Chronicle's index: its index arrays may be what is damaged.
             cursor = new ExcerptCursor(queue);
             filter = onlyPid;
+            this.origin = origin;
         }
 
         private int filter;
+        /** Delivered times are less this: the program's start. */
+        private long origin;
 
         /** Moves the head to the next item; false at the end of this process's part of the queue. */
         boolean advance(final Survey survey)
@@ -604,7 +753,7 @@ public final class TraceReader implements AutoCloseable
             }
             while (true)
             {
-                if (cursor.ordinal() + 1 >= survey.brokenOrdinal)
+                if (cursor.ordinal() + 1 >= Math.min(survey.brokenOrdinal, survey.endOrdinal))
                 {
                     return false;
                 }
@@ -666,19 +815,19 @@ public final class TraceReader implements AutoCloseable
         {
             if (moca)
             {
-                visitor.onMocaChunk(MocaChunk.read(excerpt, KIND));
+                visitor.onMocaChunk(MocaChunk.read(excerpt, KIND, origin));
             }
             else if (kind == TraceLayout.EXCERPT_CHUNK)
             {
                 final int r = KIND + ChunkDescriptor.recordOffset(position);
-                visitor.onReference(headSeq, headTimeNs, excerpt.getInt(KIND + ChunkDescriptor.PID, LE),
+                visitor.onReference(headSeq, headTimeNs - origin, excerpt.getInt(KIND + ChunkDescriptor.PID, LE),
                     excerpt.getInt(KIND + ChunkDescriptor.TID, LE),
                     excerpt.getLong(r + ChunkDescriptor.RECORD_ADDRESS, LE),
                     (excerpt.getInt(r + ChunkDescriptor.RECORD_FLAGS, LE) & ChunkDescriptor.REC_WRITE) != 0);
             }
             else
             {
-                visitor.onEvent(event(excerpt));
+                visitor.onEvent(event(excerpt, origin));
             }
         }
 
@@ -698,7 +847,7 @@ public final class TraceReader implements AutoCloseable
         return ChunkDescriptor.isMoca(e.getInt(KIND + ChunkDescriptor.FLAGS, LE));
     }
 
-    static TraceEvent event(final DirectBuffer e)
+    static TraceEvent event(final DirectBuffer e, final long origin)
     {
         final int code = e.getInt(KIND + EventDescriptor.TYPE, LE);
         final int textLength = e.getInt(KIND + EventDescriptor.TEXT_LENGTH, LE);
@@ -708,7 +857,7 @@ public final class TraceReader implements AutoCloseable
             e.getInt(KIND + EventDescriptor.PID, LE),
             e.getInt(KIND + EventDescriptor.TID, LE),
             e.getLong(KIND + EventDescriptor.SEQ, LE),
-            e.getLong(KIND + EventDescriptor.TIME_NS, LE),
+            e.getLong(KIND + EventDescriptor.TIME_NS, LE) - origin,
             e.getLong(KIND + EventDescriptor.A, LE),
             e.getLong(KIND + EventDescriptor.B, LE),
             e.getLong(KIND + EventDescriptor.C, LE),
@@ -722,6 +871,11 @@ public final class TraceReader implements AutoCloseable
         if (queue != null)
         {
             queue.close();
+        }
+        if (cleanUp != null)
+        {
+            removeUnpacked(dir, cleanUp);
+            cleanUp = null;
         }
     }
 }

@@ -1,9 +1,15 @@
 package io.faultline.format;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
 import net.openhft.chronicle.bytes.Bytes;
@@ -17,20 +23,79 @@ import org.agrona.DirectBuffer;
  * Writes a trace directory: the header (state=recording at once, state=complete at
  * {@link #finish}) and one Chronicle Queue excerpt per chunk or event, copied unchanged from the
  * agent's ring. Single writer: the recorder's logger thread.
+ * <p>
+ * While it writes, the writer holds a write lock (fcntl, through {@link FileChannel#tryLock}) on
+ * the starting header, so that a reader in another process can tell a trace still being
+ * recorded from one whose recorder died, both state=recording ({@link #isBeingWritten}). The
+ * kernel drops the lock with the process, so a killed recorder leaves no lock behind.
  */
 public final class TraceWriter implements AutoCloseable
 {
+    /**
+     * The trace directories this JVM is writing. A reader here must not test the lock itself:
+     * fcntl locks belong to the process, so the reader's test would succeed against its own
+     * writer's lock, and closing the reader's channel would drop that lock.
+     */
+    private static final Set<Path> WRITING = ConcurrentHashMap.newKeySet();
+
+    /**
+     * Chronicle's block for a trace recorded with the default 4 MiB rings: its cycle file grows
+     * by a block at a time (64 MiB by default on a 64-bit JVM), and a partial trace, which no
+     * writer trims ({@link QueueFiles}), keeps up to a block of zeros. Writing took as long with
+     * 4 MiB blocks as with 64 MiB, trimming 3 to 37 ms instead of 213 to 946 (BENCHMARKS.md,
+     * "Trace files").
+     */
+    public static final long BLOCK_SIZE = 4L << 20;
+    /** Chronicle's own default block, for what is not a trace (a monitoring record's larger snapshots). */
+    private static final long CHRONICLE_BLOCK_SIZE = 64L << 20;
+
+    /**
+     * Bytes written between two reopenings of the queue ({@link #reopen}): Chronicle's default
+     * block on 64-bit, so that at most a few blocks' index arrays stay mapped besides the one
+     * being written.
+     */
+    static final long REOPEN_BYTES = 64L << 20;
+
+    /**
+     * How the queue is laid out: blocks of {@link #blockSize(String)} and Chronicle's index arrays
+     * for a trace (0: Chronicle's default); a test shrinks the blocks and the index arrays, which
+     * are a queue file's own header fields, to reach in thousands of excerpts what a recording
+     * reaches in millions.
+     */
+    record QueueShape(long blockSize, int indexCount, long reopenBytes)
+    {
+    }
+
     private final Path dir;
-    private final ChronicleQueue queue;
-    private final ExcerptAppender appender;
+    private final QueueShape shape;
+    private ChronicleQueue queue;
+    private ExcerptAppender appender;
+    private long sinceReopen;
     private byte[] scratch = new byte[64 * 1024];
     private boolean finished;
+    private final FileChannel lockChannel;
 
-    private TraceWriter(final Path dir, final ChronicleQueue queue)
+    private TraceWriter(final Path dir, final QueueShape shape, final ChronicleQueue queue, final FileChannel lockChannel)
     {
         this.dir = dir;
+        this.shape = shape;
         this.queue = queue;
         this.appender = queue.createAppender();
+        this.lockChannel = lockChannel;
+    }
+
+    private static ChronicleQueue openQueue(final Path dir, final QueueShape shape)
+    {
+        final SingleChronicleQueueBuilder builder = SingleChronicleQueueBuilder.binary(dir.resolve(TraceLayout.QUEUE_DIR).toFile());
+        if (shape.blockSize() > 0)
+        {
+            builder.blockSize(shape.blockSize());
+        }
+        if (shape.indexCount() > 0)
+        {
+            builder.indexCount(shape.indexCount());
+        }
+        return builder.build();
     }
 
     /**
@@ -39,6 +104,39 @@ public final class TraceWriter implements AutoCloseable
      * @throws TraceFormatException if the directory holds anything or cannot be written
      */
     public static TraceWriter create(final Path dir, final TraceHeader start) throws IOException
+    {
+        return create(dir, start, new QueueShape(blockSize(start.get(TraceHeader.RING_CAPACITY)), 0, REOPEN_BYTES));
+    }
+
+    /**
+     * The block for a queue whose largest excerpt is a ring message: Chronicle takes excerpts of up
+     * to a quarter block less 4 bytes (1,048,572 bytes in 4 MiB blocks, checked), and a ring
+     * message (Agrona) is at most an eighth of the ring, plus the excerpt's kind; so blocks of the
+     * ring's size, at least {@link #BLOCK_SIZE}. Without a ring (a monitoring record), Chronicle's.
+     */
+    static long blockSize(final String ringCapacity)
+    {
+        if (ringCapacity == null)
+        {
+            return CHRONICLE_BLOCK_SIZE;
+        }
+        try
+        {
+            return Math.max(BLOCK_SIZE, Long.highestOneBit(Math.max(1, Long.parseLong(ringCapacity.trim()) - 1)) << 1);
+        }
+        catch (final NumberFormatException ex)
+        {
+            return CHRONICLE_BLOCK_SIZE;
+        }
+    }
+
+    /** As {@link #create(Path, TraceHeader)}, with Chronicle blocks of {@code blockSize} bytes (benchmarks). */
+    public static TraceWriter create(final Path dir, final TraceHeader start, final long blockSize) throws IOException
+    {
+        return create(dir, start, new QueueShape(blockSize, 0, REOPEN_BYTES));
+    }
+
+    static TraceWriter create(final Path dir, final TraceHeader start, final QueueShape shape) throws IOException
     {
         checkUsable(dir);
         try
@@ -52,10 +150,68 @@ public final class TraceWriter implements AutoCloseable
                 + "; choose another -o", InputProblem.UNREADABLE);
         }
         start.put(TraceHeader.STATE, TraceLayout.STATE_RECORDING);
-        start.write(dir.resolve(TraceLayout.HEADER_FILE));
-        final ChronicleQueue queue = SingleChronicleQueueBuilder.binary(dir.resolve(TraceLayout.QUEUE_DIR).toFile())
-            .build();
-        return new TraceWriter(dir, queue);
+        final Path headerFile = dir.resolve(TraceLayout.HEADER_FILE);
+        start.write(headerFile);
+        final FileChannel lockChannel = lockWhileWriting(headerFile);
+        final ChronicleQueue queue = openQueue(dir, shape);
+        WRITING.add(dir.toAbsolutePath().normalize());
+        return new TraceWriter(dir, shape, queue, lockChannel);
+    }
+
+    /**
+     * The starting header's channel, write-locked; null where the file system takes no locks
+     * (readers then cannot tell a live recording from a dead one, and say it stopped).
+     */
+    private static FileChannel lockWhileWriting(final Path headerFile)
+    {
+        try
+        {
+            final FileChannel channel = FileChannel.open(headerFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            try
+            {
+                if (channel.tryLock() != null)
+                {
+                    return channel;
+                }
+            }
+            catch (final IOException | OverlappingFileLockException ex)
+            {
+                // no lock: as below
+            }
+            channel.close();
+        }
+        catch (final IOException ex)
+        {
+            // the header was just written, so this is a file system without locks: as above
+        }
+        return null;
+    }
+
+    /**
+     * Whether a recorder is writing the trace in {@code dir} now: its header is state=recording
+     * and a live process (this one or another) holds the write lock on it. False for a trace
+     * whose recorder died, and where the file system takes no locks.
+     */
+    public static boolean isBeingWritten(final Path dir)
+    {
+        if (WRITING.contains(dir.toAbsolutePath().normalize()))
+        {
+            return true;
+        }
+        try (FileChannel channel = FileChannel.open(dir.resolve(TraceLayout.HEADER_FILE), StandardOpenOption.READ))
+        {
+            final FileLock lock = channel.tryLock(0, Long.MAX_VALUE, true);
+            if (lock == null)
+            {
+                return true; // another process holds the writer's lock
+            }
+            lock.release();
+            return false;
+        }
+        catch (final IOException | OverlappingFileLockException ex)
+        {
+            return false;
+        }
     }
 
     /** Fails with a one-line reason if {@code dir} cannot receive a new trace. */
@@ -230,6 +386,11 @@ public final class TraceWriter implements AutoCloseable
     /** Appends one excerpt of {@code kind} holding {@code length} bytes of {@code buffer} at {@code offset}. */
     public void write(final int kind, final DirectBuffer buffer, final int offset, final int length)
     {
+        sinceReopen += length + 8;
+        if (sinceReopen > shape.reopenBytes())
+        {
+            reopen();
+        }
         if (scratch.length < length)
         {
             scratch = new byte[Math.max(length, scratch.length * 2)];
@@ -241,6 +402,25 @@ public final class TraceWriter implements AutoCloseable
             bytes.writeInt(kind);
             bytes.write(scratch, 0, length);
         }
+    }
+
+    /**
+     * Closes the queue and opens it again, appending where it ended. Chronicle Queue (5.27ea5)
+     * keeps the queue file's 80 MiB mappings of every index array it used across a garbage
+     * collection: its SCQIndexing holds each thread's index arrays through a weak reference, and a
+     * collection makes it bind a new one while the old stays in its list of closeables, reserving
+     * its chunk, until the queue is closed. A recorder collects every few minutes, so its resident
+     * set grew with the trace (BENCHMARKS.md, "Long runs": 0.5 GiB of mapped queue file after
+     * 40 minutes); closing frees them all, and the new appender finds the queue's end through its
+     * index (a scan of at most 64 excerpts).
+     */
+    private void reopen()
+    {
+        sinceReopen = 0;
+        appender.close();
+        queue.close();
+        queue = openQueue(dir, shape);
+        appender = queue.createAppender();
     }
 
     /**
@@ -258,10 +438,13 @@ public final class TraceWriter implements AutoCloseable
     /** Writes the final header (state=complete) after every excerpt, then closes the queue. */
     public void finish(final TraceHeader end) throws IOException
     {
-        close();
+        closeQueue();
+        QueueFiles.trim(dir.resolve(TraceLayout.QUEUE_DIR));
         end.put(TraceHeader.STATE, TraceLayout.STATE_COMPLETE);
         end.write(dir.resolve(TraceLayout.HEADER_FILE));
         finished = true;
+        // only now: a reader between the queue's close and the new header would call the trace dead
+        unlock();
     }
 
     /**
@@ -274,15 +457,24 @@ public final class TraceWriter implements AutoCloseable
     {
         try
         {
-            close();
+            closeQueue();
+            QueueFiles.trim(dir.resolve(TraceLayout.QUEUE_DIR));
         }
-        catch (final RuntimeException | InternalError ex)
+        catch (final RuntimeException | InternalError | IOException ex)
         {
-            // the queue's own end-of-file marker could not be written: readers stop at the last whole excerpt
+            // the queue's own end-of-file marker could not be written (or the files not cut to it, a full
+            // file system): readers stop at the last whole excerpt
         }
-        end.put(TraceHeader.STATE, TraceLayout.STATE_INCOMPLETE);
-        end.write(dir.resolve(TraceLayout.HEADER_FILE));
-        finished = true;
+        try
+        {
+            end.put(TraceHeader.STATE, TraceLayout.STATE_INCOMPLETE);
+            end.write(dir.resolve(TraceLayout.HEADER_FILE));
+            finished = true;
+        }
+        finally
+        {
+            unlock();
+        }
     }
 
     public boolean isFinished()
@@ -290,13 +482,42 @@ public final class TraceWriter implements AutoCloseable
         return finished;
     }
 
+    /** Closes the queue; the trace is no longer written (its lock goes too). */
     @Override
     public void close()
+    {
+        try
+        {
+            closeQueue();
+        }
+        finally
+        {
+            unlock();
+        }
+    }
+
+    private void closeQueue()
     {
         if (!queue.isClosed())
         {
             appender.close();
             queue.close();
+        }
+    }
+
+    private void unlock()
+    {
+        WRITING.remove(dir.toAbsolutePath().normalize());
+        if (lockChannel != null && lockChannel.isOpen())
+        {
+            try
+            {
+                lockChannel.close(); // releases the lock
+            }
+            catch (final IOException ex)
+            {
+                // the process's lock goes with it at the latest
+            }
         }
     }
 }

@@ -20,6 +20,12 @@ final class TestTrace implements AutoCloseable
     final List<String> written = new ArrayList<>();
     long references;
     long events;
+    /**
+     * Added to every time written (the recorder's start-up before the program's): {@link #written}
+     * lists the times a reader delivers, from the program's start, when the trace's first item is
+     * a process-start event.
+     */
+    long startUpNs;
 
     TestTrace(final Path dir) throws IOException
     {
@@ -58,7 +64,7 @@ final class TestTrace implements AutoCloseable
             final int r = ChunkDescriptor.recordOffset(i);
             final long s = seq + i;
             buffer.putLong(r + ChunkDescriptor.RECORD_SEQ, s, LE);
-            buffer.putLong(r + ChunkDescriptor.RECORD_TIME_NS, s * 10, LE);
+            buffer.putLong(r + ChunkDescriptor.RECORD_TIME_NS, startUpNs + s * 10, LE);
             buffer.putLong(r + ChunkDescriptor.RECORD_ADDRESS, 0x1000 * (s + 1), LE);
             buffer.putInt(r + ChunkDescriptor.RECORD_FLAGS, (int)(s & 1), LE);
             buffer.putInt(r + ChunkDescriptor.RECORD_FLAGS + 4, 0, LE);
@@ -87,7 +93,7 @@ final class TestTrace implements AutoCloseable
         buffer.putLong(ChunkDescriptor.MOCA_START_SEQ, seq, LE);
         buffer.putLong(ChunkDescriptor.MOCA_END_SEQ, seq + count + (breakClock ? 1 : 0), LE);
         buffer.putLong(ChunkDescriptor.MOCA_CLOSE_SEQ, closeSeq, LE);
-        buffer.putLong(ChunkDescriptor.MOCA_CLOSE_NS, closeSeq * 10, LE);
+        buffer.putLong(ChunkDescriptor.MOCA_CLOSE_NS, startUpNs + closeSeq * 10, LE);
         buffer.putLong(ChunkDescriptor.MOCA_INTERVAL, interval, LE);
         written.add(mocaLine(closeSeq, pid, tid, id, interval, seq, seq + count));
         for (int i = 0; i < count; i++)
@@ -95,7 +101,7 @@ final class TestTrace implements AutoCloseable
             final int r = ChunkDescriptor.recordOffset(ChunkDescriptor.MOCA, i);
             final long s = seq + i;
             buffer.putLong(r + ChunkDescriptor.RECORD_SEQ, s, LE);
-            buffer.putLong(r + ChunkDescriptor.RECORD_TIME_NS, s * 10, LE);
+            buffer.putLong(r + ChunkDescriptor.RECORD_TIME_NS, startUpNs + s * 10, LE);
             buffer.putLong(r + ChunkDescriptor.RECORD_ADDRESS, 0x1000 * (s + 1), LE);
             buffer.putInt(r + ChunkDescriptor.RECORD_FLAGS, 0, LE);
             buffer.putInt(r + ChunkDescriptor.RECORD_FLAGS + 4, 0, LE);
@@ -128,7 +134,7 @@ final class TestTrace implements AutoCloseable
         buffer.putInt(EventDescriptor.TID, tid, LE);
         buffer.putInt(EventDescriptor.TEXT_LENGTH, bytes.length, LE);
         buffer.putLong(EventDescriptor.SEQ, seq, LE);
-        buffer.putLong(EventDescriptor.TIME_NS, seq * 10, LE);
+        buffer.putLong(EventDescriptor.TIME_NS, startUpNs + seq * 10, LE);
         buffer.putBytes(EventDescriptor.HEADER_SIZE, bytes);
         writer.write(TraceLayout.EXCERPT_EVENT, buffer, 0, EventDescriptor.HEADER_SIZE + bytes.length);
         written.add("-- " + seq + " " + pid + " " + tid + " " + type.label() + " " + text);

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -113,6 +114,36 @@ class TraceRoundTripTest
             final TraceFormatException ex = assertThrows(TraceFormatException.class,
                 () -> reader.forEachReference((s, t, p, d, a, w) -> { }));
             assertTrue(ex.getMessage().contains("header counts 6 references but the queue holds 1"), ex.getMessage());
+        }
+    }
+
+    @Test
+    void aTraceIsLiveFromItsCreationUntilItsWriterFinishesOrCloses() throws IOException
+    {
+        final Path finished = tmp.resolve("finished");
+        final TraceWriter writer = TraceWriter.create(finished, header());
+        assertTrue(TraceWriter.isBeingWritten(finished));
+        try (TraceReader reader = TraceReader.open(finished))
+        {
+            assertTrue(reader.isPartial() && reader.isLive());
+            final ReadSummary summary = reader.forEachReference((s, t, p, d, a, w) -> { });
+            assertTrue(summary.notes(finished).get(0).contains("is still being recorded"), summary.notes(finished).toString());
+        }
+        assertTrue(TraceWriter.isBeingWritten(finished), "a reader in the writer's JVM leaves the lock alone");
+        writer.finish(header().put(TraceHeader.REFERENCES, 0).put(TraceHeader.EVENTS, 0));
+        assertFalse(TraceWriter.isBeingWritten(finished));
+        try (TraceReader reader = TraceReader.open(finished))
+        {
+            assertFalse(reader.isPartial() || reader.isLive());
+        }
+
+        final Path closed = tmp.resolve("closed");
+        TraceWriter.create(closed, header()).close();
+        assertFalse(TraceWriter.isBeingWritten(closed));
+        try (TraceReader reader = TraceReader.open(closed))
+        {
+            assertTrue(reader.isPartial());
+            assertFalse(reader.isLive());
         }
     }
 

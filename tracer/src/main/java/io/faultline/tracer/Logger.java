@@ -288,13 +288,19 @@ public final class Logger implements Agent
     {
         final boolean reuse = shm.followsForks();
         int work = 0;
-        for (int slot = nextImage(pid, -1); slot >= 0; slot = nextImage(pid, shm.slotLong(slot, ShmLayout.SLOT_CLAIM)))
+        // The cursor is the claim read before the slot is given back: a slot given back may be
+        // claimed by a new process at once, and its new claim, above this pid's later images',
+        // would end the walk before them (their slots then outlived the process: a second exit
+        // event for it 50 ms later, ProcessOrderTest under load).
+        long after = -1;
+        for (int slot = nextImage(pid, after); slot >= 0; slot = nextImage(pid, after))
         {
+            after = shm.slotLong(slot, ShmLayout.SLOT_CLAIM);
             work += shm.ring(slot).read(this::onMessage, Integer.MAX_VALUE);
             flushJoined();
             if (reuse)
             {
-                retired.add(shm.retire(slot)); // zeroes the claim: the next image is the oldest left
+                retired.add(shm.retire(slot));
                 java.util.Arrays.fill(execPredecessor, UNKNOWN); // a slot's meaning changed: ask again
             }
         }

@@ -253,10 +253,11 @@ public final class Recorder
 
     private static final String NO_RSEQ = "glibc.pthread.rseq=0";
     /**
-     * No trimming of glibc's heaps under the sigbus engine (engine_sigbus.c): glibc trims with
-     * internal brk and madvise calls that no wrapper sees, and a heap zapped so would get its
-     * parked pages back with their old contents where glibc counts on zeros (calloc). The largest
-     * value glibc takes (elf/dl-tunables.list: SIZE_MAX).
+     * No trimming of glibc's heaps under the sigbus engine without the system-call gate
+     * (FAULTLINE_GATE=off; engine_sigbus.c): glibc trims with internal brk and madvise calls that
+     * no wrapper sees, and a heap zapped so would get its parked pages back with their old
+     * contents where glibc counts on zeros (calloc). The gate sees those calls and says them as
+     * mapping events (gate.c). The largest value glibc takes (elf/dl-tunables.list: SIZE_MAX).
      */
     private static final String NO_TRIM = "glibc.malloc.trim_threshold=18446744073709551615";
 
@@ -264,7 +265,7 @@ public final class Recorder
      * Starts {@code command} with the agent preloaded and pointed at {@code shm}; its output is
      * ours. Under the in-thread engines (mprotect, sigbus) glibc is also asked
      * not to register restartable sequences (tunable glibc.pthread.rseq=0, inherited like
-     * LD_PRELOAD), and under sigbus not to trim its heaps (NO_TRIM). The kernel writes each thread's
+     * LD_PRELOAD), and under sigbus without the system-call gate not to trim its heaps (NO_TRIM). The kernel writes each thread's
      * rseq area, inside its struct pthread, on the way back to user space after every
      * preemption: a kernel-mode access, which under the mprotect engine fails on a disabled page,
      * and the kernel then kills the thread with SIGSEGV (SI_KERNEL). The agent pins descriptor
@@ -277,7 +278,8 @@ public final class Recorder
         final List<String> tunables = switch (engine)
         {
             case io.faultline.format.ShmLayout.ENGINE_MPROTECT -> List.of(NO_RSEQ);
-            case io.faultline.format.ShmLayout.ENGINE_SIGBUS -> List.of(NO_RSEQ, NO_TRIM);
+            case io.faultline.format.ShmLayout.ENGINE_SIGBUS -> "off".equals(System.getenv("FAULTLINE_GATE"))
+                ? List.of(NO_RSEQ, NO_TRIM) : List.of(NO_RSEQ);
             default -> List.of();
         };
         final ProcessBuilder builder = new ProcessBuilder(command).inheritIO();

@@ -78,7 +78,9 @@ public final class TraceIndex
                 }
             });
             final String duration = header.get(TraceHeader.DURATION_NS);
-            final long end = Math.max(last[0] + 1, duration == null ? 0 : Long.parseLong(duration.trim()));
+            // duration_ns counts from the recording's start, the times delivered from the program's
+            final long end = Math.max(last[0] + 1,
+                duration == null ? 0 : reader.sinceProgramStart(Long.parseLong(duration.trim())));
             final TraceIndex index = new TraceIndex(pageSize, end, header.get(TraceHeader.COMMAND));
             building.forEach((pid, byPage) ->
             {

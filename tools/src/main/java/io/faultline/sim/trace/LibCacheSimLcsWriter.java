@@ -14,7 +14,7 @@ import static io.faultline.sim.trace.LibCacheSimLcsFormat.*;
 
 /**
  * libCacheSim's {@code lcs} trace, version 2 (the layout of {@link LibCacheSimLcsFormat}): per
- * reference the time in whole seconds since the recording started, the page as obj_id, the page
+ * reference the time in whole seconds since the program started, the page as obj_id, the page
  * size as obj_size, read or write as op (OP_READ, OP_WRITE) and the thread id as tenant, and the
  * 1-based index of the next reference to the page (-1 if none, as lcs.h documents it). The
  * header's trace statistics hold what libCacheSim's lcsReader prints and its traceConv fills

@@ -8,7 +8,7 @@ import java.nio.ByteOrder;
 /**
  * libCacheSim's {@code oracleGeneral} binary trace, the layout of {@link LibCacheSimOracleFormat}
  * (libCacheSim traceReader/customizedReader/oracle/oracleGeneralBin.h): per reference, clock
- * time in seconds since the start of the recording (uint32), object id = page (uint64), object
+ * time in seconds since the program started (uint32), object id = page (uint64), object
  * size = the page size in bytes (uint32; libCacheSim skips size 0), and the next access's
  * virtual time (int64): the 1-based index of the next reference to the same page, or -1 if
  * there is none, as libCacheSim's traceConv computes it (bin/traceUtils/traceConvOracleGeneral.cpp).

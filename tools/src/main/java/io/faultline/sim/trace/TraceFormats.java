@@ -67,7 +67,7 @@ public final class TraceFormats
 
     /**
      * The format to read {@code path} with: {@code requested} if given, faultline for a
-     * directory, else an error asking for {@code --format}.
+     * directory or a packed trace, else an error asking for {@code --format}.
      */
     public static TraceFormat resolve(final Path path, final Optional<String> requested)
     {
@@ -79,7 +79,7 @@ public final class TraceFormats
         {
             return get(requested.get());
         }
-        if (Files.isDirectory(path))
+        if (Files.isDirectory(path) || io.faultline.format.TracePack.isPack(path))
         {
             return get(FAULTLINE);
         }

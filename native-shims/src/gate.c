@@ -1,0 +1,570 @@
+/*
+ * gate.c: the system-call gate. Under an engine that cannot make a kernel-mode access wait
+ * (sigbus, mprotect: engine.h, FL_OBSERVES_KERNEL_ACCESS clear), a system call handed a disabled
+ * page fails with EFAULT, or acts and then fails (wait4 reaps the child before it writes the
+ * status), so every system call of a traced thread comes here first: Syscall User Dispatch
+ * (prctl PR_SET_SYSCALL_USER_DISPATCH, Linux 5.11; kernel/entry/syscall_user_dispatch.c) raises
+ * SIGSYS for every system call made outside the agent's own text while the thread's selector
+ * says BLOCK. The handler (on_sigsys):
+ *   1. asks the table (gate_table.c) which user memory the call reads and writes;
+ *   2. holds those pages (pins.c, fl_pins_hold): from now until the call returns no fault of
+ *      any thread disables them (their EVMS eviction waits);
+ *   3. touches them in address order, from user mode, as the kernel would access them: a fault
+ *      on a disabled page is recorded like any other, tagged as the kernel's reference made for
+ *      the thread (FL_REC_KERNEL; FORMAT.md), a write touch for memory the kernel writes;
+ *   4. makes the call from the agent's text (fl_gate_syscall6), which dispatch lets through,
+ *      with the program's signal mask, so that a signal interrupts a waiting call as it would
+ *      have, and the selector at BLOCK, so that a handler run meanwhile is gated too;
+ *   5. releases the pages: one the EVMS let go meanwhile is disabled now.
+ * What the gate changes in the program's view, and why:
+ *   - rt_sigprocmask and the masks of rt_sigaction never block SIGSYS or the fault signal (a
+ *     blocked SIGSYS or fault forced by the kernel kills the process, kernel/signal.c,
+ *     force_sig_info_to_task), glibc's internal calls included (pthread_create blocks every
+ *     signal while it clones); the mask a handler returns to is the frame's, so rt_sigprocmask
+ *     acts on the frame, not on the thread;
+ *   - every handler returns through the agent's restorer (SA_RESTORER), since only the vDSO's
+ *     sigreturn is exempt from dispatch; a sigreturn that traps all the same (a handler installed
+ *     by a thread the gate does not see) is sent to that restorer with the frame as it is;
+ *   - clone with CLONE_VM (a thread, or vfork: the child runs on another stack, or must not
+ *     return through this handler's frame, which it would share) is made after the handler has
+ *     returned, from fl_gate_clone_tail, which sends parent and child on to the instruction after
+ *     the program's own syscall; a fork (no CLONE_VM) is made from the handler, and its child
+ *     returns through its copy of the frame;
+ *   - dispatch is per task, not inherited by clone or fork, and cleared by exec (checked here:
+ *     bench/native/gate_probe.c): each thread the program starts is armed by the thread-start
+ *     hook (interpose.c, trampoline), a followed fork child by the agent, an exec'd image by
+ *     its own agent; a thread started by raw clone is not gated;
+ *   - the program's own SIGSYS handler gets what is not dispatch (seccomp's SIGSYS), and its own
+ *     PR_SET_SYSCALL_USER_DISPATCH is refused with EBUSY.
+ * Measured against seccomp SECCOMP_RET_TRAP in BENCHMARKS.md ("System-call gate"): a trapped
+ * call costs half as much, no other call pays for a filter, and dispatch ends with the task,
+ * where a seccomp filter stays with every child and exec'd image for good.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "engine_uffd.h"
+#include "evms.h"
+#include "gate.h"
+#include "lock.h"
+#include "pins.h"
+#include "policy.h"
+#include "ranges.h"
+#include "request.h"
+#include "state.h"
+
+#ifndef PR_SET_SYSCALL_USER_DISPATCH
+#define PR_SET_SYSCALL_USER_DISPATCH 59
+#define PR_SYS_DISPATCH_OFF 0
+#define PR_SYS_DISPATCH_ON 1
+#endif
+#define SELECTOR_ALLOW 0
+#define SELECTOR_BLOCK 1
+#ifndef SYS_USER_DISPATCH
+#define SYS_USER_DISPATCH 2
+#endif
+#define K_SA_RESTORER 0x04000000UL
+#define K_SIGSET_BYTES 8
+
+/*
+ * The stubs, in the agent's text (the allowed range):
+ *   fl_gate_syscall6  a system call with six arguments, the SysV calling convention in;
+ *   fl_gate_restorer  every handler's return (rt_sigreturn);
+ *   fl_gate_clone_tail  entered by sigreturn with the program's registers and rax = the clone's
+ *     number: makes the call; the child (rax 0) takes the program's return address from the
+ *     clone slot, says so, and goes on at it; the parent waits until the child has taken it
+ *     (it does at once: a vfork parent runs only after the child's exec), frees the slot and
+ *     goes on at it too. rcx and r11 are free: the syscall instruction clobbers them anyway.
+ */
+struct clone_slot {
+	uint64_t rip;   /* where the program's syscall returns */
+	uint32_t taken; /* the child has read rip */
+	uint32_t busy;  /* the slot is in use, from the handler to the parent's jump */
+};
+__attribute__((visibility("hidden"))) struct clone_slot fl_gate_clone_slot;
+void fl_gate_restorer(void);
+void fl_gate_clone_tail(void);
+__asm__(".text\n"
+	".globl fl_gate_syscall6\n.hidden fl_gate_syscall6\n.type fl_gate_syscall6,@function\n"
+	"fl_gate_syscall6:\n"
+	"  mov %rdi, %rax\n  mov %rsi, %rdi\n  mov %rdx, %rsi\n  mov %rcx, %rdx\n"
+	"  mov %r8, %r10\n  mov %r9, %r8\n  mov 8(%rsp), %r9\n  syscall\n  ret\n"
+	".size fl_gate_syscall6, .-fl_gate_syscall6\n"
+	".globl fl_gate_restorer\n.hidden fl_gate_restorer\n.type fl_gate_restorer,@function\n"
+	"fl_gate_restorer:\n  mov $15, %eax\n  syscall\n  hlt\n"
+	".size fl_gate_restorer, .-fl_gate_restorer\n"
+	".globl fl_gate_clone_tail\n.hidden fl_gate_clone_tail\n.type fl_gate_clone_tail,@function\n"
+	"fl_gate_clone_tail:\n"
+	"  syscall\n"
+	"  test %rax, %rax\n"
+	"  jnz 2f\n"
+	"  mov fl_gate_clone_slot(%rip), %rcx\n"
+	"  movl $1, fl_gate_clone_slot+8(%rip)\n"
+	"  jmp *%rcx\n"
+	"2:\n"
+	"  js 4f\n"
+	"3:\n"
+	"  cmpl $0, fl_gate_clone_slot+8(%rip)\n"
+	"  jne 4f\n"
+	"  mov %rax, %r11\n"
+	"  mov $24, %eax\n" /* sched_yield: the child has to run first */
+	"  syscall\n"
+	"  mov %r11, %rax\n"
+	"  jmp 3b\n"
+	"4:\n"
+	"  mov fl_gate_clone_slot(%rip), %rcx\n"
+	"  movl $0, fl_gate_clone_slot+12(%rip)\n"
+	"  jmp *%rcx\n"
+	".size fl_gate_clone_tail, .-fl_gate_clone_tail\n");
+
+static uintptr_t text_start, text_end; /* the agent's executable segment: dispatch lets its calls through */
+static int gate_on;
+static int fault_sig;
+static struct sigaction prog_sigsys; /* the program's own SIGSYS action */
+static int prog_sigsys_lock;
+
+struct k_sigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+
+int fl_gate_active(void)
+{
+	return __atomic_load_n(&gate_on, __ATOMIC_ACQUIRE);
+}
+
+static int find_text(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	(void)size;
+	(void)ctx;
+	uintptr_t me = (uintptr_t)&fl_gate_restorer;
+	for (int k = 0; k < info->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+		uintptr_t s = info->dlpi_addr + ph->p_vaddr, e = s + ph->p_memsz;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me >= s && me < e) {
+			text_start = s;
+			text_end = e;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static uint64_t never_blocked(void)
+{
+	return (1ull << (SIGSYS - 1)) | (fault_sig ? 1ull << (fault_sig - 1) : 0);
+}
+
+/* ---- holding and touching a call's memory ---- */
+
+/* a write access that changes no byte, atomic against the program's own writers */
+static inline void write_touch(uintptr_t a)
+{
+	__asm__ volatile("lock orb $0, %0" : "+m"(*(volatile uint8_t *)a) : : "memory");
+}
+
+#define HELD_MAX 4096 /* pages held by one call; past that, touched but not held (README, limits) */
+struct held_set {
+	uintptr_t page[HELD_MAX];
+	uint32_t n;
+};
+
+/* lock held: hold every traced page of the regions; they are touched after the lock is released */
+static void hold(const struct fl_gate_region *r, uint32_t n, struct held_set *h)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (!r[i].len)
+			continue;
+		uintptr_t end = FL_PAGE_UP(r[i].addr + r[i].len);
+		for (uintptr_t p = FL_PAGE_DOWN(r[i].addr); p < end && h->n < HELD_MAX; p += FL_PAGE)
+			if (fl_range_find(p) && !fl_pins_has(p) && fl_pins_hold(p) == 0)
+				h->page[h->n++] = p;
+	}
+}
+
+/* lock held: the call is over; a page the EVMS let go meanwhile is disabled now */
+static void release(struct held_set *h)
+{
+	for (uint32_t i = 0; i < h->n; i++) {
+		uintptr_t p = h->page[i];
+		if (fl_pins_release(p) && fl_evms_state(p) != FL_EVMS_ENABLED && fl_range_find(p) && !fl_pins_has(p))
+			fl_engine->evict(p);
+	}
+}
+
+/* every page of the regions in address order, as the kernel's copy goes; only traced pages can be disabled */
+static void touch(const struct fl_gate_region *r, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (!r[i].len)
+			continue;
+		uintptr_t a = r[i].addr, end = a + r[i].len;
+		for (uintptr_t cur = a; cur < end; cur = FL_PAGE_DOWN(cur) + FL_PAGE) {
+			if (!fl_ranges_cover(FL_PAGE_DOWN(cur), FL_PAGE_DOWN(cur) + FL_PAGE))
+				continue;
+			if (r[i].dir & FL_GATE_WRITE)
+				write_touch(cur);
+			else
+				(void)*(volatile const uint8_t *)cur;
+		}
+	}
+}
+
+/* ---- calls the gate answers itself or changes ---- */
+
+/* rt_sigprocmask on the frame's mask, which the handler's return installs */
+static long sigprocmask_on_frame(ucontext_t *uc, const long *a)
+{
+	uint64_t *mask = (uint64_t *)&uc->uc_sigmask, set = 0;
+	if ((size_t)a[3] != K_SIGSET_BYTES)
+		return -EINVAL;
+	if (a[1])
+		memcpy(&set, (const void *)a[1], sizeof(set));
+	uint64_t old = *mask;
+	if (a[1]) {
+		switch (a[0]) {
+		case SIG_BLOCK: *mask |= set; break;
+		case SIG_UNBLOCK: *mask &= ~set; break;
+		case SIG_SETMASK: *mask = set; break;
+		default: return -EINVAL;
+		}
+		*mask &= ~(never_blocked() | (1ull << (SIGKILL - 1)) | (1ull << (SIGSTOP - 1)));
+	}
+	if (a[2])
+		memcpy((void *)a[2], &old, sizeof(old));
+	return 0;
+}
+
+/* rt_sigaction: the agent's restorer, SA_ONSTACK, SIGSYS and the fault signal open; SIGSYS itself is kept */
+static long sigaction_gated(const long *a)
+{
+	int sig = (int)a[0];
+	struct k_sigaction act, old;
+	if ((size_t)a[3] != K_SIGSET_BYTES)
+		return -EINVAL;
+	if (sig == SIGSYS) {
+		struct sigaction o = prog_sigsys;
+		if (a[1]) {
+			memcpy(&act, (const void *)a[1], sizeof(act));
+			while (__atomic_exchange_n(&prog_sigsys_lock, 1, __ATOMIC_ACQUIRE))
+				__builtin_ia32_pause();
+			memset(&prog_sigsys, 0, sizeof(prog_sigsys));
+			prog_sigsys.sa_handler = (void (*)(int))act.handler;
+			prog_sigsys.sa_flags = (int)act.flags;
+			memcpy(&prog_sigsys.sa_mask, &act.mask, sizeof(act.mask));
+			__atomic_store_n(&prog_sigsys_lock, 0, __ATOMIC_RELEASE);
+		}
+		if (a[2]) {
+			memset(&old, 0, sizeof(old));
+			old.handler = (void *)o.sa_handler;
+			old.flags = (unsigned long)o.sa_flags;
+			memcpy(&old.mask, &o.sa_mask, sizeof(old.mask));
+			memcpy((void *)a[2], &old, sizeof(old));
+		}
+		return 0;
+	}
+	const struct k_sigaction *in = NULL;
+	if (a[1]) {
+		memcpy(&act, (const void *)a[1], sizeof(act));
+		if (act.handler != SIG_DFL && act.handler != SIG_IGN) {
+			act.flags |= K_SA_RESTORER | SA_ONSTACK;
+			act.restorer = (void *)fl_gate_restorer;
+			act.mask &= ~never_blocked();
+		}
+		in = &act;
+	}
+	long r = fl_gate_syscall6(SYS_rt_sigaction, sig, (long)in, a[2] ? (long)&old : 0, K_SIGSET_BYTES, 0, 0);
+	if (r == 0 && a[2])
+		memcpy((void *)a[2], &old, sizeof(old));
+	return r;
+}
+
+/* the agent's alternate stack stays (the program's would be traced memory): reported as not in use */
+static long sigaltstack_gated(const long *a)
+{
+	stack_t cur;
+	long r = fl_gate_syscall6(SYS_sigaltstack, 0, (long)&cur, 0, 0, 0, 0);
+	if (r)
+		return r;
+	if (a[0]) {
+		stack_t want;
+		memcpy(&want, (const void *)a[0], sizeof(want));
+		if (!(want.ss_flags & SS_DISABLE) && want.ss_size < (size_t)MINSIGSTKSZ)
+			return -ENOMEM;
+	}
+	if (a[1]) {
+		cur.ss_flags &= ~SS_ONSTACK;
+		memcpy((void *)a[1], &cur, sizeof(cur));
+	}
+	return 0;
+}
+
+/* the program's own SIGSYS (seccomp's, or sent): its handler, or what its default would do */
+static void pass_on_sigsys(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_thread *g, char selector)
+{
+	while (__atomic_exchange_n(&prog_sigsys_lock, 1, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
+	struct sigaction a = prog_sigsys;
+	__atomic_store_n(&prog_sigsys_lock, 0, __ATOMIC_RELEASE);
+	if (a.sa_handler == SIG_IGN)
+		return;
+	if (a.sa_handler == SIG_DFL) {
+		struct k_sigaction dfl = { SIG_DFL, 0, NULL, 0 };
+		fl_gate_syscall6(SYS_rt_sigaction, SIGSYS, (long)&dfl, 0, K_SIGSET_BYTES, 0, 0);
+		fl_gate_syscall6(SYS_tgkill, fl_gate_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0),
+				 fl_gate_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0), SIGSYS, 0, 0, 0);
+		return; /* pending until this handler returns: the default action */
+	}
+	if (g)
+		g->selector = selector;
+	if (a.sa_flags & SA_SIGINFO)
+		a.sa_sigaction(sig, si, uc);
+	else
+		a.sa_handler(sig);
+}
+
+/* ---- mapping events ---- */
+
+/*
+ * An engine without mapping events (sigbus, mprotect) hears of munmap, of what an mmap with
+ * MAP_FIXED replaces, of a break that shrinks and of madvise's zaps here, glibc's internal calls
+ * included (a trimmed or deleted arena heap, a freed mmapped block, its stack cache), where the
+ * libc wrappers (interpose.c) saw only the program's own calls: what userfaultfd's UNMAP and
+ * REMOVE events would have said, before the pages go (after, for madvise: the zap is the call).
+ */
+static int says_map_events(void)
+{
+	return !(fl_engine->observes & FL_OBSERVES_MAP_EVENTS) && fl_tracing();
+}
+
+static void map_event(uint32_t kind, uintptr_t s, uintptr_t e)
+{
+	if (e > s)
+		fl_req_call(FL_REQ_MAP_EVENT, kind, s, e, 0);
+}
+
+static void map_events_before(long nr, const long *a)
+{
+	uintptr_t s = (uintptr_t)a[0];
+	if (!says_map_events() || (s & (FL_PAGE - 1)))
+		return;
+	if ((nr == SYS_munmap || (nr == SYS_mmap && ((int)a[3] & MAP_FIXED))) && a[1])
+		map_event(FL_TRAP_UNMAP, s, FL_PAGE_UP(s + (uintptr_t)a[1]));
+	if (nr == SYS_brk && s) {
+		uintptr_t cur = (uintptr_t)fl_gate_syscall6(SYS_brk, 0, 0, 0, 0, 0, 0);
+		if (s < cur)
+			map_event(FL_TRAP_UNMAP, FL_PAGE_UP(s), FL_PAGE_UP(cur));
+	}
+}
+
+static void map_events_after(long nr, const long *a, long r)
+{
+	if (nr == SYS_madvise && r == 0 && a[1] && says_map_events() &&
+	    (a[2] == MADV_DONTNEED || a[2] == MADV_FREE || a[2] == MADV_REMOVE))
+		map_event(FL_TRAP_REMOVE, FL_PAGE_DOWN(a[0]), FL_PAGE_UP((uintptr_t)a[0] + (uintptr_t)a[1]));
+}
+
+/* ---- the handler ---- */
+
+static int clone_like_thread(long nr, const long *a)
+{
+	if (nr == SYS_vfork)
+		return 1;
+	if (nr == SYS_clone)
+		return ((unsigned long)a[0] & CLONE_VM) != 0;
+	if (nr == SYS_clone3 && a[0] && (size_t)a[1] >= sizeof(uint64_t))
+		return (*(const volatile uint64_t *)a[0] & CLONE_VM) != 0;
+	return 0;
+}
+
+static long gated_call(long nr, const long *a, ucontext_t *uc, struct fl_gate_thread *g)
+{
+	struct fl_gate_region regions[FL_GATE_REGIONS];
+	uint32_t flags = 0;
+	/* tracing stopping: the kernel would meet pages still disabled (EFAULT); they come home first */
+	if (!fl_tracing())
+		fl_restoring_wait();
+	g->kernel = 1; /* reading iovecs, strings and the like is the kernel's reference too */
+	uint32_t n = fl_tracing() ? fl_gate_regions(nr, a, regions, &flags) : 0;
+	if (flags & FL_SC_REFUSE) {
+		g->kernel = 0;
+		return -ENOSYS;
+	}
+	struct held_set *h = NULL, hs;
+	if (n) {
+		hs.n = 0;
+		h = &hs;
+		fl_lock();
+		hold(regions, n, h);
+		fl_unlock();
+		touch(regions, n);
+	}
+	g->kernel = 0;
+	map_events_before(nr, a);
+	uint64_t handler_mask = 0;
+	int quick = (flags & FL_SC_QUICK) != 0;
+	if (!quick) /* the program's mask while the call waits: a signal interrupts it as it would have */
+		fl_gate_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&uc->uc_sigmask, (long)&handler_mask,
+				 K_SIGSET_BYTES, 0, 0);
+	g->selector = SELECTOR_BLOCK;
+	long r = fl_gate_syscall6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	g->selector = SELECTOR_ALLOW;
+	if (!quick)
+		fl_gate_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&handler_mask, 0, K_SIGSET_BYTES, 0, 0);
+	if (h && h->n) {
+		fl_lock();
+		release(h);
+		fl_unlock();
+	}
+	map_events_after(nr, a, r);
+	return r;
+}
+
+static void on_sigsys(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	struct fl_gate_thread *g = fl_gate_thread_here();
+	char selector = g ? g->selector : SELECTOR_ALLOW;
+	if (g)
+		g->selector = SELECTOR_ALLOW;
+	if (si->si_code != SYS_USER_DISPATCH || !g) {
+		pass_on_sigsys(sig, si, uc, g, selector);
+		if (g)
+			g->selector = selector;
+		return;
+	}
+	greg_t *gr = uc->uc_mcontext.gregs;
+	long nr = si->si_syscall;
+	long a[6] = { gr[REG_RDI], gr[REG_RSI], gr[REG_RDX], gr[REG_R10], gr[REG_R8], gr[REG_R9] };
+	long r;
+	switch (nr) {
+	case SYS_rt_sigreturn:
+		/* a handler whose restorer is not ours: the frame is where the program's restorer left
+		 * its stack pointer; ours makes the same call from the allowed range */
+		gr[REG_RIP] = (greg_t)fl_gate_restorer;
+		g->selector = selector;
+		return;
+	case SYS_rt_sigprocmask:
+		r = sigprocmask_on_frame(uc, a);
+		break;
+	case SYS_rt_sigaction:
+		r = sigaction_gated(a);
+		break;
+	case SYS_sigaltstack:
+		r = sigaltstack_gated(a);
+		break;
+	case SYS_prctl:
+		if (a[0] == PR_SET_SYSCALL_USER_DISPATCH) {
+			r = -EBUSY;
+			break;
+		}
+		r = gated_call(nr, a, uc, g);
+		break;
+	default:
+		if (clone_like_thread(nr, a)) {
+			/* made after this handler returns (see the top of the file) */
+			while (__atomic_exchange_n(&fl_gate_clone_slot.busy, 1, __ATOMIC_ACQUIRE))
+				fl_gate_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+			fl_gate_clone_slot.rip = (uint64_t)gr[REG_RIP];
+			__atomic_store_n(&fl_gate_clone_slot.taken, 0, __ATOMIC_RELEASE);
+			gr[REG_RIP] = (greg_t)fl_gate_clone_tail;
+			gr[REG_RAX] = nr;
+			g->selector = selector;
+			return;
+		}
+		r = gated_call(nr, a, uc, g);
+	}
+	gr[REG_RAX] = r;
+	g->selector = selector;
+}
+
+/* ---- arming ---- */
+
+static int arm(struct fl_gate_thread *g)
+{
+	g->selector = SELECTOR_ALLOW;
+	long r = fl_gate_syscall6(SYS_prctl, PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, (long)text_start,
+				  (long)(text_end - text_start), (long)&g->selector, 0);
+	if (r)
+		return (int)r;
+	g->armed = 1;
+	g->selector = SELECTOR_BLOCK;
+	return 0;
+}
+
+void fl_gate_thread(void)
+{
+	if (!fl_gate_active())
+		return;
+	struct fl_gate_thread *g = fl_gate_thread_of((int32_t)fl_gate_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0),
+						     (int32_t)fl_gate_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0));
+	if (g && !g->armed)
+		arm(g);
+}
+
+/*
+ * Every handler already installed returns through our restorer from now on (the fault signal's
+ * among them), with SIGSYS and the fault signal open; then SIGSYS is ours and this thread armed.
+ */
+int fl_gate_start(void)
+{
+	if (fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS)
+		return 0; /* the kernel's accesses wait for the handler: nothing to gate */
+	const char *env = getenv("FAULTLINE_GATE");
+	if (env && !strcmp(env, "off"))
+		return 0;
+	fault_sig = fl_fault_signal_number();
+	if (!text_start)
+		dl_iterate_phdr(find_text, NULL);
+	int32_t pid = (int32_t)fl_gate_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	struct fl_gate_thread *g = fl_gate_thread_of(pid, (int32_t)fl_gate_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0));
+	if (!text_start || !g) {
+		fl_log("system-call gate: no alternate signal stack or agent text found; system calls into disabled "
+		       "pages may fail with EFAULT", NULL, NULL);
+		return -ENOENT;
+	}
+	struct k_sigaction ours = { (void *)on_sigsys, SA_SIGINFO | SA_ONSTACK | K_SA_RESTORER, (void *)fl_gate_restorer,
+				    ~never_blocked() };
+	struct k_sigaction old;
+	if (fl_gate_syscall6(SYS_rt_sigaction, SIGSYS, 0, (long)&old, K_SIGSET_BYTES, 0, 0) == 0) {
+		prog_sigsys.sa_handler = (void (*)(int))old.handler;
+		prog_sigsys.sa_flags = (int)old.flags;
+	}
+	fl_gate_syscall6(SYS_rt_sigaction, SIGSYS, (long)&ours, 0, K_SIGSET_BYTES, 0, 0);
+	for (int s = 1; s < 65; s++) {
+		struct k_sigaction k;
+		if (s == SIGSYS || s == SIGKILL || s == SIGSTOP ||
+		    fl_gate_syscall6(SYS_rt_sigaction, s, 0, (long)&k, K_SIGSET_BYTES, 0, 0) != 0)
+			continue;
+		if (k.handler == SIG_DFL || k.handler == SIG_IGN)
+			continue;
+		k.flags |= K_SA_RESTORER | SA_ONSTACK;
+		k.restorer = (void *)fl_gate_restorer;
+		k.mask &= ~never_blocked();
+		fl_gate_syscall6(SYS_rt_sigaction, s, (long)&k, 0, K_SIGSET_BYTES, 0, 0);
+	}
+	int err = arm(g);
+	if (err) {
+		fl_log("system-call gate: Syscall User Dispatch refused (", strerror(-err),
+		       "; sysctl kernel.syscall_user_dispatch?); system calls into disabled pages may fail with EFAULT");
+		return err;
+	}
+	__atomic_store_n(&gate_on, 1, __ATOMIC_RELEASE);
+	/* glibc's internal unmaps are mapping events now: the sigbus engine's check that an evicted
+	 * page still lies in a registered mapping (uffd_evict) is not needed */
+	fl_uffd_unseen_unmaps = 0;
+	return 0;
+}

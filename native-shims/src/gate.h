@@ -1,0 +1,56 @@
+/*
+ * gate.h: the system-call gate (gate.c): under an engine that cannot make a kernel-mode access
+ * wait (sigbus, mprotect), every system call of a traced thread reaches the agent first
+ * (Syscall User Dispatch), which brings in and pins the user memory the call will read or write
+ * (gate_table.c says which), records those references as the kernel's, and then makes the call.
+ */
+#ifndef FL_GATE_H
+#define FL_GATE_H
+
+#include "sys.h"
+
+/*
+ * A thread's gate state, in agent memory at the base of its alternate signal stack
+ * (fault_signal.c): the kernel reads the selector at every system call, so it must never be a
+ * disabled page, and the signal handlers find it from their stack pointer, with no TLS and no
+ * system call.
+ */
+struct fl_gate_thread {
+	volatile char selector; /* SYSCALL_DISPATCH_FILTER_ALLOW (0) or _BLOCK (1), read by the kernel */
+	volatile uint8_t kernel; /* the gate is touching a call's memory: faults are the kernel's references */
+	uint8_t armed;           /* dispatch is on for this thread */
+	uint8_t pad;
+	int32_t tid;
+};
+
+/* a system call made from the agent's text, which dispatch lets through: the result or -errno */
+long fl_gate_syscall6(long nr, long a, long b, long c, long d, long e, long f);
+
+int fl_gate_start(void);  /* the process image's first thread, once tracing runs: 0, or -errno (the gate stays off) */
+void fl_gate_thread(void); /* a new thread of the program (thread-start hook), or a followed fork child's */
+int fl_gate_active(void);  /* the gate sees this process's system calls (touch.c's wrappers stand down) */
+
+/* fault_signal.c: the calling handler's thread state, found from its stack pointer (NULL: not on an
+ * agent stack); the calling thread's by tid (not in a handler) */
+struct fl_gate_thread *fl_gate_thread_here(void);
+struct fl_gate_thread *fl_gate_thread_of(int32_t pid, int32_t tid);
+int fl_fault_signal_number(void); /* the in-thread engine's fault signal, or 0 */
+
+/* gate_table.c: the memory a system call reads and writes */
+#define FL_GATE_READ 1u  /* the kernel reads the region */
+#define FL_GATE_WRITE 2u /* the kernel writes it (a write touch) */
+struct fl_gate_region {
+	uintptr_t addr;
+	size_t len;
+	uint32_t dir; /* FL_GATE_READ | FL_GATE_WRITE */
+};
+#define FL_GATE_REGIONS 64
+#define FL_SC_QUICK 1u   /* never blocks: made with the handler's signal mask */
+#define FL_SC_REFUSE 2u  /* refused with ENOSYS (the table cannot size what it hands the kernel) */
+#define FL_SC_UNSIZED 4u /* takes user memory the table does not size: passed through untouched */
+/* the regions of call nr with arguments a (user memory may be read to find them: iovecs,
+ * msghdr, strings); returns how many, and sets *flags to FL_SC_* */
+uint32_t fl_gate_regions(long nr, const long a[6], struct fl_gate_region *out, uint32_t *flags);
+const char *fl_gate_name(long nr);
+
+#endif

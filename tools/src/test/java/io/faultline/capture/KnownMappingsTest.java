@@ -1,0 +1,157 @@
+package io.faultline.capture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import io.faultline.format.EventType;
+import io.faultline.format.TraceEvent;
+import io.faultline.format.TraceHeader;
+import io.faultline.format.TraceReader;
+import io.faultline.format.TraceVisitor;
+import io.faultline.tools.Main;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * One recording of a program whose mappings are known (workload known_maps.c), read as a user
+ * reads it: times from the program's start, the same from its packed file as from its directory.
+ */
+class KnownMappingsTest
+{
+    @TempDir
+    static Path tmp;
+
+    static Path trace;
+    static Faultline.Result recorded;
+
+    @BeforeAll
+    static void record() throws Exception
+    {
+        trace = tmp.resolve("known");
+        recorded = Faultline.run("record", "-q", "-o", trace.toString(), "--", Workloads.build("known_maps").toString());
+        assertEquals(0, recorded.status(), recorded.describe());
+    }
+
+    /**
+     * The trace's bytes count from the recording's start; what a user sees counts from the
+     * program's, its first process-start event: that event is at 0, nothing is before it or
+     * after the program's exit, and info shows the recorder's start-up once, apart.
+     */
+    @Test
+    void timesCountFromTheProgramsStart() throws Exception
+    {
+        final List<Long> times = new ArrayList<>();
+        final List<String> kinds = new ArrayList<>();
+        final long startUp;
+        final long duration;
+        try (TraceReader reader = TraceReader.open(trace))
+        {
+            reader.forEach(new TraceVisitor()
+            {
+                @Override
+                public void onReference(final long seq, final long timeNs, final int pid, final int tid,
+                    final long address, final boolean write)
+                {
+                    times.add(timeNs);
+                    kinds.add("reference");
+                }
+
+                @Override
+                public void onEvent(final TraceEvent event)
+                {
+                    times.add(event.timeNs());
+                    kinds.add(event.type().label());
+                }
+            });
+            startUp = reader.programStartNs();
+            duration = reader.sinceProgramStart(reader.header().longValue(TraceHeader.DURATION_NS));
+            assertEquals(reader.header().longValue(TraceHeader.DURATION_NS) - startUp, duration);
+        }
+        assertTrue(startUp > 0, "the recorder starts before the program: " + startUp);
+        assertEquals(EventType.PROCESS_START.label(), kinds.get(0), kinds.toString());
+        assertEquals(0L, times.get(0), "the program's start is time 0");
+        assertTrue(times.stream().allMatch(t -> t >= 0 && t <= duration), "every time within the program's run: "
+            + times + " duration " + duration);
+        assertEquals(EventType.PROCESS_EXIT.label(), kinds.get(kinds.size() - 1));
+
+        final Faultline.Result info = Faultline.run("info", trace.toString());
+        assertEquals(0, info.status(), info.describe());
+        assertTrue(info.out().contains(String.format(Locale.ROOT, "start-up        %.3f s of the recorder's",
+            startUp / 1e9)), info.out());
+        assertTrue(info.out().contains(String.format(Locale.ROOT, "duration        %.3f s from the program's start",
+            duration / 1e9)), info.out());
+
+        final Faultline.Result first = Faultline.run("dump", "--until", "1ns", trace.toString());
+        assertEquals(0, first.status(), first.describe());
+        assertTrue(first.out().lines().anyMatch(l -> l.matches("-- 0 0 \\d+ \\d+ process-start .*known_maps")),
+            first.out());
+    }
+
+    /** One in-process run of the command line: status, stdout and stderr in one string. */
+    private static String run(final String... args)
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final int status = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+        return "status " + status + "\n" + out.toString(StandardCharsets.UTF_8) + "--- stderr\n"
+            + err.toString(StandardCharsets.UTF_8);
+    }
+
+    /** A command's output with the trace's name and the times it took made alike. */
+    private static String same(final String output, final Path path)
+    {
+        return output.replace(path.toString(), "TRACE")
+            .replaceAll("\\b" + java.util.regex.Pattern.quote(path.getFileName().toString()) + "\\b", "NAME")
+            .replaceAll(" in \\d+\\.\\d+ s", " in T s").replaceAll(" +", " ");
+    }
+
+    /**
+     * The trace's files hold little more than its content (Chronicle's sparse 80 MiB file is cut
+     * at the end of the recording), and its packed file is read by every command as the directory.
+     */
+    @Test
+    void aPackedTraceReadsAsItsDirectory() throws Exception
+    {
+        long length = 0;
+        try (var files = Files.walk(trace))
+        {
+            for (final Path p : (Iterable<Path>)files::iterator)
+            {
+                length += Files.isRegularFile(p) ? Files.size(p) : 0;
+            }
+        }
+        assertTrue(length < 256 * 1024, "a trace of a few dozen references in " + length + " bytes of files");
+
+        final Path packed = tmp.resolve("known.flt");
+        final Faultline.Result pack = Faultline.run("pack", "-o", packed.toString(), trace.toString());
+        assertEquals(0, pack.status(), pack.describe());
+        assertTrue(Files.size(packed) < 16 * 1024, Files.size(packed) + " bytes packed");
+        final Path csv = tmp.resolve("export.csv");
+        for (final String[] command : new String[][] {{"info"}, {"dump"}, {"dump", "--format", "csv"},
+            {"simulate", "--policies", "lru,opt", "--sizes", "2,8"}, {"mrc", "--policies", "lru", "--max-size", "16"},
+            {"export", "--to", "lirs"}, {"report", "wss"}, {"report", "heats"}, {"report", "regions"}})
+        {
+            final String[] onDir = java.util.Arrays.copyOf(command, command.length + 1);
+            onDir[command.length] = trace.toString();
+            final String[] onPack = onDir.clone();
+            onPack[command.length] = packed.toString();
+            assertEquals(same(run(onDir), trace), same(run(onPack), packed), String.join(" ", command));
+        }
+        assertTrue(run("export", "--to", "csv", "-o", csv.toString(), packed.toString()).startsWith("status 0"));
+        final Path back = tmp.resolve("back");
+        final Faultline.Result unpack = Faultline.run("unpack", "-o", back.toString(), packed.toString());
+        assertEquals(0, unpack.status(), unpack.describe());
+        assertEquals(run("dump", trace.toString()), run("dump", back.toString()));
+    }
+}
