@@ -124,6 +124,13 @@ final class DumpCommand implements Callable<Integer>
                 public void onReference(final long seq, final long timeNs, final int p, final int t,
                     final long address, final boolean write)
                 {
+                    onReference(seq, timeNs, p, t, address, write, false);
+                }
+
+                @Override
+                public void onReference(final long seq, final long timeNs, final int p, final int t,
+                    final long address, final boolean write, final boolean kernel)
+                {
                     if ((pid >= 0 && p != pid) || (tid >= 0 && t != tid) || timeNs < fromNs || timeNs >= untilNs)
                     {
                         return;
@@ -132,7 +139,11 @@ final class DumpCommand implements Callable<Integer>
                     FaultlineCsvWriter.append(line, asCsv ? ',' : ' ', seq, timeNs, p, t, address, write);
                     if (asCsv)
                     {
-                        line.append(','); // the empty tag of a reference record
+                        line.append(kernel ? ",k" : ","); // a reference's tag: k for the kernel's, else empty
+                    }
+                    else if (kernel)
+                    {
+                        line.append(" k");
                     }
                     emit(out, line, lines);
                 }

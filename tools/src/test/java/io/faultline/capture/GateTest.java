@@ -43,6 +43,15 @@ class GateTest
         final Faultline.Result traced = record(engine, "calls", command, "16");
         assertEquals(0, traced.status(), traced.describe());
         assertEquals(nativeRun.out(), traced.out(), traced.describe());
+        final int kernel = Traces.read(tmp.resolve("calls-" + engine)).kernelRefs;
+        if (engine.equals("uffd"))
+        {
+            assertEquals(0, kernel, "the uffd engine has no gate: no reference is flagged as the kernel's");
+        }
+        else
+        {
+            assertTrue(kernel >= 8, "the gate's references are flagged as the kernel's: " + kernel);
+        }
     }
 
     /**

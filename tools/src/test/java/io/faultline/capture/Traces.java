@@ -20,6 +20,8 @@ final class Traces
     }
 
     final List<Ref> refs = new ArrayList<>();
+    /** references the kernel made in a system call (the gate's, FL_REC_KERNEL) */
+    int kernelRefs;
     final List<TraceEvent> events = new ArrayList<>();
     /** references (Ref) and events (TraceEvent) in the order the reader delivered them */
     final List<Object> delivered = new ArrayList<>();
@@ -31,6 +33,14 @@ final class Traces
         {
             reader.forEach(new TraceVisitor()
             {
+                @Override
+                public void onReference(final long seq, final long timeNs, final int pid, final int tid,
+                    final long address, final boolean write, final boolean kernel)
+                {
+                    traces.kernelRefs += kernel ? 1 : 0;
+                    onReference(seq, timeNs, pid, tid, address, write);
+                }
+
                 @Override
                 public void onReference(final long seq, final long timeNs, final int pid, final int tid,
                     final long address, final boolean write)

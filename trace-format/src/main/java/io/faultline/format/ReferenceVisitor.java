@@ -5,4 +5,15 @@ package io.faultline.format;
 public interface ReferenceVisitor
 {
     void onReference(long seq, long timeNs, int pid, int tid, long address, boolean write);
+
+    /**
+     * The same, with whether the kernel made the reference in a system call for the thread (the
+     * system-call gate's records, FORMAT.md "Kernel references"); readers call this one, and by
+     * default it is the reference without that flag.
+     */
+    default void onReference(final long seq, final long timeNs, final int pid, final int tid, final long address,
+        final boolean write, final boolean kernel)
+    {
+        onReference(seq, timeNs, pid, tid, address, write);
+    }
 }

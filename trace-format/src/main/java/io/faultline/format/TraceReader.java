@@ -316,6 +316,13 @@ public final class TraceReader implements AutoCloseable
             {
                 visitor.onReference(seq, timeNs, pid, tid, address, write);
             }
+
+            @Override
+            public void onReference(final long seq, final long timeNs, final int pid, final int tid,
+                final long address, final boolean write, final boolean kernel)
+            {
+                visitor.onReference(seq, timeNs, pid, tid, address, write, kernel);
+            }
         });
     }
 
@@ -820,10 +827,11 @@ public final class TraceReader implements AutoCloseable
             else if (kind == TraceLayout.EXCERPT_CHUNK)
             {
                 final int r = KIND + ChunkDescriptor.recordOffset(position);
+                final int flags = excerpt.getInt(r + ChunkDescriptor.RECORD_FLAGS, LE);
                 visitor.onReference(headSeq, headTimeNs - origin, excerpt.getInt(KIND + ChunkDescriptor.PID, LE),
                     excerpt.getInt(KIND + ChunkDescriptor.TID, LE),
                     excerpt.getLong(r + ChunkDescriptor.RECORD_ADDRESS, LE),
-                    (excerpt.getInt(r + ChunkDescriptor.RECORD_FLAGS, LE) & ChunkDescriptor.REC_WRITE) != 0);
+                    (flags & ChunkDescriptor.REC_WRITE) != 0, (flags & ChunkDescriptor.REC_KERNEL) != 0);
             }
             else
             {
