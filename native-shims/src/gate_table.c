@@ -592,7 +592,6 @@ static const struct entry table[] = {
 	[467] = { "open_tree_attr", QUICK, { S(1), B(3, 4, R) } },
 	[468] = { "file_getattr", QUICK, { S(1), B(2, 3, W) } },
 	[469] = { "file_setattr", QUICK, { S(1), B(2, 3, R) } },
-	[470] = { "listns", QUICK, { F(0, 32, R), BN(1, 2, sizeof(uint64_t), W) } },
 };
 
 #define TABLE_N (sizeof(table) / sizeof(table[0]))
