@@ -210,8 +210,10 @@ static void settle(void)
 			int64_t t = table_find(learning[i]);
 			if (t >= 0)
 				pool[table[t] - 1].flags |= E_DIRTY;
+			/* not a deleted entry's: its flags are those it had when it was deleted, and a
+			 * new mapping's page at its address may be the one learned */
 			for (uint32_t k = 0; k < records_n; k++)
-				if (records[k].page == learning[i])
+				if (records[k].page == learning[i] && !(records[k].flags & E_DELETED))
 					records[k].flags |= E_DIRTY;
 		}
 	}
