@@ -205,6 +205,19 @@ class KnownMappingsTest
             "a reference of each announced mapping: " + named + "\n" + dump);
         assertEquals(4, named.get("[anon]"), "each of the 4 mmapped pages once");
 
+        // one mapping's regions: the 4 pages of the anonymous mmap, nothing else
+        final String regions = run("report", "regions", "--mapping", "[anon]", "--sample", "1ms", "--aggr", "5ms",
+            trace.toString()); // the program runs some 20 to 50 ms: aggregations shorter than DAMON's 100 ms
+        assertTrue(regions.startsWith("status 0\naggregation,time_ns,pid,start,end,nr_accesses,age\n"), regions);
+        final List<String> rows = regions.lines().filter(l -> l.matches("\\d+,.*")).toList();
+        assertTrue(!rows.isEmpty(), regions);
+        for (final String row : rows)
+        {
+            final String[] f = row.split(",");
+            assertTrue(Long.parseLong(f[3]) >= anon && Long.parseLong(f[4]) <= anon + 4 * page, row + " in the mmap");
+        }
+        assertTrue(run("report", "wss", "--mapping", "[stack:" + tid + "]", trace.toString()).startsWith("status 0"));
+
         final String info = run("info", trace.toString());
         for (final String mapping : named.keySet())
         {
