@@ -367,10 +367,10 @@
 /* event types; a, b, c, d as listed (unlisted = 0) */
 #define FL_EV_PROCESS_START 1  /* a = ppid, b = slot; text = executable path */
 #define FL_EV_PROCESS_EXIT  2  /* a = wait status (written by the recorder) */
-#define FL_EV_THREAD_START  3  /* tid = the new thread; a = creating tid */
+#define FL_EV_THREAD_START  3  /* tid = the new thread; a = creating tid, b = its pthread_self (top of its stack) */
 #define FL_EV_THREAD_EXIT   4
 #define FL_EV_THREAD_NAME   5  /* text = comm */
-#define FL_EV_TRACE_RANGE   6  /* a = start, b = length, c = FL_RANGE_* source */
+#define FL_EV_TRACE_RANGE   6  /* a = start, b = length, c = FL_RANGE_* source; text = the mapping's name */
 #define FL_EV_MMAP          7  /* a = start, b = length, c = prot, d = flags */
 #define FL_EV_MUNMAP        8  /* a = start, b = length */
 #define FL_EV_MREMAP        9  /* a = old start, b = old length, c = new start, d = new length */

@@ -35,7 +35,33 @@ int fl_scope_init(void)
 struct scan_state {
 	uint32_t source;
 	uintptr_t lo, hi; /* only register inside [lo, hi) */
+	const char *name; /* the line's name, for its trace-range events (mapping_name) */
 };
+
+/*
+ * The name a trace-range event gives its mapping (FORMAT.md, event 6): what /proc/self/maps says
+ * ("[heap]", "[stack]", "" for anonymous memory), except that a nameless line right after a
+ * private writable line of a file (a data segment) is that file's .bss (the kernel maps the
+ * zeroed tail of a segment anonymously), named by the file. Handler only, under the lock: the previous line's end and path are kept
+ * here because PROCMAP_QUERY's name buffer is reused by each query (maps.c).
+ */
+static uintptr_t prev_end; /* 0: no line before in this scan */
+static int prev_data; /* the line before was private and writable */
+static char prev_path[4096], bss_name[4096];
+
+static const char *mapping_name(const struct fl_map_line *m)
+{
+	const char *name = m->path;
+	if (!m->path[0] && m->start == prev_end && prev_data && prev_path[0] == '/') {
+		memcpy(bss_name, prev_path, sizeof(bss_name));
+		name = bss_name;
+	}
+	strncpy(prev_path, m->path, sizeof(prev_path) - 1);
+	prev_path[sizeof(prev_path) - 1] = 0;
+	prev_end = m->end;
+	prev_data = m->perms[1] == 'w' && m->perms[3] == 'p';
+	return name;
+}
 
 /* eligible: a private anonymous writable mapping that scope "all" traces, less agent memory */
 static int eligible(const struct fl_map_line *m)
@@ -85,8 +111,8 @@ void fl_scope_unretire(uintptr_t s, uintptr_t e)
 	}
 }
 
-/* trace_new for the parts of [s, e) outside retired stacks */
-static void trace_outside_retired(uintptr_t s, uintptr_t e, uint32_t source)
+/* trace_new for the parts of [s, e) outside retired stacks; name: the mapping's (mapping_name) */
+static void trace_outside_retired(uintptr_t s, uintptr_t e, uint32_t source, const char *name)
 {
 	while (s < e) {
 		uintptr_t cut_s = e, cut_e = e;
@@ -96,7 +122,8 @@ static void trace_outside_retired(uintptr_t s, uintptr_t e, uint32_t source)
 				cut_e = retired[i].e < e ? retired[i].e : e;
 			}
 		if (cut_s > s && fl_engine->trace_new(s, cut_s, source) == 0)
-			fl_emit_event(FL_EV_TRACE_RANGE, (uint32_t)fl_gettid(), s, cut_s - s, source, 0, NULL, 0);
+			fl_emit_event(FL_EV_TRACE_RANGE, (uint32_t)fl_gettid(), s, cut_s - s, source, 0, name,
+				      (uint32_t)strlen(name));
 		s = cut_e;
 	}
 }
@@ -107,7 +134,7 @@ static int register_gap(uintptr_t a, uintptr_t b, struct fl_range *r, void *ctx)
 	const struct scan_state *st = ctx;
 	/* a thread being created may own this memory: not before it is pinned (fl_threads_starting) */
 	if (!r && !__atomic_load_n(&fl_threads_starting, __ATOMIC_SEQ_CST))
-		trace_outside_retired(a, b, st->source);
+		trace_outside_retired(a, b, st->source, st->name ? st->name : "");
 	return 0;
 }
 
@@ -120,6 +147,7 @@ static int scan_line(const struct fl_map_line *m, void *ctx)
 {
 	struct scan_state *st = ctx;
 	FL_DEBUG(eligible(m) ? "scan+" : "scan-", m->start, m->end, (long)m->inode);
+	st->name = mapping_name(m);
 	if (eligible(m)) {
 		uintptr_t s = m->start > st->lo ? m->start : st->lo;
 		uintptr_t e = m->end < st->hi ? m->end : st->hi;
@@ -131,6 +159,7 @@ static int scan_line(const struct fl_map_line *m, void *ctx)
 
 int fl_scope_rescan(void)
 {
+	prev_end = 0;
 	struct scan_state st = { .source = FL_RANGE_SCAN, .lo = 0, .hi = UINTPTR_MAX };
 	return fl_maps_each(scan_line, &st);
 }
@@ -141,6 +170,7 @@ int fl_scope_rescan(void)
  */
 int fl_scope_register_exact(uintptr_t s, uintptr_t e, uint32_t source)
 {
+	prev_end = 0;
 	struct scan_state st = { .source = source, .lo = s, .hi = e };
 	return fl_maps_each_in(s, e, scan_line, &st);
 }
@@ -152,6 +182,7 @@ int fl_scope_register_exact(uintptr_t s, uintptr_t e, uint32_t source)
  */
 int fl_scope_register_around(uintptr_t s, uintptr_t e)
 {
+	prev_end = 0;
 	struct scan_state st = { .source = FL_RANGE_SCAN, .lo = 0, .hi = UINTPTR_MAX };
 	return fl_maps_each_in(s, e, scan_line, &st);
 }

@@ -212,7 +212,8 @@ static int on_trace_range(struct fl_req *q)
 
 static int on_thread_start(struct fl_req *q)
 {
-	fl_emit_event(FL_EV_THREAD_START, (uint32_t)q->tid, q->a, 0, 0, 0, NULL, 0);
+	/* b: its descriptor, which glibc puts at the top of its stack's mapping: readers name that [stack:TID] */
+	fl_emit_event(FL_EV_THREAD_START, (uint32_t)q->tid, q->a, q->b, 0, 0, NULL, 0);
 	if (q->text_len)
 		fl_emit_event(FL_EV_THREAD_NAME, (uint32_t)q->tid, 0, 0, 0, 0, q->text, q->text_len);
 	pin_descriptor(q->b);

@@ -8,6 +8,7 @@ import java.util.concurrent.Callable;
 
 import io.faultline.format.ChunkDescriptor;
 import io.faultline.format.EventType;
+import io.faultline.format.MappingNames;
 import io.faultline.format.MocaChunk;
 import io.faultline.format.ReadSummary;
 import io.faultline.format.TraceEvent;
@@ -115,8 +116,10 @@ final class DumpCommand implements Callable<Integer>
             final boolean moca = reader.header().isMoca();
             out.println(asCsv ? (moca ? MOCA_CSV_HEADER : CSV_HEADER)
                 : moca ? "#== close_seq close_ns pid tid chunk ID interval N pages N clock START-END\n#seq time_ns pid tid kind address reads writes"
-                : "#seq time_ns pid tid kind address tag");
+                : "#seq time_ns pid tid kind address tag mapping");
             final StringBuilder line = new StringBuilder(64);
+            // the text format's last column: the mapping of each record's address ([heap], [stack:TID], a file)
+            final MappingNames names = new MappingNames();
             final long[] lines = new long[1];
             final ReadSummary summary = reader.forEach(new TraceVisitor()
             {
@@ -145,12 +148,17 @@ final class DumpCommand implements Callable<Integer>
                     {
                         line.append(" k");
                     }
+                    else
+                    {
+                        line.append(" - ").append(names.name(p, address)); // no tag: a reference record
+                    }
                     emit(out, line, lines);
                 }
 
                 @Override
                 public void onEvent(final TraceEvent e)
                 {
+                    names.onEvent(e);
                     if (e.type() == EventType.EVICT)
                     {
                         eviction(e);
@@ -218,6 +226,10 @@ final class DumpCommand implements Callable<Integer>
                     line.setLength(0);
                     FaultlineCsvWriter.appendEviction(line, asCsv ? ',' : ' ', e.seq(), e.timeNs(), e.pid(), e.tid(), e.a(),
                         (char)e.b());
+                    if (!asCsv)
+                    {
+                        line.append(' ').append(names.name(e.pid(), e.a()));
+                    }
                     emit(out, line, lines);
                 }
             });

@@ -7,10 +7,12 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
+import io.faultline.format.MappingNames;
 import io.faultline.format.ReadSummary;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceReader;
+import io.faultline.format.TraceVisitor;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
@@ -49,9 +51,10 @@ final class InfoCommand implements Callable<Integer>
         try (TraceReader reader = TraceArguments.open(path, skipCorrupt))
         {
             final ReadSummary summary;
+            final Mappings mappings = new Mappings(reader.header().pageSize());
             try
             {
-                summary = reader.scan();
+                summary = reader.header().isMoca() ? reader.scan() : reader.forEach(mappings);
             }
             catch (final TraceFormatException ex)
             {
@@ -64,6 +67,7 @@ final class InfoCommand implements Callable<Integer>
             else
             {
                 print(out, path, reader);
+                mappings.print(out);
             }
             if (summary.skipped() > 0 || summary.unreadable() != null)
             {
@@ -71,6 +75,54 @@ final class InfoCommand implements Callable<Integer>
             }
         }
         return 0;
+    }
+
+    /**
+     * References per mapping ({@link MappingNames}: [heap], [stack:TID], [anon], a file's .bss),
+     * as perf report --sort dso counts samples per dso.
+     */
+    private static final class Mappings implements TraceVisitor
+    {
+        private final MappingNames names = new MappingNames();
+        private final Map<String, long[]> counts = new java.util.HashMap<>();
+        private final Map<String, org.agrona.collections.LongHashSet> pages = new java.util.HashMap<>();
+        private final int pageShift;
+
+        Mappings(final int pageSize)
+        {
+            pageShift = Integer.numberOfTrailingZeros(pageSize);
+        }
+
+        @Override
+        public void onReference(final long seq, final long timeNs, final int pid, final int tid, final long address,
+            final boolean write)
+        {
+            final String name = names.name(pid, address);
+            final long[] c = counts.computeIfAbsent(name, n -> new long[2]);
+            c[write ? 1 : 0]++;
+            pages.computeIfAbsent(name, n -> new org.agrona.collections.LongHashSet())
+                .add(((long)pid << 44) ^ (address >>> pageShift));
+        }
+
+        @Override
+        public void onEvent(final io.faultline.format.TraceEvent event)
+        {
+            names.onEvent(event);
+        }
+
+        void print(final PrintStream out)
+        {
+            if (counts.isEmpty())
+            {
+                return;
+            }
+            out.println();
+            out.printf("%-24s %12s %12s %12s %12s%n", "mapping", "references", "reads", "writes", "pages");
+            counts.entrySet().stream()
+                .sorted((x, y) -> Long.compare(y.getValue()[0] + y.getValue()[1], x.getValue()[0] + x.getValue()[1]))
+                .forEach(e -> out.printf(Locale.ROOT, "%-24s %,12d %,12d %,12d %,12d%n", e.getKey(),
+                    e.getValue()[0] + e.getValue()[1], e.getValue()[0], e.getValue()[1], pages.get(e.getKey()).size()));
+        }
     }
 
     /**

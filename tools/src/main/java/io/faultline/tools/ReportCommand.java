@@ -62,9 +62,19 @@ final class ReportCommand implements Callable<Integer>
             description = "for a trace: aggregation interval (default 100ms)")
         Long aggrUs;
 
+        @Option(names = "--mapping", paramLabel = "NAME",
+            description = "for a trace: only the references in this mapping ([heap], [stack], [stack:TID], [anon], a "
+                + "file's name; faultline info lists them)")
+        String mapping;
+
         List<Snapshot> snapshots()
         {
-            return read(dir, sampleUs, aggrUs, "--sample and --aggr").snapshots();
+            if (mapping != null && MonitorRecordReader.isRecord(dir))
+            {
+                throw new CliException("--mapping applies to traces; " + dir + " is a monitoring record, whose regions "
+                    + "have no names; give the trace it was made from");
+            }
+            return read(dir, sampleUs, aggrUs, "--sample and --aggr", mapping).snapshots();
         }
 
         /** What a monitoring record holds, or the exact regions of a trace cut into intervals. */
@@ -78,6 +88,13 @@ final class ReportCommand implements Callable<Integer>
          * ({@code options} names them in the error).
          */
         static Monitored read(final Path dir, final Long sampleUs, final Long aggrUs, final String options)
+        {
+            return read(dir, sampleUs, aggrUs, options, null);
+        }
+
+        /** As {@link #read(Path, Long, Long, String)}, a trace's references in {@code mapping} only (null: all). */
+        static Monitored read(final Path dir, final Long sampleUs, final Long aggrUs, final String options,
+            final String mapping)
         {
             if (MonitorRecordReader.isRecord(dir))
             {
@@ -105,7 +122,7 @@ final class ReportCommand implements Callable<Integer>
             }
             final Attributes attrs = new Attributes(sample, aggr, Attributes.DEFAULTS.opsUpdateIntervalUs(),
                 Attributes.DEFAULTS.minNrRegions(), Attributes.DEFAULTS.maxNrRegions());
-            return new Monitored(new ExactAccesses(TraceIndex.read(dir), sample, aggr).snapshots(), attrs);
+            return new Monitored(new ExactAccesses(TraceIndex.read(dir, mapping), sample, aggr).snapshots(), attrs);
         }
     }
 

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One recording of a program whose mappings are known (workload known_maps.c), read as a user
- * reads it: times from the program's start, the same from its packed file as from its directory.
+ * reads it: times from the program's start, the same from its packed file as from its directory,
+ * and each reference named by its mapping.
  */
 class KnownMappingsTest
 {
@@ -153,5 +154,75 @@ class KnownMappingsTest
         final Faultline.Result unpack = Faultline.run("unpack", "-o", back.toString(), packed.toString());
         assertEquals(0, unpack.status(), unpack.describe());
         assertEquals(run("dump", trace.toString()), run("dump", back.toString()));
+    }
+
+    private static long announced(final String word)
+    {
+        final java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^" + word + " 0x([0-9a-f]+)$")
+            .matcher(recorded.out());
+        assertTrue(m.find(), word + " in " + recorded.out());
+        return Long.parseUnsignedLong(m.group(1), 16);
+    }
+
+    /**
+     * Every reference the workload announced is named by its mapping in dump's last column, and
+     * info counts references per mapping: the executable's .bss by the executable, a malloc block
+     * [heap], an anonymous mmap [anon], the main thread's stack [stack], a thread's [stack:TID].
+     */
+    @Test
+    void everyReferenceIsNamedByItsMapping()
+    {
+        final long page = 4096;
+        final long bss = announced("bss");
+        final long heap = announced("heap");
+        final long anon = announced("anon");
+        final long stack = announced("stack");
+        final java.util.regex.Matcher t = java.util.regex.Pattern.compile("(?m)^thread (\\d+) 0x([0-9a-f]+)$")
+            .matcher(recorded.out());
+        assertTrue(t.find(), recorded.out());
+        final String tid = t.group(1);
+        final long threadStack = Long.parseUnsignedLong(t.group(2), 16);
+
+        final String dump = run("dump", "--no-events", trace.toString());
+        assertTrue(dump.startsWith("status 0\n#seq time_ns pid tid kind address tag mapping\n"), dump);
+        final java.util.Map<String, Integer> named = new java.util.TreeMap<>();
+        dump.lines().filter(l -> l.matches("\\d+ \\d+ \\d+ \\d+ [rw] 0x[0-9a-f]+ - \\S+")).forEach(l ->
+        {
+            final String[] f = l.split(" ");
+            final long address = Long.parseUnsignedLong(f[5].substring(2), 16);
+            final String expected = address >= (bss + page - 1) / page * page && address < bss + 3 * page ? "known_maps"
+                : address / page == heap / page ? "[heap]"
+                : address >= anon && address < anon + 4 * page ? "[anon]"
+                : address / page == stack / page ? "[stack]"
+                : address / page == threadStack / page ? "[stack:" + tid + "]" : null;
+            if (expected != null)
+            {
+                assertEquals(expected, f[7], l);
+                named.merge(expected, 1, Integer::sum);
+            }
+        });
+        assertEquals(java.util.Set.of("known_maps", "[heap]", "[anon]", "[stack]", "[stack:" + tid + "]"), named.keySet(),
+            "a reference of each announced mapping: " + named + "\n" + dump);
+        assertEquals(4, named.get("[anon]"), "each of the 4 mmapped pages once");
+
+        // one mapping's regions: the 4 pages of the anonymous mmap, nothing else
+        final String regions = run("report", "regions", "--mapping", "[anon]", "--sample", "1ms", "--aggr", "5ms",
+            trace.toString()); // the program runs some 20 to 50 ms: aggregations shorter than DAMON's 100 ms
+        assertTrue(regions.startsWith("status 0\naggregation,time_ns,pid,start,end,nr_accesses,age\n"), regions);
+        final List<String> rows = regions.lines().filter(l -> l.matches("\\d+,.*")).toList();
+        assertTrue(!rows.isEmpty(), regions);
+        for (final String row : rows)
+        {
+            final String[] f = row.split(",");
+            assertTrue(Long.parseLong(f[3]) >= anon && Long.parseLong(f[4]) <= anon + 4 * page, row + " in the mmap");
+        }
+        assertTrue(run("report", "wss", "--mapping", "[stack:" + tid + "]", trace.toString()).startsWith("status 0"));
+
+        final String info = run("info", trace.toString());
+        for (final String mapping : named.keySet())
+        {
+            assertTrue(info.lines().anyMatch(l -> l.startsWith(mapping + " ") && l.trim().split(" +").length == 5),
+                mapping + " counted in: " + info);
+        }
     }
 }

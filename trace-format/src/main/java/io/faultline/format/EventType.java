@@ -5,10 +5,10 @@ public enum EventType
 {
     PROCESS_START(1, "process-start", "a=ppid b=slot text=executable"),
     PROCESS_EXIT(2, "process-exit", "a=exit status (128+N for signal N; -1 for a child, whose status its parent collects)"),
-    THREAD_START(3, "thread-start", "a=creating tid"),
+    THREAD_START(3, "thread-start", "a=creating tid b=its descriptor (top of its stack)"),
     THREAD_EXIT(4, "thread-exit", ""),
     THREAD_NAME(5, "thread-name", "text=comm"),
-    TRACE_RANGE(6, "trace-range", "a=start b=length c=source (0 maps scan, 1 api, 2 new mapping)"),
+    TRACE_RANGE(6, "trace-range", "a=start b=length c=source (0 maps scan, 1 api, 2 new mapping) text=mapping name"),
     MMAP(7, "mmap", "a=start b=length c=prot d=flags"),
     MUNMAP(8, "munmap", "a=start b=length"),
     MREMAP(9, "mremap", "a=old start b=old length c=new start d=new length"),

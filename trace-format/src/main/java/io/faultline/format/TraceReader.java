@@ -368,6 +368,11 @@ public final class TraceReader implements AutoCloseable
         {
             throw ex;
         }
+        catch (final VisitorFailure ex)
+        {
+            // the visitor's own (dump's closed output: dump | head), not the trace's
+            throw (RuntimeException)ex.getCause();
+        }
         catch (final Exception ex)
         {
             // Chronicle's own checks of a damaged file, past the cursor's guard (TraceReaderFuzzTest)
@@ -820,6 +825,18 @@ public final class TraceReader implements AutoCloseable
 
         void deliver(final TraceVisitor visitor)
         {
+            try
+            {
+                deliverTo(visitor);
+            }
+            catch (final RuntimeException ex)
+            {
+                throw new VisitorFailure(ex);
+            }
+        }
+
+        private void deliverTo(final TraceVisitor visitor)
+        {
             if (moca)
             {
                 visitor.onMocaChunk(MocaChunk.read(excerpt, KIND, origin));
@@ -846,6 +863,18 @@ public final class TraceReader implements AutoCloseable
                 cursor.close();
                 cursor = null;
             }
+        }
+    }
+
+    /**
+     * What a visitor threw, carried past the catch that turns Chronicle's failures into "corrupt
+     * trace": a closed standard output under dump read as a damaged queue file.
+     */
+    private static final class VisitorFailure extends RuntimeException
+    {
+        VisitorFailure(final RuntimeException cause)
+        {
+            super(cause);
         }
     }
 

@@ -223,4 +223,27 @@ class TraceRoundTripTest
         assertTrue(Files.exists(other.resolve("data.csv")) && Files.exists(monitor.resolve(TraceLayout.HEADER_FILE))
             && Files.exists(home.resolve(".profile")));
     }
+
+    /** What a visitor throws (dump's closed output under dump | head) comes out as it is, not as a corrupt trace. */
+    @Test
+    void aVisitorsFailureIsNotTheTraces() throws java.io.IOException
+    {
+        final Path trace = tmp.resolve("visited");
+        try (TestTrace t = new TestTrace(trace))
+        {
+            t.chunk(7, 7, 0, 3);
+            t.finish();
+        }
+        final IllegalStateException closed = new IllegalStateException("output closed");
+        try (TraceReader reader = TraceReader.open(trace))
+        {
+            final IllegalStateException thrown = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> reader.forEachReference((seq, timeNs, pid, tid, address, write) ->
+                {
+                    throw closed;
+                }));
+            org.junit.jupiter.api.Assertions.assertSame(closed, thrown);
+        }
+    }
 }
+

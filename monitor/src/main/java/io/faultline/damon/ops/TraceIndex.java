@@ -9,6 +9,7 @@ import java.util.Map;
 
 import io.faultline.damon.AddressRange;
 import io.faultline.format.EventType;
+import io.faultline.format.MappingNames;
 import io.faultline.format.TraceEvent;
 import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceReader;
@@ -47,6 +48,17 @@ public final class TraceIndex
      */
     public static TraceIndex read(final Path dir)
     {
+        return read(dir, null);
+    }
+
+    /**
+     * Reads the references of the trace that lie in the mapping named {@code mapping}
+     * ({@link MappingNames}: [heap], [stack:TID], a file's base name), or all of them if null: a
+     * report of one mapping's regions, heats or working set, as damo's views of a region.
+     */
+    public static TraceIndex read(final Path dir, final String mapping)
+    {
+        final MappingNames names = new MappingNames();
         try (TraceReader reader = TraceReader.open(dir))
         {
             reader.requireReferences("DAMON's trace operations set");
@@ -61,15 +73,20 @@ public final class TraceIndex
                 public void onReference(final long seq, final long timeNs, final int pid, final int tid,
                     final long address, final boolean write)
                 {
+                    last[0] = Math.max(last[0], timeNs);
+                    if (mapping != null && !mapping.equals(names.name(pid, address)))
+                    {
+                        return;
+                    }
                     building.computeIfAbsent(pid, p -> new Long2ObjectHashMap<>())
                         .computeIfAbsent(Long.divideUnsigned(address, pageSize), p -> new LongArrayList())
                         .addLong(timeNs);
-                    last[0] = Math.max(last[0], timeNs);
                 }
 
                 @Override
                 public void onEvent(final TraceEvent event)
                 {
+                    names.onEvent(event);
                     last[0] = Math.max(last[0], event.timeNs());
                     if (event.type() == EventType.PROCESS_EXIT)
                     {
