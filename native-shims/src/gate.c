@@ -58,6 +58,7 @@
 #include "evms.h"
 #include "gate.h"
 #include "lock.h"
+#include "mode.h"
 #include "pins.h"
 #include "policy.h"
 #include "ranges.h"
@@ -195,12 +196,19 @@ static void hold(const struct fl_gate_region *r, uint32_t n, struct held_set *h)
 	}
 }
 
-/* lock held: the call is over; a page the EVMS let go meanwhile is disabled now */
+/*
+ * Lock held: the call is over; a page the EVMS let go meanwhile is disabled now. Only a mode
+ * that keeps an EVMS lets pages go: under monitor mode no page is ever enabled in one, and its
+ * traced ranges are not registered, so a move out of a page there would lose it (the program
+ * found an empty stack page after its first call and jumped to 0); Moca disables its interval's
+ * pages itself at the interval's end.
+ */
 static void release(struct held_set *h)
 {
+	int evms = (fl_mode->flags & FL_KEEPS_EVMS) != 0;
 	for (uint32_t i = 0; i < h->n; i++) {
 		uintptr_t p = h->page[i];
-		if (fl_pins_release(p) && fl_evms_state(p) != FL_EVMS_ENABLED && fl_range_find(p) && !fl_pins_has(p))
+		if (fl_pins_release(p) && evms && fl_evms_state(p) != FL_EVMS_ENABLED && fl_range_find(p) && !fl_pins_has(p))
 			fl_engine->evict(p);
 	}
 }
