@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
 import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.core.time.TimeProvider;
 import net.openhft.chronicle.queue.ChronicleQueue;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
@@ -48,11 +49,17 @@ public final class TraceWriter implements AutoCloseable
     /**
      * How the queue is laid out: Chronicle's defaults for a trace; a test shrinks the chunks and
      * the index arrays, which are a queue file's own header fields, to reach in thousands of
-     * excerpts what a recording reaches in millions.
+     * excerpts what a recording reaches in millions, or gives the queue a clock of its own (null:
+     * the wall clock), to cross midnight UTC, where the daily roll cycle starts a new file.
      */
-    record QueueShape(long blockSize, int indexCount, long reopenBytes)
+    record QueueShape(long blockSize, int indexCount, long reopenBytes, TimeProvider time)
     {
-        static final QueueShape TRACE = new QueueShape(0, 0, REOPEN_BYTES);
+        static final QueueShape TRACE = new QueueShape(0, 0, REOPEN_BYTES, null);
+
+        QueueShape(final long blockSize, final int indexCount, final long reopenBytes)
+        {
+            this(blockSize, indexCount, reopenBytes, null);
+        }
     }
 
     private final Path dir;
@@ -83,6 +90,10 @@ public final class TraceWriter implements AutoCloseable
         if (shape.indexCount() > 0)
         {
             builder.indexCount(shape.indexCount());
+        }
+        if (shape.time() != null)
+        {
+            builder.timeProvider(shape.time());
         }
         return builder.build();
     }
