@@ -162,9 +162,9 @@ for ((k = 1; ; k++)); do
   fi
 done
 rc=0; wait "$rec" || rc=$?
+end=$(now)
 [ -n "$native" ] && { wait "$native" || true; }
 for r in "${readers[@]}"; do wait "$r" || true; done
-end=$(now)
 
 # the whole trace, read by every reader at the end
 final() {

@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
 import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.core.time.TimeProvider;
 import net.openhft.chronicle.queue.ChronicleQueue;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
@@ -60,10 +61,15 @@ public final class TraceWriter implements AutoCloseable
      * How the queue is laid out: blocks of {@link #blockSize(String)} and Chronicle's index arrays
      * for a trace (0: Chronicle's default); a test shrinks the blocks and the index arrays, which
      * are a queue file's own header fields, to reach in thousands of excerpts what a recording
-     * reaches in millions.
+     * reaches in millions, or gives the queue a clock of its own (null: the wall clock), to cross
+     * midnight UTC, where the daily roll cycle starts a new file.
      */
-    record QueueShape(long blockSize, int indexCount, long reopenBytes)
+    record QueueShape(long blockSize, int indexCount, long reopenBytes, TimeProvider time)
     {
+        QueueShape(final long blockSize, final int indexCount, final long reopenBytes)
+        {
+            this(blockSize, indexCount, reopenBytes, null);
+        }
     }
 
     private final Path dir;
@@ -94,6 +100,10 @@ public final class TraceWriter implements AutoCloseable
         if (shape.indexCount() > 0)
         {
             builder.indexCount(shape.indexCount());
+        }
+        if (shape.time() != null)
+        {
+            builder.timeProvider(shape.time());
         }
         return builder.build();
     }

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
+import net.openhft.chronicle.core.time.SetTimeProvider;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -138,6 +139,48 @@ class LiveTraceTest
                 assertEquals(written, read);
             }
         }
+    }
+
+    /**
+     * The queue's roll cycle is daily (UTC): a recording over midnight writes a second queue
+     * file, and a read, live or of the finished trace, goes on into it in order.
+     */
+    @Test
+    void aRecordingOverMidnightReadsOnIntoTheNextDaysFile() throws IOException
+    {
+        final Path dir = tmp.resolve("t");
+        final SetTimeProvider clock = new SetTimeProvider(java.time.Instant.parse("2026-11-26T23:59:59Z").toEpochMilli() * 1_000_000L);
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[ChunkDescriptor.length(1)]);
+        try (TraceWriter writer = TraceWriter.create(dir, header(), new TraceWriter.QueueShape(0, 0, TraceWriter.REOPEN_BYTES, clock)))
+        {
+            for (int i = 0; i < 5; i++)
+            {
+                chunk(writer, buffer, 1);
+            }
+            clock.advanceMillis(2_000);
+            for (int i = 0; i < 5; i++)
+            {
+                chunk(writer, buffer, 1);
+            }
+            try (Stream<Path> files = Files.list(dir.resolve(TraceLayout.QUEUE_DIR)))
+            {
+                assertEquals(List.of("20261126F.cq4", "20261127F.cq4"), files.map(f -> f.getFileName().toString())
+                    .filter(f -> f.endsWith(".cq4")).sorted().toList());
+            }
+            final List<Long> live = new ArrayList<>();
+            try (TraceReader reader = TraceReader.open(dir))
+            {
+                reader.forEachReference((s, t, p, d, a, w) -> live.add(s));
+            }
+            assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L), live);
+            writer.finish(header().put(TraceHeader.REFERENCES, 10).put(TraceHeader.EVENTS, 0));
+        }
+        final List<Long> complete = new ArrayList<>();
+        try (TraceReader reader = TraceReader.open(dir))
+        {
+            assertEquals(10, reader.forEachReference((s, t, p, d, a, w) -> complete.add(s)).references());
+        }
+        assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L), complete);
     }
 
     private static Path queueFile(final Path dir) throws IOException
