@@ -279,17 +279,12 @@ static void resolve(void)
 
 /*
  * The mode's run, between two steps of long work (two pages of a sampling ARM): resolve the
- * faults so far and wake their threads, which needs the lock released (lock.c); under an engine
- * without fd, the faulting threads waiting for the lock have it. The work's own
+ * faults so far and wake their threads, which needs the lock released (lock.c). The work's own
  * state is consistent between steps; whatever changes meanwhile (an event read here, a
  * request) is looked up again for the next step.
  */
 static void between(void)
 {
-	if (fl_engine->fd() < 0) {
-		fl_lock_yield(); /* in-thread engines: the faulting threads resolve their own faults */
-		return;
-	}
 	if (!traps_queued())
 		return;
 	resolve();

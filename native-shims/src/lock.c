@@ -9,7 +9,6 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
-#include <sched.h>
 #include <string.h>
 
 #include "engine.h"
@@ -23,32 +22,10 @@ static uintptr_t wake_pages[WAKE_MAX]; /* lock held: resolved, to wake at unlock
 static uint32_t wake_n;
 static uint64_t wake_reqs;             /* lock held: request slots to wake at unlock */
 static uint64_t progress;              /* faults handled and requests served */
-static uint32_t waiters;               /* threads in fl_lock, not yet holding it */
 
 void fl_lock(void)
 {
-	__atomic_add_fetch(&waiters, 1, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&agent_lock);
-	__atomic_sub_fetch(&waiters, 1, __ATOMIC_RELEASE);
-}
-
-/*
- * Lock held, by long work that is consistent between two steps (the guard's sampling ARM): let
- * the threads waiting for the lock have it first. Under an engine without fd those are faulting
- * threads in their signal handlers, and nobody else resolves their faults; a mutex is not fair,
- * and an unlock followed at once by a lock would mostly win it back, so the holder waits until
- * they have taken it, up to 1 ms (a waiter descheduled meanwhile must not stall the work).
- */
-void fl_lock_yield(void)
-{
-	uint32_t n = __atomic_load_n(&waiters, __ATOMIC_ACQUIRE);
-	if (!n)
-		return;
-	fl_unlock();
-	uint64_t until = fl_now_ns() + 1000000;
-	while (__atomic_load_n(&waiters, __ATOMIC_ACQUIRE) >= n && fl_now_ns() < until)
-		sched_yield();
-	fl_lock();
 }
 
 void fl_unlock(void)
@@ -98,5 +75,4 @@ void fl_lock_reset_after_fork(void)
 	wake_n = 0;
 	wake_reqs = 0;
 	progress = 0;
-	waiters = 0;
 }
