@@ -118,15 +118,7 @@ final class PackCommand
         @Override
         public Integer call() throws IOException
         {
-            if (operands.isEmpty())
-            {
-                throw new CliException("missing packed trace; " + USAGE);
-            }
-            if (operands.size() > 1)
-            {
-                throw new CliException("expected one packed trace, got " + operands.size() + ": " + operands + "; " + USAGE);
-            }
-            final Path file = Path.of(operands.get(0));
+            final Path file = Path.of(TraceArguments.single(operands, "packed trace", USAGE));
             if (Files.isDirectory(file))
             {
                 throw new CliException(file + " is a directory, a trace already; every command reads it as it is");

@@ -29,13 +29,19 @@ final class TraceArguments
 
     static String single(final List<String> operands, final String usage)
     {
+        return single(operands, "trace directory", usage);
+    }
+
+    /** As {@link #single(List, String)}, for an operand the errors call {@code what}. */
+    static String single(final List<String> operands, final String what, final String usage)
+    {
         if (operands.isEmpty())
         {
-            throw new CliException("missing trace directory; " + usage);
+            throw new CliException("missing " + what + "; " + usage);
         }
         if (operands.size() > 1)
         {
-            throw new CliException("expected one trace directory, got " + operands.size() + ": " + operands + "; " + usage);
+            throw new CliException("expected one " + what + ", got " + operands.size() + ": " + operands + "; " + usage);
         }
         return operands.get(0);
     }
