@@ -37,8 +37,8 @@
  *   - the program's own SIGSYS handler gets what is not dispatch (seccomp's SIGSYS), and its own
  *     PR_SET_SYSCALL_USER_DISPATCH is refused with EBUSY.
  * Measured against seccomp SECCOMP_RET_TRAP in BENCHMARKS.md ("System-call gate"): a trapped
- * call costs half as much, no other call pays for a filter, and dispatch ends with the task,
- * where a seccomp filter stays with every child and exec'd image for good.
+ * call costs the same, no other call pays for a filter, and dispatch ends with the task, where
+ * a seccomp filter stays with every child and exec'd image for good.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
