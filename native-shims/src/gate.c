@@ -201,11 +201,15 @@ static void hold(const struct fl_gate_region *r, uint32_t n, struct held_set *h)
  * that keeps an EVMS lets pages go: under monitor mode no page is ever enabled in one, and its
  * traced ranges are not registered, so a move out of a page there would lose it (the program
  * found an empty stack page after its first call and jumped to 0); Moca disables its interval's
- * pages itself at the interval's end.
+ * pages itself at the interval's end. Nor while a fork is prepared (fl_fork_depth): the pages
+ * stay enabled until the parent's side (serve.c, on_fork_prepare), and a fork made from this
+ * handler returns here in the child too, whose copy of a disabled page would stay disabled for
+ * good (the untraced child of a raw clone3 died of SIGSEGV on its stack page holding the
+ * clone_args, 2 runs in 30 under mprotect).
  */
 static void release(struct held_set *h)
 {
-	int evms = (fl_mode->flags & FL_KEEPS_EVMS) != 0;
+	int evms = (fl_mode->flags & FL_KEEPS_EVMS) != 0 && !fl_fork_depth;
 	for (uint32_t i = 0; i < h->n; i++) {
 		uintptr_t p = h->page[i];
 		if (fl_pins_release(p) && evms && fl_evms_state(p) != FL_EVMS_ENABLED && fl_range_find(p) && !fl_pins_has(p))
