@@ -260,12 +260,18 @@ static uint32_t mp_restore(uintptr_t s, uintptr_t e)
 	return 0;
 }
 
-/* madvise zapped [s, e): the pages are empty now (their protection is unchanged) */
+/*
+ * madvise zapped [s, e) (the call's report comes after it): the pages are empty now, new pages
+ * whose next reference is a record, as under userfaultfd, where the zap leaves them missing. The
+ * zap leaves an enabled page's protection as it was, so it is disabled here; the EVMS deleted
+ * its entry first (map_events.c), so mp_disable's forget finds nothing live in [s, e).
+ */
 static void mp_discard(uintptr_t s, uintptr_t e)
 {
 	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);)
 		for (uintptr_t p = o.a; p < o.b; p += FL_PAGE)
 			*state_of(o.r, p) &= (uint8_t)~ST_POPULATED;
+	mp_disable(s, e);
 }
 
 static int mp_trace_new(uintptr_t s, uintptr_t e, uint32_t source)

@@ -55,6 +55,11 @@ void fl_evms_delete(uintptr_t start, uintptr_t end)
 	policy->delete(start, end);
 }
 
+void fl_evms_learn(uintptr_t start, uintptr_t end)
+{
+	policy->learn(start, end);
+}
+
 void fl_evms_forget(uintptr_t start, uintptr_t end)
 {
 	FL_CHECK_LOG(FL_OP_FORGET, start, end, 0);

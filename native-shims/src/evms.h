@@ -15,6 +15,7 @@ int fl_evms_state(uintptr_t page);
 int fl_evms_touch(uintptr_t page, int write);
 int fl_evms_dirty(uintptr_t page);
 void fl_evms_delete(uintptr_t start, uintptr_t end);
+void fl_evms_learn(uintptr_t start, uintptr_t end);  /* about to be deleted: dirty flags read now (policy.h) */
 void fl_evms_forget(uintptr_t start, uintptr_t end);
 void fl_evms_clear(void);   /* every page leaves, with its eviction record */
 void fl_evms_reset(void);   /* every page forgotten, no records (a fork child's copy) */

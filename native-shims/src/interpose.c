@@ -45,6 +45,7 @@
 #include "faultline_shm.h"
 #include "agent.h"
 #include "engine.h"
+#include "engine_uffd.h"
 #include "gate.h"
 #include "interpose.h"
 #include "map_events.h"
@@ -154,6 +155,20 @@ static inline int says_unmaps(void)
 	return says_map_events() && !fl_gate_active();
 }
 
+/*
+ * Asynchronous dirty tracking keeps the written bit in the page table (serve.c, on_learn_dirty):
+ * before a call that zaps or moves pages and is heard of only after it, the EVMS reads it. The
+ * gate does so for every such call when it is on (gate.c).
+ */
+static void learn_dirty_before(uintptr_t addr, size_t len)
+{
+	if (!fl_uffd_wp_async || !fl_tracing() || fl_gate_active() || !len || (addr & (FL_PAGE - 1)))
+		return;
+	int saved = errno;
+	fl_req_call(FL_REQ_LEARN_DIRTY, addr, FL_PAGE_UP(addr + len), 0, 0);
+	errno = saved;
+}
+
 static void map_event(uint32_t kind, uint64_t a, uint64_t b, uint64_t c)
 {
 	int saved = errno;
@@ -173,6 +188,8 @@ FL_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 	 */
 	if ((flags & MAP_FIXED) && says_unmaps() && len && !((uintptr_t)addr & (FL_PAGE - 1)))
 		map_event(FL_TRAP_UNMAP, (uintptr_t)addr, FL_PAGE_UP((uintptr_t)addr + len), 0);
+	else if ((flags & MAP_FIXED) && (fl_engine->observes & FL_OBSERVES_MAP_EVENTS))
+		learn_dirty_before((uintptr_t)addr, len);
 	void *p = real_mmap(addr, len, prot, flags, fd, off);
 	/* every mapping is an event (FL_EV_MMAP); scope all also registers private anonymous rw ones */
 	if (p != MAP_FAILED && fl_tracing()) {
@@ -198,6 +215,7 @@ FL_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...
 	}
 	if (!fl_tracing())
 		return real_mremap(old, old_len, new_len, flags, new_addr);
+	learn_dirty_before((uintptr_t)old, old_len);
 	/* a traced range that moves raises UFFD_EVENT_REMAP, which knows the old length only */
 	int h = fl_hint_post(FL_HINT_MREMAP, (uintptr_t)old, old_len, new_len);
 	void *p = real_mremap(old, old_len, new_len, flags, new_addr);
@@ -222,6 +240,8 @@ FL_EXPORT int madvise(void *addr, size_t len, int advice)
 	RESOLVE(real_madvise, "madvise");
 	if (!fl_tracing())
 		return real_madvise(addr, len, advice);
+	if (advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE)
+		learn_dirty_before((uintptr_t)addr, len);
 	/* UFFD_EVENT_REMOVE (map_events.c) does not say which advice zapped the range */
 	int h = fl_hint_post(FL_HINT_MADVISE, (uintptr_t)addr, len, (uint64_t)advice);
 	int r = real_madvise(addr, len, advice);
@@ -239,6 +259,8 @@ FL_EXPORT int munmap(void *addr, size_t len)
 	RESOLVE(real_munmap, "munmap");
 	if (says_unmaps() && len && !((uintptr_t)addr & (FL_PAGE - 1)))
 		map_event(FL_TRAP_UNMAP, (uintptr_t)addr, FL_PAGE_UP((uintptr_t)addr + len), 0);
+	else if (fl_engine->observes & FL_OBSERVES_MAP_EVENTS)
+		learn_dirty_before((uintptr_t)addr, len);
 	return real_munmap(addr, len);
 }
 

@@ -23,6 +23,9 @@ struct fl_policy {
 	int (*touch)(uintptr_t page, int write);
 	int (*dirty)(uintptr_t page);                 /* resident and written */
 	void (*delete)(uintptr_t start, uintptr_t end);  /* munmap/madvise/mremap: evicted in turn */
+	/* [start, end) is about to be deleted by a call heard of only after it (engine.h, written):
+	 * its enabled entries learn their dirty flag now, while their pages are still there */
+	void (*learn)(uintptr_t start, uintptr_t end);
 	void (*flush)(uintptr_t start, uintptr_t end);   /* untraced or disabled now: evicted now */
 	void (*clear)(void);                             /* every page leaves now (exit, fork) */
 	void (*reset)(void);                             /* every page forgotten, no records (a fork child's copy) */

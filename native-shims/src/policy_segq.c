@@ -335,11 +335,16 @@ static void learn_range(const struct ring *r, uintptr_t start, uintptr_t end)
 	}
 }
 
-static void segq_delete(uintptr_t start, uintptr_t end)
+static void segq_learn(uintptr_t start, uintptr_t end)
 {
 	learn_range(&trail, start, end);
 	learn_range(&lead, start, end);
 	settle();
+}
+
+static void segq_delete(uintptr_t start, uintptr_t end)
+{
+	segq_learn(start, end);
 	mark_deleted(&trail, start, end);
 	mark_deleted(&lead, start, end);
 }
@@ -415,7 +420,7 @@ static int segq_fifo_init(uint32_t capacity, uint32_t lead_pages)
 }
 
 #define SEGQ_OPS .admit = segq_admit, .state = segq_state, .touch = segq_touch, .dirty = segq_dirty, \
-	.delete = segq_delete, .flush = segq_flush, .clear = segq_clear, .reset = segq_reset, .count = segq_count
+	.delete = segq_delete, .learn = segq_learn, .flush = segq_flush, .clear = segq_clear, .reset = segq_reset, .count = segq_count
 
 const struct fl_policy fl_policy_fifo = { .name = "fifo", .init = fifo_init, SEGQ_OPS };
 const struct fl_policy fl_policy_segq_clock = { .name = "segq-clock", .init = segq_clock_init, SEGQ_OPS };

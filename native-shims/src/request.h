@@ -29,6 +29,7 @@ enum fl_req_type {
 	FL_REQ_PIN,           /* the pages of [a, b) stay enabled for good (memory glibc reads with every signal blocked);
 	                       * c = 1: for a while, returns the mask of pages it pinned (bit i: page a + i) for FL_REQ_UNPIN */
 	FL_REQ_UNPIN,         /* c = that mask: those pages of [a, b) are disabled again (their next reference faults) */
+	FL_REQ_LEARN_DIRTY,   /* [a, b) is about to be deleted by a call heard of after it: dirty flags read now */
 };
 #define FL_REQ_TEXT_MAX 256
 /* slot word (reserved u32 at 76 in the contract): 1 = this image announced FL_EV_EXEC */

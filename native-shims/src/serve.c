@@ -363,6 +363,19 @@ static int on_map_event(struct fl_req *q)
 	return 0;
 }
 
+/*
+ * Asynchronous dirty tracking keeps a page's written bit in its page table entry (engine.h,
+ * written): a call that zaps or moves the page and is heard of only after it (userfaultfd's
+ * UNMAP, REMOVE and REMAP events, an interposed madvise or mremap) would take the bit with it.
+ * A write made by another thread between this read and the call is the one not seen.
+ */
+static int on_learn_dirty(struct fl_req *q)
+{
+	if (fl_engine->written && (fl_mode->flags & FL_KEEPS_EVMS))
+		fl_evms_learn(q->a, q->b);
+	return 0;
+}
+
 static int on_mprotect(struct fl_req *q)
 {
 	return fl_engine->protect(q->a, q->b, (int)q->c);
@@ -419,6 +432,7 @@ static int (*const on[])(struct fl_req *) = {
 	[FL_REQ_UNTRACE] = on_untrace,
 	[FL_REQ_PIN] = on_pin,
 	[FL_REQ_UNPIN] = on_unpin,
+	[FL_REQ_LEARN_DIRTY] = on_learn_dirty,
 };
 
 int fl_serve(struct fl_req *q)

@@ -11,7 +11,8 @@
  * `sK` (read(2) 100 bytes of DATAFILE into page K: a kernel-mode write) or `t0` (pass the whole
  * range to faultline_trace_range again: its enabled pages are disabled, its parked pages must
  * keep their contents) or `pK` (print "paused" and the base address, then sleep K seconds)
- * or `uK` (munmap page K).
+ * or `uK` (munmap page K) or `dK` (madvise page K MADV_DONTNEED: its contents go, a later
+ * reference finds a zero page).
  * Prints the range's base address and a checksum of the whole range, so a traced and a native
  * run can be compared.
  * Every access goes through a volatile pointer: the compiler may neither drop nor reorder them.
@@ -89,6 +90,11 @@ int main(int argc, char **argv)
         } else if (op == 'u') {
             if (munmap((void *)(base + page * PAGE), PAGE) != 0) {
                 perror("munmap");
+                return 1;
+            }
+        } else if (op == 'd') {
+            if (madvise((void *)(base + page * PAGE), PAGE, MADV_DONTNEED) != 0) {
+                perror("madvise");
                 return 1;
             }
         } else if (op == 'p') {

@@ -58,7 +58,7 @@ final class ScriptModel
                         out.add((write ? "w" : "r") + page); // a record comes before the evictions it causes
                     }
                 }
-                case 'u' -> model.delete(page, page + 1);
+                case 'u', 'd' -> model.delete(page, page + 1);
                 case 't' -> model.flush(0, pages);
                 default -> throw new IllegalArgumentException("no model for op " + op);
             }
