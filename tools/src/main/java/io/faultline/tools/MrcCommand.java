@@ -180,7 +180,7 @@ final class MrcCommand implements Callable<Integer>
                 final List<MissRatioChart.Series> series = new ArrayList<>();
                 for (final MissRatioCurve curve : curves)
                 {
-                    series.add(series(curve));
+                    series.add(MissRatioChart.Series.of(curve));
                 }
                 MissRatioChart.write(plot, "LRU miss-ratio curve of " + tracePath.getFileName(), series);
                 Written.report(err, "chart", plot, plotStart);
@@ -215,18 +215,6 @@ final class MrcCommand implements Callable<Integer>
         {
             CsvReports.writeMrc(curves.get(0), writer);
         }
-    }
-
-    private static MissRatioChart.Series series(final MissRatioCurve curve)
-    {
-        final int[] sizes = new int[curve.maxSize()];
-        final double[] ratios = new double[curve.maxSize()];
-        for (int size = 1; size <= curve.maxSize(); size++)
-        {
-            sizes[size - 1] = size;
-            ratios[size - 1] = curve.missRatio(size);
-        }
-        return new MissRatioChart.Series(curve.label(), sizes, ratios);
     }
 
     private static double rate(final String text)

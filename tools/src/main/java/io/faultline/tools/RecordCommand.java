@@ -20,6 +20,7 @@ import io.faultline.sim.LimitException;
 import io.faultline.sim.PolicySpec;
 import io.faultline.sim.SimulationResult;
 import io.faultline.sim.live.LiveReplay;
+import io.faultline.sim.report.MissRatioChart;
 import io.faultline.sim.report.ConsoleTable;
 import io.faultline.sim.report.CsvReports;
 import io.faultline.sim.report.Progress;
@@ -189,6 +190,10 @@ final class RecordCommand implements Callable<Integer>
     @Option(names = "--mrc-csv", paramLabel = "OUT", description = "--live: write the curve (" + CsvReports.MRC_HEADER
         + ") here instead of to standard output")
     Path mrcCsv;
+
+    @Option(names = "--mrc-plot", paramLabel = "OUT", description = "--live: also draw the curve (miss ratio "
+        + "against size), PNG or SVG by extension, as mrc --plot does")
+    Path mrcPlot;
 
     @Option(names = "--csv", paramLabel = "OUT", description = "--live with --policies: also write simulate's "
         + CsvReports.SIMULATION_HEADER)
@@ -410,7 +415,18 @@ final class RecordCommand implements Callable<Integer>
             capacities = sizes.stream().mapToInt(size -> SimulationGrid.cacheSize(size, pageSize, "--sizes"))
                 .distinct().toArray();
         }
-        for (final Path file : new Path[] {mrcCsv, simulationCsv})
+        if (mrcPlot != null)
+        {
+            try
+            {
+                MissRatioChart.checkExtension(mrcPlot);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new CliException("--mrc-plot: " + ex.getMessage());
+            }
+        }
+        for (final Path file : new Path[] {mrcCsv, simulationCsv, mrcPlot})
         {
             if (file != null)
             {
@@ -515,6 +531,15 @@ final class RecordCommand implements Callable<Integer>
             }
             Written.report(err, "miss-ratio curve as CSV", mrcCsv, start);
         }
+        if (mrcPlot != null && result.curve().maxSize() > 0)
+        {
+            final long start = System.nanoTime();
+            final String program = options.command.isEmpty() ? "the program" : Path.of(options.command.get(0))
+                .getFileName().toString();
+            MissRatioChart.write(mrcPlot, "LRU miss-ratio curve of " + program + " (record --live)",
+                List.of(MissRatioChart.Series.of(result.curve())));
+            Written.report(err, "chart", mrcPlot, start);
+        }
         if (result.simulations().isEmpty())
         {
             return;
@@ -545,7 +570,7 @@ final class RecordCommand implements Callable<Integer>
         if (!live)
         {
             final String stray = policies != null ? "--policies" : sizes != null ? "--sizes" : mrcCsv != null
-                ? "--mrc-csv" : simulationCsv != null ? "--csv" : liveBacklog != null ? "--live-backlog" : null;
+                ? "--mrc-csv" : mrcPlot != null ? "--mrc-plot" : simulationCsv != null ? "--csv" : liveBacklog != null ? "--live-backlog" : null;
             if (stray != null)
             {
                 throw new CliException(stray + " applies to --live, which replays the references while the program "

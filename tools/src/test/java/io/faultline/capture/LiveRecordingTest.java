@@ -34,7 +34,7 @@ class LiveRecordingTest
         final Path trace = tmp.resolve("trace");
         final List<String> record = new ArrayList<>(List.of("record", "--live", "-o", trace.toString(),
             "--policies", POLICIES, "--sizes", sizes, "--mrc-csv", tmp.resolve("live-mrc.csv").toString(),
-            "--csv", tmp.resolve("live-sim.csv").toString()));
+            "--csv", tmp.resolve("live-sim.csv").toString(), "--mrc-plot", tmp.resolve("live-mrc.svg").toString()));
         record.addAll(List.of(extra));
         record.add("--");
         record.addAll(program);
@@ -66,6 +66,9 @@ class LiveRecordingTest
         assertEquals(Files.readString(tmp.resolve("sim.csv")), Files.readString(tmp.resolve("live-sim.csv")),
             "the live policies' results are simulate's");
         assertTrue(Files.readAllLines(tmp.resolve("mrc.csv")).size() > 100, "a curve of more than 100 sizes");
+        final String chart = Files.readString(tmp.resolve("live-mrc.svg"));
+        assertTrue(chart.startsWith("<?xml") && chart.contains("<svg") && live.err().contains("chart"),
+            "--mrc-plot draws the curve: " + chart.length() + " chars");
         try (Stream<Path> left = Files.list(spillDir()))
         {
             // (the agent library is unpacked there too)
@@ -130,10 +133,13 @@ class LiveRecordingTest
             List.of("record", "--live", "--policies", "lru,opt", "--sizes", "64", "--", program),
             List.of("record", "--live", "--policies", "lru", "--", program),
             List.of("record", "--live", "--mode", "moca", "--", program),
-            List.of("record", "--", program));
+            List.of("record", "--", program),
+            List.of("record", "--live", "--mrc-plot", tmp.resolve("curve.jpg").toString(), "--", program),
+            List.of("record", "-o", tmp.resolve("b").toString(), "--mrc-plot", tmp.resolve("c.png").toString(), "--",
+                program));
         final List<String> expected = List.of("--policies applies to --live", "opt needs every future reference",
             "missing --sizes for --policies", "--live replays references, and a Moca recording",
-            "missing -o DIR");
+            "missing -o DIR", "--mrc-plot: ", "--mrc-plot applies to --live");
         for (int i = 0; i < cases.size(); i++)
         {
             final Faultline.Result result = Faultline.run(cases.get(i), 60);

@@ -8,6 +8,8 @@ import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.internal.chartpart.Chart;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
+import io.faultline.sim.mrc.MissRatioCurve;
+
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -37,6 +39,19 @@ public final class MissRatioChart
                 throw new IllegalArgumentException("a series needs as many sizes as ratios, at least one: sizes="
                     + sizes.length + " ratios=" + missRatios.length);
             }
+        }
+
+        /** The curve at every size from 1 page to its largest, named by its label. */
+        public static Series of(final MissRatioCurve curve)
+        {
+            final int[] sizes = new int[curve.maxSize()];
+            final double[] ratios = new double[curve.maxSize()];
+            for (int size = 1; size <= curve.maxSize(); size++)
+            {
+                sizes[size - 1] = size;
+                ratios[size - 1] = curve.missRatio(size);
+            }
+            return new Series(curve.label(), sizes, ratios);
         }
     }
 
