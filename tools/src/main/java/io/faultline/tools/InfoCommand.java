@@ -101,7 +101,7 @@ final class InfoCommand implements Callable<Integer>
             final long[] c = counts.computeIfAbsent(name, n -> new long[2]);
             c[write ? 1 : 0]++;
             pages.computeIfAbsent(name, n -> new org.agrona.collections.LongHashSet())
-                .add(((long)pid << 44) ^ (address >>> pageShift));
+                .add(io.faultline.sim.trace.PageKey.ofShift(pid, address, pageShift));
         }
 
         @Override

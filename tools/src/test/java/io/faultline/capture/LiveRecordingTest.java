@@ -3,6 +3,7 @@ package io.faultline.capture;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -28,7 +29,7 @@ class LiveRecordingTest
     Path tmp;
 
     /** Records {@code program} with --live and -o, replays the trace with mrc and simulate, compares the files. */
-    private void liveEqualsOffline(final String sizes, final List<String> program, final boolean hold,
+    private List<String> liveEqualsOffline(final String sizes, final List<String> program, final boolean hold,
         final String... extra) throws Exception
     {
         final Path trace = tmp.resolve("trace");
@@ -75,6 +76,7 @@ class LiveRecordingTest
             assertEquals(List.of(), left.filter(f -> f.getFileName().toString().startsWith("faultline-live-")).toList(),
                 "no spill file is left");
         }
+        return Files.readAllLines(tmp.resolve("mrc.csv"));
     }
 
     private Path spillDir() throws Exception
@@ -98,8 +100,13 @@ class LiveRecordingTest
     @Test
     void processesRunningAtOnceOverTheSameAddressesGiveTheCurveAndResultsOfMrcAndSimulate() throws Exception
     {
-        liveEqualsOffline("16,100,200,256", List.of(Workloads.build("twins").toString(), "3", "256", "10"), true,
-            "--evms", "16", "--live-backlog", "64K");
+        final List<String> curve = liveEqualsOffline("16,100,200,256",
+            List.of(Workloads.build("twins").toString(), "3", "256", "10"), true, "--evms", "16", "--live-backlog", "64K");
+        // each process's 256 pages are its own, though all three use the same addresses (PageKey):
+        // at the curve's largest size every miss is a first reference
+        final long[] last = Arrays.stream(curve.get(curve.size() - 1).split(",")).limit(2).mapToLong(Long::parseLong)
+            .toArray();
+        assertTrue(last[1] >= 3 * 256, "distinct pages of three processes: " + last[1]);
     }
 
     @Test

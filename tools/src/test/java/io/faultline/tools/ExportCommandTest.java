@@ -98,7 +98,7 @@ class ExportCommandTest
         for (int i = 0; i < 5; i++)
         {
             assertEquals(0, bytes.getInt(), "clock time of " + i);
-            assertEquals(pages[i], bytes.getLong(), "object id of " + i);
+            assertEquals(1L << 36 | pages[i], bytes.getLong(), "object id of " + i + ": process 1's page (PageKey)");
             assertEquals(4096, bytes.getInt(), "object size of " + i);
             assertEquals(next[i], bytes.getLong(), "next access of " + i);
         }
@@ -115,7 +115,8 @@ class ExportCommandTest
         assertTrue(export.err().startsWith("Wrote 9 references as csv to standard output in "), export.err());
 
         final CommandRun one = CommandRun.of("export", "--to", "lcs-txt", "--tid", "101", trace.toString());
-        assertEquals("9\n24\n", one.out(), one.toString());
+        // process 100's pages 9 and 24 (PageKey: the pid from bit 36)
+        assertEquals((100L << 36 | 9) + "\n" + (100L << 36 | 24) + "\n", one.out(), one.toString());
     }
 
     @Test

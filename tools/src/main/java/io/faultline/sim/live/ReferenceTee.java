@@ -2,6 +2,7 @@ package io.faultline.sim.live;
 
 import io.faultline.format.ChunkDescriptor;
 import io.faultline.format.TraceLayout;
+import io.faultline.sim.trace.PageKey;
 import io.faultline.tracer.ExcerptTee;
 import org.agrona.DirectBuffer;
 
@@ -11,8 +12,8 @@ import java.nio.ByteOrder;
  * The recorder's side of a live replay: on the drain thread, copies each reference record of
  * every chunk the logger writes into the {@link Backlog}, as (seq, page, time), and publishes it
  * per chunk. Events are not replayed (mrc and simulate read references only). The page is the
- * key {@code mrc} and {@code simulate} give a faultline trace's reference: the address over the
- * trace's page size (a power of two, so a shift).
+ * key {@code mrc} and {@code simulate} give a faultline trace's reference ({@link PageKey}): the
+ * process and the address over the trace's page size (a power of two, so a shift).
  */
 final class ReferenceTee implements ExcerptTee
 {
@@ -39,11 +40,12 @@ final class ReferenceTee implements ExcerptTee
             return;
         }
         final int count = buffer.getInt(offset + ChunkDescriptor.COUNT, LE);
+        final int pid = buffer.getInt(offset + ChunkDescriptor.PID, LE);
         for (int i = 0; i < count; i++)
         {
             final int record = offset + ChunkDescriptor.recordOffset(i);
             backlog.add(buffer.getLong(record + ChunkDescriptor.RECORD_SEQ, LE),
-                buffer.getLong(record + ChunkDescriptor.RECORD_ADDRESS, LE) >>> pageShift,
+                PageKey.ofShift(pid, buffer.getLong(record + ChunkDescriptor.RECORD_ADDRESS, LE), pageShift),
                 buffer.getLong(record + ChunkDescriptor.RECORD_TIME_NS, LE));
         }
         backlog.publish();

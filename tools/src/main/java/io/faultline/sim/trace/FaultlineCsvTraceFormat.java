@@ -4,7 +4,7 @@ package io.faultline.sim.trace;
  * The CSV of {@code faultline dump --format csv} and {@code faultline export --to csv}:
  * {@value FaultlineCsvWriter#HEADER}, the header line skipped (and the six columns of earlier
  * versions). Reference rows give the keys, or with {@link TraceOptions#evictionOrder()} the
- * eviction rows (kind evict). Key = address / page size
+ * eviction rows (kind evict). Key = the process and address / page size ({@link PageKey})
  * ({@code --page-size}, default 4096: the CSV does not carry the trace's own); {@code --pid}
  * and {@code --tid} keep one process's or one thread's references, each tagged with its thread.
  */
@@ -22,7 +22,7 @@ final class FaultlineCsvTraceFormat extends LineTraceFormat
     @Override
     public String summary()
     {
-        return "faultline dump/export CSV: " + FaultlineCsvWriter.HEADER + "; key = address / page size";
+        return "faultline dump/export CSV: " + FaultlineCsvWriter.HEADER + "; key = process and address / page size";
     }
 
     @Override
@@ -52,7 +52,7 @@ final class FaultlineCsvTraceFormat extends LineTraceFormat
         if ((options.pid().isEmpty() || options.pid().getAsInt() == pid)
             && (options.tid().isEmpty() || options.tid().getAsInt() == tid))
         {
-            out.add(page(address, options.pageSizeOrDefault()), tid);
+            out.add(PageKey.of(pid, address, options.pageSizeOrDefault()), tid);
         }
     }
 }

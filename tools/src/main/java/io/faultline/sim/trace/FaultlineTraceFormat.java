@@ -11,8 +11,8 @@ import io.faultline.format.TraceVisitor;
 import java.nio.file.Path;
 
 /**
- * A faultline trace directory. Key = the page of the address at the trace's own page size
- * (from its header), or at {@code --page-size} if given, which replays a trace taken at 4 KiB
+ * A faultline trace directory. Key = the process and the page of the address ({@link PageKey}) at
+ * the trace's own page size (from its header), or at {@code --page-size} if given, which replays a trace taken at 4 KiB
  * as if memory were managed in larger pages. {@code --pid} and {@code --tid} keep one process's
  * or one thread's references; every reference is tagged with its thread for per-thread curves.
  * With {@link TraceOptions#evictionOrder()} the keys are the eviction records' pages, in the
@@ -31,7 +31,7 @@ final class FaultlineTraceFormat implements TraceFormat
     @Override
     public String summary()
     {
-        return "faultline trace directory (the default for a directory); key = address / page size";
+        return "faultline trace directory (the default for a directory); key = process and address / page size";
     }
 
     /** The header's EVMS configuration; traces older than the policies have fifo with no lead key. */
@@ -81,7 +81,7 @@ final class FaultlineTraceFormat implements TraceFormat
                     {
                         if (event.type() == EventType.EVICT && (anyPid || event.pid() == pid) && (anyTid || event.tid() == tid))
                         {
-                            out.add(Long.divideUnsigned(event.a(), pageSize), event.tid());
+                            out.add(PageKey.of(event.pid(), event.a(), pageSize), event.tid());
                         }
                     }
                 });
@@ -92,7 +92,7 @@ final class FaultlineTraceFormat implements TraceFormat
                 {
                     if ((anyPid || refPid == pid) && (anyTid || refTid == tid))
                     {
-                        out.add(Long.divideUnsigned(address, pageSize), refTid);
+                        out.add(PageKey.of(refPid, address, pageSize), refTid);
                     }
                 });
             }

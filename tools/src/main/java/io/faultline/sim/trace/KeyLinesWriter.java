@@ -55,7 +55,7 @@ final class KeyLinesWriter implements ExportFormat
                 final boolean write) throws IOException
             {
                 line.setLength(0);
-                line.append(Long.toUnsignedString(Long.divideUnsigned(address, pageSize))).append('\n');
+                line.append(PageKey.of(pid, address, pageSize)).append('\n');
                 text.append(line);
             }
 

@@ -2,7 +2,7 @@ package io.faultline.sim.trace;
 
 /**
  * kVMTrace's reduced trace as {@link KvmTraceWriter} writes it: {@code TAG TIME_NS PID VPAGE};
- * key = the virtual page, in line (eviction) order; {@code --pid} keeps one process's lines.
+ * key = the process and the virtual page ({@link PageKey}), in line (eviction) order; {@code --pid} keeps one process's lines.
  */
 final class KvmTraceFormat extends LineTraceFormat
 {
@@ -17,7 +17,7 @@ final class KvmTraceFormat extends LineTraceFormat
     @Override
     public String summary()
     {
-        return "kVMTrace reduced trace (faultline export --to kvmtrace): TAG TIME_NS PID VPAGE; key = VPAGE";
+        return "kVMTrace reduced trace (faultline export --to kvmtrace): TAG TIME_NS PID VPAGE; key = PID and VPAGE";
     }
 
     @Override
@@ -31,7 +31,7 @@ final class KvmTraceFormat extends LineTraceFormat
         final int pid = (int)parseDecimal(fields[2], "a pid");
         if (options.pid().isEmpty() || options.pid().getAsInt() == pid)
         {
-            out.add(parseHex(fields[3], "a virtual page"));
+            out.add(PageKey.ofPage(pid, parseHex(fields[3], "a virtual page")));
         }
     }
 }

@@ -58,7 +58,7 @@ final class LibCacheSimLcsWriter implements ExportFormat
                     throw new TraceException("thread " + tid + " does not fit lcs's 24-bit tenant field; export the "
                         + "other threads with --tid, or use --to lcs-oracle, which has no tenant");
                 }
-                held.add(Long.divideUnsigned(address, pageSize), timeNs, (write ? OP_WRITE : OP_READ) | tid << 8);
+                held.add(PageKey.of(pid, address, pageSize), timeNs, (write ? OP_WRITE : OP_READ) | tid << 8);
             }
 
             @Override

@@ -42,7 +42,7 @@ final class LibCacheSimOracleWriter implements ExportFormat
             public void reference(final long seq, final long timeNs, final int pid, final int tid, final long address,
                 final boolean write)
             {
-                held.add(Long.divideUnsigned(address, pageSize), timeNs, 0);
+                held.add(PageKey.of(pid, address, pageSize), timeNs, 0);
             }
 
             @Override

@@ -26,15 +26,19 @@ class LibCacheSimLcsTest
     @TempDir
     Path tmp;
 
-    /** Pages 1, 2, 1, 3 at 0.5 s, 1.2 s, 2.0 s and 3.9 s: read by 11, written by 12, written and read by 11. */
+    /**
+     * Pages 1, 2, 1, 3 at 0.5 s, 1.2 s, 2.0 s and 3.9 s: read by 11, written by 12, written and read by 11;
+     * process 0, whose keys are the page numbers themselves (PageKey), so that the pinned bytes are
+     * those libCacheSim read.
+     */
     private static byte[] export() throws IOException
     {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ExportFormat.Writer writer = ExportFormats.get("lcs").open(out, 4096);
-        writer.reference(0, 500_000_000L, 7, 11, 0x1000, false);
-        writer.reference(1, 1_200_000_000L, 7, 12, 0x2008, true);
-        writer.reference(2, 2_000_000_000L, 7, 11, 0x1ff8, true);
-        writer.reference(3, 3_900_000_000L, 7, 11, 0x3000, false);
+        writer.reference(0, 500_000_000L, 0, 11, 0x1000, false);
+        writer.reference(1, 1_200_000_000L, 0, 12, 0x2008, true);
+        writer.reference(2, 2_000_000_000L, 0, 11, 0x1ff8, true);
+        writer.reference(3, 3_900_000_000L, 0, 11, 0x3000, false);
         writer.finish();
         return out.toByteArray();
     }
