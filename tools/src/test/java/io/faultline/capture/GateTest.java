@@ -81,6 +81,50 @@ class GateTest
         assertEquals(nativeRun.out(), traced.out(), traced.describe());
     }
 
+    /**
+     * The same calls by an ordinary user on a stock distribution's settings
+     * (vm.unprivileged_userfaultfd=0): record takes the sigbus engine by itself, and the gate, which
+     * needs no privilege (Syscall User Dispatch is a prctl of the thread's own), gives the native
+     * output.
+     */
+    @org.junit.jupiter.api.Test
+    void anOrdinaryUsersSystemCallsReturnAsNatively() throws Exception
+    {
+        final Path sysctl = Path.of("/proc/sys/vm/unprivileged_userfaultfd");
+        final String before = Files.readString(sysctl).strip();
+        try
+        {
+            Files.writeString(sysctl, "0");
+        }
+        catch (final java.io.IOException ex)
+        {
+            org.junit.jupiter.api.Assumptions.assumeTrue(false, "cannot set vm.unprivileged_userfaultfd: " + ex);
+        }
+        try
+        {
+            final AsNobody nobody = AsNobody.in(tmp);
+            final Path dir = Files.createDirectories(tmp.resolve("entries"));
+            for (int i = 0; i < 500; i++)
+            {
+                Files.createFile(dir.resolve("entry-" + i));
+            }
+            final Path program = nobody.copy(Workloads.build("gate_calls"));
+            final Faultline.Result nativeRun = Faultline.exec(List.of(program.toString(), dir.toString()), 60);
+            assertEquals(0, nativeRun.status(), nativeRun.describe());
+            final Path trace = tmp.resolve("calls-nobody");
+            final Faultline.Result traced = Faultline.finish(nobody.builder(List.of("record", "--evms", "16", "-o",
+                trace.toString(), "--", program.toString(), dir.toString())), 120);
+            assertEquals(0, traced.status(), traced.describe());
+            assertEquals(nativeRun.out(), traced.out(), traced.describe());
+            assertTrue(traced.err().contains("recording with --engine sigbus instead"), traced.describe());
+            assertTrue(Traces.read(trace).kernelRefs >= 8, "the gate ran: references flagged as the kernel's");
+        }
+        finally
+        {
+            Files.writeString(sysctl, before);
+        }
+    }
+
     private Faultline.Result record(final String engine, final String label, final List<String> command,
         final String evms) throws Exception
     {
