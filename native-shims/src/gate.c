@@ -177,22 +177,37 @@ static inline void write_touch(uintptr_t a)
 	__asm__ volatile("lock orb $0, %0" : "+m"(*(volatile uint8_t *)a) : : "memory");
 }
 
-#define HELD_MAX 4096 /* pages held by one call; past that, touched but not held (README, limits) */
+/*
+ * The pages one call holds, as one bit per page of its regions in the order hold walks them,
+ * so that release walks the same pages again: 4 KiB of the signal stack for up to 32,768 pages
+ * (128 MiB), what the held table (pins.c) has room for. Past that a page is touched but not
+ * held, and the call may meet it disabled again: a read(2) of more into traced memory returns
+ * short (ARCHITECTURE.md, "The system-call gate"). A page in two regions is held twice.
+ */
+#define HELD_MAX (1u << 15)
 struct held_set {
-	uintptr_t page[HELD_MAX];
-	uint32_t n;
+	uint64_t bit[HELD_MAX / 64];
+	uint32_t walked; /* pages of the regions hold looked at, at most HELD_MAX */
+	uint32_t held;
 };
 
 /* lock held: hold every traced page of the regions; they are touched after the lock is released */
 static void hold(const struct fl_gate_region *r, uint32_t n, struct held_set *h)
 {
+	h->walked = h->held = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		if (!r[i].len)
 			continue;
 		uintptr_t end = FL_PAGE_UP(r[i].addr + r[i].len);
-		for (uintptr_t p = FL_PAGE_DOWN(r[i].addr); p < end && h->n < HELD_MAX; p += FL_PAGE)
-			if (fl_range_find(p) && !fl_pins_has(p) && fl_pins_hold(p) == 0)
-				h->page[h->n++] = p;
+		for (uintptr_t p = FL_PAGE_DOWN(r[i].addr); p < end && h->walked < HELD_MAX; p += FL_PAGE) {
+			uint32_t k = h->walked++;
+			if (!(k & 63))
+				h->bit[k >> 6] = 0;
+			if (fl_range_find(p) && !fl_pins_has(p) && fl_pins_hold(p) == 0) {
+				h->bit[k >> 6] |= 1ull << (k & 63);
+				h->held++;
+			}
+		}
 	}
 }
 
@@ -207,13 +222,18 @@ static void hold(const struct fl_gate_region *r, uint32_t n, struct held_set *h)
  * good (the untraced child of a raw clone3 died of SIGSEGV on its stack page holding the
  * clone_args, 2 runs in 30 under mprotect).
  */
-static void release(struct held_set *h)
+static void release(const struct fl_gate_region *r, uint32_t n, const struct held_set *h)
 {
 	int evms = (fl_mode->flags & FL_KEEPS_EVMS) != 0 && !fl_fork_depth;
-	for (uint32_t i = 0; i < h->n; i++) {
-		uintptr_t p = h->page[i];
-		if (fl_pins_release(p) && evms && fl_evms_state(p) != FL_EVMS_ENABLED && fl_range_find(p) && !fl_pins_has(p))
-			fl_engine->evict(p);
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < n && k < h->walked; i++) {
+		if (!r[i].len)
+			continue;
+		uintptr_t end = FL_PAGE_UP(r[i].addr + r[i].len);
+		for (uintptr_t p = FL_PAGE_DOWN(r[i].addr); p < end && k < h->walked; p += FL_PAGE, k++)
+			if ((h->bit[k >> 6] >> (k & 63)) & 1 && fl_pins_release(p) && evms &&
+			    fl_evms_state(p) != FL_EVMS_ENABLED && fl_range_find(p) && !fl_pins_has(p))
+				fl_engine->evict(p);
 	}
 }
 
@@ -436,7 +456,6 @@ static long gated_call(long nr, const long *a, ucontext_t *uc, struct fl_gate_th
 	}
 	struct held_set *h = NULL, hs;
 	if (n) {
-		hs.n = 0;
 		h = &hs;
 		fl_lock();
 		hold(regions, n, h);
@@ -455,9 +474,9 @@ static long gated_call(long nr, const long *a, ucontext_t *uc, struct fl_gate_th
 	g->selector = SELECTOR_ALLOW;
 	if (!quick)
 		fl_gate_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&handler_mask, 0, K_SIGSET_BYTES, 0, 0);
-	if (h && h->n) {
+	if (h && h->held) {
 		fl_lock();
-		release(h);
+		release(regions, n, h);
 		fl_unlock();
 	}
 	map_events_after(nr, a, r);

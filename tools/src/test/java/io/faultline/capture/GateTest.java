@@ -82,6 +82,28 @@ class GateTest
     }
 
     /**
+     * One read(2) of 24 MiB into parked heap pages (workloads/big_read.c): the gate holds all
+     * 6,144 pages of the buffer for the call. When it held at most 4,096 a call, the read
+     * returned 16 MiB under sigbus and mprotect.
+     */
+    @BothEngines
+    void aReadIntoMoreMemoryThanTheEvmsReturnsWhole(final String engine) throws Exception
+    {
+        final int bytes = 24 << 20;
+        final byte[] data = new byte[bytes];
+        new java.util.Random(11).nextBytes(data);
+        final Path file = Files.write(tmp.resolve("data"), data);
+        final List<String> command = List.of(Workloads.build("big_read").toString(), file.toString(),
+            Integer.toString(bytes));
+        final Faultline.Result nativeRun = Faultline.exec(command, 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        assertTrue(nativeRun.out().startsWith("read " + bytes + " of " + bytes + "\n"), nativeRun.describe());
+        final Faultline.Result traced = record(engine, "big", command, "64");
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals(nativeRun.out(), traced.out(), traced.describe());
+    }
+
+    /**
      * The same calls by an ordinary user on a stock distribution's settings
      * (vm.unprivileged_userfaultfd=0): record takes the sigbus engine by itself, and the gate, which
      * needs no privilege (Syscall User Dispatch is a prctl of the thread's own), gives the native
