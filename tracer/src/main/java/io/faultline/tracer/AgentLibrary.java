@@ -2,9 +2,13 @@ package io.faultline.tracer;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -12,7 +16,16 @@ import java.util.HexFormat;
 /**
  * Finds libfaultline.so, in async-profiler's order: the {@code FAULTLINE_AGENT} environment
  * variable, the {@code faultline.agent} system property, then the copy inside the jar, extracted
- * once per content hash into a private temporary directory.
+ * once per content hash into {@code java.io.tmpdir/faultline-UID/HASH/}.
+ *
+ * <p>Each build or version of faultline extracts its own copy, so copies would pile up (54 of
+ * them, 37 MB, on a developer's machine). A JVM that uses a copy holds a shared lock on it
+ * ({@code fcntl}, through {@link FileChannel#lock}) until it exits: a traced program that
+ * forks and execs late needs the file for its children's {@code LD_PRELOAD}. After extracting
+ * its own, a JVM deletes every other copy on which it can take an exclusive lock, that is,
+ * every copy no running faultline uses. The lock is taken before the file has its name (on the
+ * temporary file that is then renamed) or, for a copy already there, checked to still have it
+ * once locked, so a copy deleted meanwhile is extracted again.
  */
 public final class AgentLibrary
 {
@@ -68,15 +81,107 @@ public final class AgentLibrary
         {
             throw new IllegalStateException(ex);
         }
-        final Path dir = Path.of(System.getProperty("java.io.tmpdir"), "faultline-" + Libc.INSTANCE.geteuid(), hash);
-        final Path target = dir.resolve("libfaultline.so");
-        if (!Files.isRegularFile(target) || Files.size(target) != library.length)
+        final Path copies = Path.of(System.getProperty("java.io.tmpdir"), "faultline-" + Libc.INSTANCE.geteuid());
+        final Path target = copies.resolve(hash).resolve(LIBRARY);
+        synchronized (AgentLibrary.class)
         {
-            Files.createDirectories(dir);
-            final Path tmp = Files.createTempFile(dir, "libfaultline", ".tmp");
-            Files.write(tmp, library);
-            Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            if (held == null || !held.path.equals(target))
+            {
+                held = inUse(target, library);
+                prune(copies, hash);
+            }
         }
         return target;
+    }
+
+    private static final String LIBRARY = "libfaultline.so";
+
+    /** The copy this JVM uses, locked shared for the JVM's life (the lock goes with the process). */
+    private record Held(Path path, FileChannel channel, FileLock lock)
+    {
+    }
+
+    private static Held held;
+
+    private static Held inUse(final Path target, final byte[] library) throws IOException
+    {
+        for (int attempt = 0; attempt < 5; attempt++)
+        {
+            if (Files.isRegularFile(target) && Files.size(target) == library.length)
+            {
+                final FileChannel channel = FileChannel.open(target, StandardOpenOption.READ);
+                final FileLock lock = channel.lock(0, Long.MAX_VALUE, true);
+                if (Files.isRegularFile(target))
+                {
+                    return new Held(target, channel, lock);
+                }
+                channel.close(); // deleted by another JVM's prune before our lock: extract again
+                continue;
+            }
+            Files.createDirectories(target.getParent());
+            final Path tmp = Files.createTempFile(target.getParent(), "libfaultline", ".tmp");
+            Files.write(tmp, library);
+            final FileChannel channel = FileChannel.open(tmp, StandardOpenOption.READ);
+            final FileLock lock = channel.lock(0, Long.MAX_VALUE, true);
+            Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            return new Held(target, channel, lock);
+        }
+        throw new IOException("cannot keep a copy of the agent in " + target.getParent() + ": it was deleted five "
+            + "times while being locked");
+    }
+
+    /** Deletes every other copy that no running JVM holds; a copy in use, or one we cannot delete, stays. */
+    private static void prune(final Path copies, final String keep)
+    {
+        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(copies))
+        {
+            for (final Path dir : dirs)
+            {
+                if (!dir.getFileName().toString().equals(keep) && Files.isDirectory(dir))
+                {
+                    pruneCopy(dir);
+                }
+            }
+        }
+        catch (final IOException ex)
+        {
+            // a directory we cannot list: the copies stay, which costs disk space only
+        }
+    }
+
+    private static void pruneCopy(final Path dir)
+    {
+        final Path library = dir.resolve(LIBRARY);
+        try
+        {
+            if (Files.isRegularFile(library))
+            {
+                try (FileChannel channel = FileChannel.open(library, StandardOpenOption.WRITE);
+                    FileLock lock = channel.tryLock())
+                {
+                    if (lock == null)
+                    {
+                        return; // a running faultline uses it
+                    }
+                    Files.delete(library);
+                }
+            }
+            try (DirectoryStream<Path> left = Files.newDirectoryStream(dir, "libfaultline*.tmp"))
+            {
+                for (final Path tmp : left)
+                {
+                    // an extraction that died halfway; one under way is younger than a minute
+                    if (Files.getLastModifiedTime(tmp).toMillis() < System.currentTimeMillis() - 60_000)
+                    {
+                        Files.delete(tmp);
+                    }
+                }
+            }
+            Files.delete(dir);
+        }
+        catch (final IOException | java.nio.channels.OverlappingFileLockException ex)
+        {
+            // not empty, locked, or not ours to delete: it stays
+        }
     }
 }
