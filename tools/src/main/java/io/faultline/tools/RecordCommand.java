@@ -191,6 +191,10 @@ final class RecordCommand implements Callable<Integer>
         + ") here instead of to standard output")
     Path mrcCsv;
 
+    @Option(names = "--max-size", paramLabel = "N", description = "--live: the curve's largest size, in pages (or "
+        + "bytes with K, M, G), as mrc --max-size; default: the distinct pages")
+    Size maxSize;
+
     @Option(names = "--mrc-plot", paramLabel = "OUT", description = "--live: also draw the curve (miss ratio "
         + "against size), PNG or SVG by extension, as mrc --plot does")
     Path mrcPlot;
@@ -370,7 +374,7 @@ final class RecordCommand implements Callable<Integer>
     }
 
     /** What --live was given, checked. */
-    private record LiveOptions(List<PolicySpec> specs, int[] capacities, long backlogBytes)
+    private record LiveOptions(List<PolicySpec> specs, int[] capacities, long backlogBytes, OptionalInt maxSize)
     {
     }
 
@@ -440,7 +444,9 @@ final class RecordCommand implements Callable<Integer>
                 + "heap (" + Written.humanBytes(Runtime.getRuntime().maxMemory() / 2) + "; more with "
                 + "FAULTLINE_JAVA_OPTS=-Xmx...): " + Size.formatBytes(backlog));
         }
-        return new LiveOptions(specs, capacities, backlog);
+        final OptionalInt maxPages = maxSize == null ? OptionalInt.empty()
+            : OptionalInt.of(SimulationGrid.cacheSize(maxSize, RecordOptions.systemPageSize(), "--max-size"));
+        return new LiveOptions(specs, capacities, backlog, maxPages);
     }
 
     private static final long DEFAULT_LIVE_BACKLOG = 256L << 20;
@@ -467,7 +473,7 @@ final class RecordCommand implements Callable<Integer>
         final LiveReplay replay;
         try
         {
-            replay = new LiveReplay(pageSize, liveOptions.specs(), liveOptions.capacities(), shown, OptionalInt.empty(),
+            replay = new LiveReplay(pageSize, liveOptions.specs(), liveOptions.capacities(), shown, liveOptions.maxSize(),
                 liveOptions.backlogBytes(), Path.of(System.getProperty("java.io.tmpdir")));
         }
         catch (final IllegalArgumentException ex)
@@ -570,7 +576,7 @@ final class RecordCommand implements Callable<Integer>
         if (!live)
         {
             final String stray = policies != null ? "--policies" : sizes != null ? "--sizes" : mrcCsv != null
-                ? "--mrc-csv" : mrcPlot != null ? "--mrc-plot" : simulationCsv != null ? "--csv" : liveBacklog != null ? "--live-backlog" : null;
+                ? "--mrc-csv" : mrcPlot != null ? "--mrc-plot" : maxSize != null ? "--max-size" : simulationCsv != null ? "--csv" : liveBacklog != null ? "--live-backlog" : null;
             if (stray != null)
             {
                 throw new CliException(stray + " applies to --live, which replays the references while the program "

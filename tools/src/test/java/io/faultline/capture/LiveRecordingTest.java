@@ -131,6 +131,25 @@ class LiveRecordingTest
         }
     }
 
+    /** --max-size bounds the live curve as it bounds mrc's: the same CSV, 100 sizes. */
+    @Test
+    void theLiveCurveStopsAtMaxSizeAsMrcDoes() throws Exception
+    {
+        final Path trace = tmp.resolve("trace");
+        final ProcessBuilder builder = Faultline.builder(List.of("record", "--live", "-o", trace.toString(), "--evms",
+            "16", "--max-size", "100", "--mrc-csv", tmp.resolve("live.csv").toString(), "--",
+            Workloads.build("twins").toString(), "2", "128", "4"));
+        builder.environment().put("FAULTLINE_JAVA_OPTS", "-XX:TieredStopAtLevel=1 -Djava.io.tmpdir=" + spillDir());
+        final Faultline.Result live = Faultline.finish(builder, 120);
+        assertEquals(0, live.status(), live.describe());
+        final Faultline.Result mrc = Faultline.run(List.of("mrc", "--max-size", "100", "--csv",
+            tmp.resolve("mrc.csv").toString(), trace.toString()), 120);
+        assertEquals(0, mrc.status(), mrc.describe());
+        final List<String> curve = Files.readAllLines(tmp.resolve("live.csv"));
+        assertEquals(Files.readAllLines(tmp.resolve("mrc.csv")), curve);
+        assertEquals(101, curve.size(), "a header and sizes 1 to 100");
+    }
+
     @Test
     void liveOptionsAreRefusedInOneLineWhereTheyCannotApply() throws Exception
     {
@@ -143,10 +162,11 @@ class LiveRecordingTest
             List.of("record", "--", program),
             List.of("record", "--live", "--mrc-plot", tmp.resolve("curve.jpg").toString(), "--", program),
             List.of("record", "-o", tmp.resolve("b").toString(), "--mrc-plot", tmp.resolve("c.png").toString(), "--",
-                program));
+                program),
+            List.of("record", "-o", tmp.resolve("d").toString(), "--max-size", "64", "--", program));
         final List<String> expected = List.of("--policies applies to --live", "opt needs every future reference",
             "missing --sizes for --policies", "--live replays references, and a Moca recording",
-            "missing -o DIR", "--mrc-plot: ", "--mrc-plot applies to --live");
+            "missing -o DIR", "--mrc-plot: ", "--mrc-plot applies to --live", "--max-size applies to --live");
         for (int i = 0; i < cases.size(); i++)
         {
             final Faultline.Result result = Faultline.run(cases.get(i), 60);
