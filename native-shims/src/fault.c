@@ -40,6 +40,7 @@
 #include "ranges.h"
 #include "scope.h"
 #include "state.h"
+#include "stacks.h"
 #include "sys.h"
 
 /*
@@ -67,6 +68,9 @@ int fl_fault_init(void)
 	}
 	if (!msgs || !staged)
 		return -ENOMEM;
+	int err = fl_stacks_init();
+	if (err)
+		return err;
 	const char *delay = getenv("FAULTLINE_TEST_EVENT_DELAY_US");
 	if (delay)
 		test_event_delay_us = atoi(delay);
@@ -142,6 +146,7 @@ void fl_fault_reset(void)
 {
 	deferred_n = 0;
 	held_n = 0;
+	fl_stacks_reset();
 }
 
 /* a fault as the engine read it (FL_TRAP_*), before it is labelled */
@@ -151,6 +156,13 @@ static struct fl_fault as_read(uint64_t address, uint32_t tid, uint32_t trap_fla
 				  .flags = (trap_flags & FL_TRAP_WRITE) ? FL_REC_WRITE : 0,
 				  .soft = (trap_flags & FL_TRAP_WP) ? SOFT_DIRTY : 0 };
 }
+
+/*
+ * The faulting thread's registers while fl_fault_on_thread handles its fault (record --stacks):
+ * its reference record gets the id of its call stack. NULL on a handler thread, whose faults
+ * come with an address and a tid only (record refuses --stacks under the uffd engine).
+ */
+static const struct fl_stack_regs *on_thread_regs;
 
 /*
  * Label staged[from..to) (write? first touch?) and publish them. Called in message order, so
@@ -182,6 +194,12 @@ static void label_and_publish(uint32_t from, uint32_t to)
 		if (!r || fl_engine->first_touch(r, page))
 			staged[i].flags |= FL_REC_FIRST_TOUCH;
 	}
+	/* a stack per reference record, not per soft fault; none for the gate's kernel references,
+	 * whose faulting instruction is the agent's touch of the call's buffer */
+	if (on_thread_regs && fl_stacks_on())
+		for (uint32_t i = from; i < to; i++)
+			if (!staged[i].soft && !(staged[i].flags & FL_REC_KERNEL))
+				staged[i].stack = fl_stack_take(on_thread_regs, staged[i].tid);
 	if (fl_mode->faults) /* trace: the reference records; Moca: counted; monitor: nothing */
 		fl_mode->faults(staged + from, to - from);
 }
@@ -324,7 +342,7 @@ static void handle_batch(uint32_t n)
  * through the same steps as a batch of one: label, publish, resolve (evict, then enable). The
  * thread runs on when its handler returns, after the lock is released.
  */
-int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access)
+int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access, const struct fl_stack_regs *regs)
 {
 	fl_lock();
 	uint32_t flags = 0;
@@ -334,7 +352,9 @@ int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access)
 		staged[0] = as_read(address, tid, flags);
 		if (access & FL_ACCESS_KERNEL)
 			staged[0].flags |= FL_REC_KERNEL;
+		on_thread_regs = regs;
 		label_and_publish(0, 1);
+		on_thread_regs = NULL;
 		resolve_faults(1);
 		fl_progress();
 	}
