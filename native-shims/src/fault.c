@@ -77,10 +77,19 @@ int fl_fault_init(void)
 	return 0;
 }
 
+/*
+ * The faulting thread's registers while fl_fault_on_thread handles its fault (record --stacks):
+ * its reference record gets the id of its call stack. NULL on a handler thread, whose faults
+ * come with an address and a tid only (record refuses --stacks under the uffd engine).
+ */
+static const struct fl_stack_regs *on_thread_regs;
+
 /* one reference record outside a batch's publishing (resolve_one says when) */
 static void publish_late(uintptr_t address, uint32_t tid, int write)
 {
 	struct fl_fault f = { .address = address, .tid = tid, .flags = write ? FL_REC_WRITE : 0 };
+	if (on_thread_regs && fl_stacks_on())
+		f.stack = fl_stack_take(on_thread_regs, tid);
 	fl_emit_references(&f, 1);
 }
 
@@ -156,13 +165,6 @@ static struct fl_fault as_read(uint64_t address, uint32_t tid, uint32_t trap_fla
 				  .flags = (trap_flags & FL_TRAP_WRITE) ? FL_REC_WRITE : 0,
 				  .soft = (trap_flags & FL_TRAP_WP) ? SOFT_DIRTY : 0 };
 }
-
-/*
- * The faulting thread's registers while fl_fault_on_thread handles its fault (record --stacks):
- * its reference record gets the id of its call stack. NULL on a handler thread, whose faults
- * come with an address and a tid only (record refuses --stacks under the uffd engine).
- */
-static const struct fl_stack_regs *on_thread_regs;
 
 /*
  * Label staged[from..to) (write? first touch?) and publish them. Called in message order, so
@@ -354,8 +356,8 @@ int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access, const s
 			staged[0].flags |= FL_REC_KERNEL;
 		on_thread_regs = regs;
 		label_and_publish(0, 1);
-		on_thread_regs = NULL;
 		resolve_faults(1);
+		on_thread_regs = NULL;
 		fl_progress();
 	}
 	fl_unlock();
