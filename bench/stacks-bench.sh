@@ -19,18 +19,23 @@ gcc -O2 -Wall -Wextra -Werror -fno-omit-frame-pointer -I"$root/native-shims/incl
   "$here/native/stack_loop.c"
 
 echo "stacks-bench: runs=$runs refs=$refs depth=$depth window=$window, $(machine)"
-printf '%-9s %-12s %10s   %s\n' engine stacks "ns/ref" "runs"
-for e in sigbus mprotect; do
-  for s in none 8 64; do
+# the configurations alternate within each run, so that a change of load falls on all alike
+declare -A v
+configs=(sigbus/none sigbus/8 sigbus/64 mprotect/none mprotect/8 mprotect/64)
+for ((i = 1; i <= runs; i++)); do
+  for c in "${configs[@]}"; do
+    e=${c%/*} s=${c#*/}
     args=()
     [[ $s == none ]] || args=(--stacks "$s")
-    v=""
-    for ((i = 1; i <= runs; i++)); do
-      rm -rf "$out/trace"
-      v+=" $(timeout 600 "$root/faultline" record -q --engine "$e" --scope api --evms "$window" "${args[@]}" \
-        -o "$out/trace" -- "$out/stack_loop" "$refs" "$window" "$depth" | ns)"
-    done
-    printf '%-9s %-12s %10s  %s\n' "$e" "$s" "$(tr ' ' '\n' <<< "$v" | grep . | median)" "$v"
+    rm -rf "$out/trace"
+    v[$c]+=" $(timeout 600 "$root/faultline" record -q --engine "$e" --scope api --evms "$window" "${args[@]}" \
+      -o "$out/trace" -- "$out/stack_loop" "$refs" "$window" "$depth" | ns)"
   done
+done
+printf '%-9s %-7s %8s %8s   %s\n' engine stacks "ns/ref" "+stack" "runs"
+for c in "${configs[@]}"; do
+  m=$(tr ' ' '\n' <<< "${v[$c]}" | grep . | median)
+  base=$(tr ' ' '\n' <<< "${v[${c%/*}/none]}" | grep . | median)
+  printf '%-9s %-7s %8s %8s  %s\n' "${c%/*}" "${c#*/}" "$m" "$((m - base))" "${v[$c]}"
 done
 echo "end: $(machine)"
