@@ -15,9 +15,9 @@
  * the walk needs into agent memory (sys.c, fl_read_self: pread of /proc/self/mem), which cannot
  * fault: an unmapped address fails, a PROT_NONE page (the mprotect engine's disabled pages) is
  * read in place, and a page the sigbus engine parked, missing at its address, fails there and
- * is read from its parking slot (the engine's peek). Two pages at a time, the frame's and the
- * next: a chain of frames rarely spans more, and a system call costs what copying tens of KiB
- * does, so reading 16 bytes per frame would cost a call per frame. A check of the page's state before a plain load (traced? enabled in the EVMS?) would
+ * is read from its parking slot (the engine's peek). A page at a time: a read costs about the
+ * same for 8 bytes as for a page, so reading each frame's 16 bytes would cost two reads a frame,
+ * and most chains stay on one or two pages. A check of the page's state before a plain load (traced? enabled in the EVMS?) would
  * save the system call but not make the load safe: another thread may unmap memory under us
  * (glibc's free of a large block unmaps it without any call we see) and a wrong frame pointer
  * may point anywhere. BENCHMARKS.md, "Call stacks", has the cost per fault.
@@ -47,7 +47,7 @@
 #define HASH_SLOTS (2 * STACKS_MAX) /* a power of two, at most half full */
 #define ARENA_FRAMES (STACKS_MAX * 16UL)
 #define MAPS_MAX 4096               /* mappings a frame was looked up in (executable or not) */
-#define WALK_PAGES 2                /* stack pages read in one call: the page a frame is on and the next */
+#define WALK_PAGES 2                /* stack pages a walk keeps copied: the chain climbs */
 #define STACK_SPAN (1UL << 30)      /* a frame pointer this far above the stack pointer is no frame */
 
 struct slot {
@@ -72,6 +72,7 @@ static struct code_map *maps;
 static uint32_t maps_n;
 static uint8_t *walk_buf;        /* WALK_PAGES pages */
 static uintptr_t walk_page[WALK_PAGES];
+static uint32_t walk_next;
 static uint32_t stack_tid; /* the faulting thread: the tid of the events a walk emits */
 
 int fl_stacks_init(void)
@@ -110,22 +111,22 @@ int fl_stacks_on(void)
 /* ---- the program's stack, read without a load of ours ---- */
 
 /*
- * The copy of a stack page, NULL if it cannot be read. A miss reads the page and the one above
- * it in one call (a chain climbs: one system call serves most walks, BENCHMARKS.md "Call
- * stacks"); the kernel's copy stops at the first page it cannot read.
+ * The copy of a stack page, NULL if it cannot be read. One page per read: a read costs about
+ * the same whether it copies 8 bytes or 4096, and a second page in the same read costs half as
+ * much again (BENCHMARKS.md "Call stacks"), while most walks stay on one page.
  */
 static const uint8_t *stack_page(uintptr_t page)
 {
 	for (uint32_t i = 0; i < WALK_PAGES; i++)
 		if (walk_page[i] == page)
 			return walk_buf + i * FL_PAGE;
-	memset(walk_page, 0, sizeof(walk_page));
-	long n = fl_read_self(walk_buf, page, WALK_PAGES * FL_PAGE);
-	if (n < (long)FL_PAGE && (!fl_engine->peek || fl_engine->peek(page, walk_buf) != 0))
+	uint32_t i = walk_next++ % WALK_PAGES;
+	uint8_t *buf = walk_buf + i * FL_PAGE;
+	walk_page[i] = 0;
+	if (fl_read_self(buf, page, FL_PAGE) != (long)FL_PAGE && (!fl_engine->peek || fl_engine->peek(page, buf) != 0))
 		return NULL;
-	for (uint32_t i = 0; i < WALK_PAGES && (i == 0 || n >= (long)((i + 1) * FL_PAGE)); i++)
-		walk_page[i] = page + i * FL_PAGE;
-	return walk_buf;
+	walk_page[i] = page;
+	return buf;
 }
 
 static int stack_word(uintptr_t a, uint64_t *out)
