@@ -99,6 +99,29 @@ class CallSitesTest
         }
     }
 
+    /**
+     * A shell that runs the workload twice (each run a process image forked from the shell and
+     * exec'd, or the shell's own image replaced by exec for the last command): every image's
+     * stack ids start at 1 and name other addresses (each maps the executable and libc at its own
+     * place); keyed by pid and image, every reference is counted under its function.
+     */
+    @Test
+    void stacksOfForkedAndExecdImagesAreKeptApart() throws Exception
+    {
+        final Path trace = tmp.resolve("t");
+        final String w = workload().toString();
+        final Faultline.Result rec = Faultline.run("record", "-q", "--scope", "api", "--evms", "16", "--stacks", "8", "-o",
+            trace.toString(), "--", "sh", "-c", w + " 2 api && " + w + " 3 api");
+        assertEquals(0, rec.status(), rec.describe());
+        final Faultline.Result sites = Faultline.run("report", "callsites", "--depth", "2", trace.toString());
+        assertEquals(0, sites.status(), sites.describe());
+        final Map<String, Long> counts = counts(sites.out());
+        assertEquals(48L * 5, counts.get("touch_a <- main"), sites.out());
+        assertEquals(16L * 5, counts.get("touch_b <- main"), sites.out());
+        assertEquals(48L * 2, counts.entrySet().stream().filter(e -> e.getKey().startsWith("main"))
+            .mapToLong(Map.Entry::getValue).sum(), sites.out());
+    }
+
     @Test
     void aTraceWithoutStacksIsRefusedWithTheFix() throws Exception
     {
