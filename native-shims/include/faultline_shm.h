@@ -38,6 +38,8 @@
  *   76  u32 engine           FL_ENGINE_*: how the agent disables pages and traps their references
  *   80  u64 start_mono_ns    CLOCK_MONOTONIC at recording start; record times are relative to it
  *   88  u32 lead_pages       pages in the leading FIFO segment under the segq policies (0: fifo)
+ *   92  u32 stack_frames     record --stacks N: frames of the call stack kept per trapped reference
+ *                            (1 to FL_STACK_FRAMES_MAX), 0: no stacks
  *   104 u64 claims           slots claimed so far: each claim takes the next number (slot claim)
  *   112 u64 interval_ns      Moca mode: the interval at whose end every page referenced in it is
  *                            disabled again and every thread's chunk is written (0 otherwise)
@@ -134,7 +136,8 @@
  *           8   u64 time_ns   CLOCK_MONOTONIC - start_mono_ns
  *           16  u64 address   exact faulting address
  *           24  u32 flags     FL_REC_WRITE | FL_REC_FIRST_TOUCH | FL_REC_KERNEL
- *           28  u32 reserved  0
+ *           28  u32 stack     the call stack's id (FL_EV_STACK of this process image), 0: none
+ *                             (recorded without --stacks, a kernel reference, a full stack table)
  *
  *   A Moca chunk (FL_MODE_MOCA, mode_moca.c): the pages one thread faulted on in one interval, written
  *   when the interval ends. Same first 24 bytes, then:
@@ -171,7 +174,7 @@
 #include <stdint.h>
 
 #define FL_SHM_MAGIC   0x314d48534c544c46ULL /* "FLTLSHM1" read as little-endian bytes */
-#define FL_SHM_VERSION 5
+#define FL_SHM_VERSION 6
 
 #define FL_ENV_SHM "FAULTLINE_SHM"
 
@@ -194,6 +197,7 @@
 #define FL_CTL_ENGINE           76
 #define FL_CTL_START_MONO_NS    80
 #define FL_CTL_LEAD_PAGES       88
+#define FL_CTL_STACK_FRAMES     92
 #define FL_CTL_CLAIMS           104
 #define FL_CTL_INTERVAL_NS      112
 #define FL_CTL_MODE             128
@@ -343,6 +347,7 @@
 #define FL_RECORD_TIME_NS  8
 #define FL_RECORD_ADDRESS  16
 #define FL_RECORD_FLAGS    24
+#define FL_RECORD_STACK    28
 #define FL_RECORD_SIZE     32
 #define FL_RECORD_MOCA_READS  32
 #define FL_RECORD_MOCA_WRITES 36
@@ -387,6 +392,24 @@
  * its turn came. Its seq is the clock after the reference record that caused it.
  */
 #define FL_EV_EVICT         16
+
+/*
+ * Call stacks (record --stacks N, in-thread engines only): each distinct stack of a process image
+ * once, before the first record that names it. a = id (from 1, per process image: a reader keys
+ * stacks by pid and forgets a pid's at its PROCESS_START, which a new image and a followed fork
+ * child each emit), b = frames, text = the b frames in hexadecimal without 0x, separated by one
+ * space (UTF-8 as every event's text, readable in a dump; 64 user-space addresses of 12 digits
+ * fit): frame 0 the faulting instruction, then return addresses, innermost first (a symbolizer
+ * looks up a return address less one, inside its call instruction).
+ */
+#define FL_EV_STACK         32
+/*
+ * A mapping that holds a frame of a stack (--stacks), once per process image, before the first
+ * stack event with a frame in it: a = start, b = end, c = file offset of start, text = the
+ * mapping's path as /proc/self/maps names it ("" anonymous, "[vdso]"). Same keying as FL_EV_STACK.
+ */
+#define FL_EV_CODE_MAP      33
+#define FL_STACK_FRAMES_MAX 64 /* most frames record --stacks keeps */
 
 #define FL_RANGE_SCAN 0 /* found in /proc/self/maps (scope all) */
 #define FL_RANGE_API  1 /* registered with faultline_trace_range */

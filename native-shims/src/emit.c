@@ -217,7 +217,7 @@ void fl_emit_references(const struct fl_fault *f, uint32_t n_faults)
 			put64(rec, FL_RECORD_TIME_NS, t);
 			put64(rec, FL_RECORD_ADDRESS, f[i].address);
 			put32(rec, FL_RECORD_FLAGS, f[i].flags);
-			put32(rec, 28, 0);
+			put32(rec, FL_RECORD_STACK, f[i].stack);
 			count++;
 			i++;
 		}

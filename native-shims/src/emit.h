@@ -19,6 +19,7 @@ struct fl_fault {
 	uint64_t address;
 	uint32_t tid;
 	uint32_t flags; /* FL_REC_* */
+	uint32_t stack; /* the call stack's id (stacks.c), 0: none */
 	int soft;       /* nonzero: a fault that is no reference record (fault.c says which) */
 };
 

@@ -63,6 +63,13 @@ struct fl_engine {
 	 */
 	int (*written)(const uintptr_t *pages, uint32_t n, uint8_t *written);
 	void (*pin)(uintptr_t addr);   /* enabled for good (thread descriptors, pins.c) */
+	/*
+	 * A copy of a traced page the engine holds away from its address (FL_PAGE bytes to out),
+	 * made without faulting, for a stack walk that meets a disabled page (stacks.c): 0, or
+	 * -errno (nothing held: never populated). NULL: the page's own address reads it through
+	 * fl_read_self (mprotect's PROT_NONE pages stay in place).
+	 */
+	int (*peek)(uintptr_t page, void *out);
 	int (*untrace_all)(void);      /* teardown; -EAGAIN: read traps and call again */
 	int (*fork_child)(void);       /* followed fork child: take over the inherited ranges */
 	/* no fd: on the faulting thread: did the engine cause this fault? (flags: FL_TRAP_*) */

@@ -169,6 +169,7 @@ const struct fl_engine fl_engine_sigbus = {
 	.evict = uffd_evict,
 	.written = uffd_written,
 	.pin = uffd_pin,
+	.peek = uffd_peek,
 	.untrace_all = uffd_untrace_all,
 	.fork_child = uffd_fork_child,
 	.trapped = sb_trapped,

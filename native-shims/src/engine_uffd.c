@@ -744,6 +744,16 @@ void uffd_pin(uintptr_t addr)
  * pages could not come home yet (an event is pending); the caller reads the userfaultfd and
  * calls again.
  */
+/* a disabled page's contents are in its parking slot (missing there too if never populated) */
+int uffd_peek(uintptr_t page, void *out)
+{
+	const struct fl_range *r = fl_range_find(page);
+	if (!r)
+		return -ENOENT;
+	long n = fl_read_self(out, park_of(r, page), FL_PAGE);
+	return n == (long)FL_PAGE ? 0 : n < 0 ? (int)n : -EIO;
+}
+
 int uffd_untrace_all(void)
 {
 	fl_evms_clear(); /* the eviction records in kVMTrace's order, before the ranges go */
@@ -1000,6 +1010,7 @@ const struct fl_engine fl_engine_uffd = {
 	.evict = uffd_evict,
 	.written = uffd_written,
 	.pin = uffd_pin,
+	.peek = uffd_peek,
 	.untrace_all = uffd_untrace_all,
 	.fork_child = uffd_fork_child,
 	.watch = uffd_watch,

@@ -119,6 +119,7 @@ int uffd_enable(uintptr_t page, int write, int read_only);
 int uffd_protect_writes(uintptr_t page, int protect);
 int uffd_evict(uintptr_t page);
 void uffd_pin(uintptr_t addr);
+int uffd_peek(uintptr_t page, void *out);
 int uffd_untrace_all(void);
 int uffd_fork_child(void);
 int uffd_watch(uintptr_t page);

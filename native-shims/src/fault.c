@@ -40,6 +40,7 @@
 #include "ranges.h"
 #include "scope.h"
 #include "state.h"
+#include "stacks.h"
 #include "sys.h"
 
 /*
@@ -67,16 +68,28 @@ int fl_fault_init(void)
 	}
 	if (!msgs || !staged)
 		return -ENOMEM;
+	int err = fl_stacks_init();
+	if (err)
+		return err;
 	const char *delay = getenv("FAULTLINE_TEST_EVENT_DELAY_US");
 	if (delay)
 		test_event_delay_us = atoi(delay);
 	return 0;
 }
 
+/*
+ * The faulting thread's registers while fl_fault_on_thread handles its fault (record --stacks):
+ * its reference record gets the id of its call stack. NULL on a handler thread, whose faults
+ * come with an address and a tid only (record refuses --stacks under the uffd engine).
+ */
+static const struct fl_stack_regs *on_thread_regs;
+
 /* one reference record outside a batch's publishing (resolve_one says when) */
 static void publish_late(uintptr_t address, uint32_t tid, int write)
 {
 	struct fl_fault f = { .address = address, .tid = tid, .flags = write ? FL_REC_WRITE : 0 };
+	if (on_thread_regs && fl_stacks_on())
+		f.stack = fl_stack_take(on_thread_regs, tid);
 	fl_emit_references(&f, 1);
 }
 
@@ -142,6 +155,7 @@ void fl_fault_reset(void)
 {
 	deferred_n = 0;
 	held_n = 0;
+	fl_stacks_reset();
 }
 
 /* a fault as the engine read it (FL_TRAP_*), before it is labelled */
@@ -182,6 +196,12 @@ static void label_and_publish(uint32_t from, uint32_t to)
 		if (!r || fl_engine->first_touch(r, page))
 			staged[i].flags |= FL_REC_FIRST_TOUCH;
 	}
+	/* a stack per reference record, not per soft fault; none for the gate's kernel references,
+	 * whose faulting instruction is the agent's touch of the call's buffer */
+	if (on_thread_regs && fl_stacks_on())
+		for (uint32_t i = from; i < to; i++)
+			if (!staged[i].soft && !(staged[i].flags & FL_REC_KERNEL))
+				staged[i].stack = fl_stack_take(on_thread_regs, staged[i].tid);
 	if (fl_mode->faults) /* trace: the reference records; Moca: counted; monitor: nothing */
 		fl_mode->faults(staged + from, to - from);
 }
@@ -324,7 +344,7 @@ static void handle_batch(uint32_t n)
  * through the same steps as a batch of one: label, publish, resolve (evict, then enable). The
  * thread runs on when its handler returns, after the lock is released.
  */
-int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access)
+int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access, const struct fl_stack_regs *regs)
 {
 	fl_lock();
 	uint32_t flags = 0;
@@ -334,8 +354,10 @@ int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access)
 		staged[0] = as_read(address, tid, flags);
 		if (access & FL_ACCESS_KERNEL)
 			staged[0].flags |= FL_REC_KERNEL;
+		on_thread_regs = regs;
 		label_and_publish(0, 1);
 		resolve_faults(1);
+		on_thread_regs = NULL;
 		fl_progress();
 	}
 	fl_unlock();

@@ -57,6 +57,7 @@
 #include "fault_signal.h"
 #include "gate.h"
 #include "state.h"
+#include "stacks.h"
 #include "sys.h"
 
 #define ALTSTACK (256UL << 10) /* the gate (gate.c) holds a call's pages on it, a fault signal nests on top */
@@ -275,7 +276,11 @@ static void on_fault(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_thre
 		uint32_t access = ((err & ERR_WRITE) ? FL_ACCESS_WRITE : 0) | ((err & ERR_FETCH) ? FL_ACCESS_EXEC : 0) |
 				  ((err & ERR_PRESENT) ? FL_ACCESS_PRESENT : 0) | (g && g->kernel ? FL_ACCESS_KERNEL : 0);
 		int32_t tid = (int32_t)fl_raw_syscall3(SYS_gettid, 0, 0, 0);
-		int ours = fl_fault_on_thread(addr, (uint32_t)tid, access);
+		/* the program's registers at the fault: its call stack (stacks.c, record --stacks) */
+		struct fl_stack_regs regs = { .pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP],
+					      .sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
+					      .fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP] };
+		int ours = fl_fault_on_thread(addr, (uint32_t)tid, access, &regs);
 		if (ours == 1) {
 			forget(tid);
 			return;

@@ -87,7 +87,7 @@ int fl_maps_each(int (*fn)(const struct fl_map_line *, void *), void *ctx)
 		memcpy(m.perms, p, 4);
 		m.perms[4] = 0;
 		p += 5;
-		parse_hex(&p); /* offset */
+		m.offset = parse_hex(&p);
 		p++;
 		m.dev_major = (unsigned)parse_hex(&p);
 		p++;
@@ -183,6 +183,7 @@ static int each_in(uintptr_t lo, uintptr_t hi, int (*fn)(const struct fl_map_lin
 			struct fl_map_line m = {
 				.start = q.vma_start,
 				.end = q.vma_end,
+				.offset = q.vma_offset,
 				.inode = q.inode,
 				.dev_major = q.dev_major,
 				.dev_minor = q.dev_minor,

@@ -10,6 +10,7 @@
 struct fl_map_line {
 	uintptr_t start, end;
 	char perms[5];
+	uint64_t offset; /* file offset of start (0 for anonymous memory) */
 	uint64_t inode;
 	unsigned dev_major, dev_minor;
 	const char *path; /* NUL-terminated inside the maps buffer; "" if anonymous */

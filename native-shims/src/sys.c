@@ -203,6 +203,16 @@ int fl_self_fd(struct fl_self_fd *f)
 	return f->fd;
 }
 
+static struct fl_self_fd mem_fd = FL_SELF_FD("/proc/self/mem");
+
+long fl_read_self(void *out, uintptr_t addr, size_t n)
+{
+	int fd = fl_self_fd(&mem_fd);
+	if (fd < 0)
+		return fd;
+	return fl_raw_pread(fd, out, n, (off_t)addr);
+}
+
 int fl_real_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
 	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);

@@ -62,5 +62,13 @@ struct fl_self_fd {
 };
 #define FL_SELF_FD(p) { .path = (p), .fd = -1, .pid = 0 }
 int fl_self_fd(struct fl_self_fd *f); /* the descriptor, or -errno */
+/*
+ * n bytes of this process's memory at addr, copied by the kernel (pread of /proc/self/mem), so
+ * that no access of ours can fault: an unmapped address, and a userfaultfd-registered page that
+ * is missing (the sigbus engine's uffd is user-mode only: the kernel's access fails), give an
+ * error; a PROT_NONE page is read (the file's accesses are forced, as ptrace's). Bytes or -errno.
+ * Lock held (the descriptor's first open in a process image).
+ */
+long fl_read_self(void *out, uintptr_t addr, size_t n);
 
 #endif

@@ -33,6 +33,7 @@ import io.faultline.format.MocaChunk;
 import io.faultline.format.TraceEvent;
 import io.faultline.format.TraceVisitor;
 import io.faultline.sim.trace.TraceException;
+import io.faultline.sim.stacks.CallStacks;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -63,16 +64,22 @@ import picocli.CommandLine.Parameters;
         "  damo-json   DAMON's regions of every aggregation as damo's JSON record: of a monitoring",
         "              record (faultline monitor), or the exact ones of a trace, cut into --sample and",
         "              --aggr intervals (default 5ms, 100ms). Compressed with zlib as damo record writes",
-        "              it (damo report wss --input damon.data) unless -o ends in .json", ""})
+        "              it (damo report wss --input damon.data) unless -o ends in .json",
+        "  folded      of a trace recorded with --stacks N: collapsed stacks, one line per distinct call",
+        "              stack, frames root first joined by ';', a space, its trapped references: what",
+        "              flamegraph.pl and speedscope read (flamegraph.pl out.folded > misses.svg)", ""})
 final class ExportCommand implements Callable<Integer>
 {
     static final String USAGE_LINE = "faultline export --to FORMAT [-o FILE] [--pid N] [--tid N] TRACE_DIR\n"
         + "       faultline export --to damo-json [-o FILE] [--sample T] [--aggr T] RECORD_OR_TRACE_DIR\n"
-        + "       faultline export --to moca -o DIR [--pid N] [--tid N] TRACE_DIR";
+        + "       faultline export --to moca -o DIR [--pid N] [--tid N] TRACE_DIR\n"
+        + "       faultline export --to folded [-o FILE] [--pid N] [--tid N] TRACE_DIR";
     /** damo's JSON record: from DAMON's regions, not from the references, so not one of {@link ExportFormats}. */
     static final String DAMO_JSON = "damo-json";
     /** Moca's per-task files: a directory of them, from a Moca trace's chunks ({@link MocaTaskFiles}). */
     static final String MOCA = "moca";
+    /** Collapsed stacks (flamegraph.pl, speedscope): from a trace's call stacks, not per reference. */
+    static final String FOLDED = "folded";
     private static final String USAGE = "usage: " + USAGE_LINE;
     /** References between two updates of the progress count. */
     private static final int PROGRESS_BLOCK = 1 << 12;
@@ -87,6 +94,7 @@ final class ExportCommand implements Callable<Integer>
             ExportFormats.all().forEach(f -> names.add(f.name()));
             names.add(DAMO_JSON);
             names.add(MOCA);
+            names.add(FOLDED);
             return names.iterator();
         }
     }
@@ -136,11 +144,15 @@ final class ExportCommand implements Callable<Integer>
         if (to == null)
         {
             throw new CliException("missing --to FORMAT; known formats: " + ExportFormats.names() + ", " + DAMO_JSON
-                + ", " + MOCA);
+                + ", " + MOCA + ", " + FOLDED);
         }
         if (MOCA.equals(to))
         {
             return exportMoca();
+        }
+        if (FOLDED.equals(to))
+        {
+            return exportFolded();
         }
         if (DAMO_JSON.equals(to))
         {
@@ -157,7 +169,7 @@ final class ExportCommand implements Callable<Integer>
         }
         catch (final TraceException ex)
         {
-            throw new CliException(ex.getMessage() + ", " + DAMO_JSON + ", " + MOCA);
+            throw new CliException(ex.getMessage() + ", " + DAMO_JSON + ", " + MOCA + ", " + FOLDED);
         }
         final int pid = pidFilter == null ? -1 : Values.atLeast("--pid", pidFilter, 0);
         final int tid = tidFilter == null ? -1 : Values.atLeast("--tid", tidFilter, 0);
@@ -177,6 +189,44 @@ final class ExportCommand implements Callable<Integer>
             {
                 err.printf(Locale.ROOT, "Wrote %s to standard output in %s%n", what,
                     Written.seconds(System.nanoTime() - start));
+            }
+            else
+            {
+                Written.report(err, what, output, start);
+            }
+        }
+        return 0;
+    }
+
+    /** Collapsed stacks for flame graphs, of a trace recorded with --stacks. */
+    private Integer exportFolded()
+    {
+        if (sampleUs != null || aggrUs != null)
+        {
+            throw new CliException("--sample and --aggr apply to --to " + DAMO_JSON + "; leave them out for " + FOLDED);
+        }
+        final int pid = pidFilter == null ? -1 : Values.atLeast("--pid", pidFilter, 0);
+        final int tid = tidFilter == null ? -1 : Values.atLeast("--tid", tidFilter, 0);
+        final String path = TraceArguments.single(operands, USAGE);
+        try (TraceReader reader = TraceArguments.open(path, skipCorrupt))
+        {
+            final long start = System.nanoTime();
+            final CallStacks stacks = CallSitesCommand.read(reader, path, err, pid, tid);
+            final long lines;
+            try (OutputStream stream = open(); Writer writer = new OutputStreamWriter(stream, StandardCharsets.UTF_8))
+            {
+                lines = stacks.writeFolded(writer);
+            }
+            catch (final IOException ex)
+            {
+                deletePartialOutput();
+                throw new CliException("cannot write " + (output == null ? "standard output" : output) + ": " + reason(ex));
+            }
+            final String what = String.format(Locale.ROOT, "%,d stacks of %,d trapped references as %s", lines,
+                stacks.references(), FOLDED);
+            if (output == null)
+            {
+                err.printf(Locale.ROOT, "Wrote %s to standard output in %s%n", what, Written.seconds(System.nanoTime() - start));
             }
             else
             {

@@ -186,7 +186,10 @@ final class InfoCommand implements Callable<Integer>
         row(out, "configuration", "evms " + evms + " pages (" + bytes(evms * pageSize) + "), policy "
             + policy + ("false".equals(h.get(TraceHeader.DIRTY_TRACKING)) ? " without dirty tracking" : "")
             + ", scope " + h.get(TraceHeader.SCOPE)
-            + (h.get(TraceHeader.ENGINE) == null ? "" : ", engine " + h.get(TraceHeader.ENGINE)) + ", page size " + pageSize
+            + (h.get(TraceHeader.ENGINE) == null ? "" : ", engine " + h.get(TraceHeader.ENGINE))
+            + (h.get(TraceHeader.STACK_FRAMES) == null || h.get(TraceHeader.STACK_FRAMES).trim().equals("0") ? ""
+                : ", call stacks of up to " + h.get(TraceHeader.STACK_FRAMES).trim() + " frames")
+            + ", page size " + pageSize
             + ", " + ("true".equals(h.get(TraceHeader.FOLLOW_FORKS)) ? "follows forks" : "first process only")
             + ", ring " + bytes(h.longValue(TraceHeader.RING_CAPACITY)) + ", chunks of up to "
             + h.get(TraceHeader.CHUNK_RECORDS) + " records");

@@ -215,7 +215,8 @@ public final class Main implements Callable<Integer>
             case "mrc" -> TraceInputOptions.withFormatsFooter(new CommandLine(new MrcCommand(out, err, terminal)));
             case "monitor" -> new CommandLine(new MonitorCommand(err, terminal));
             case "report" -> new CommandLine(new ReportCommand()).addSubcommand("reuse",
-                TraceInputOptions.withFormatsFooter(new CommandLine(new ReuseCommand(out, err, terminal))));
+                TraceInputOptions.withFormatsFooter(new CommandLine(new ReuseCommand(out, err, terminal))))
+                .addSubcommand("callsites", new CommandLine(new CallSitesCommand(out, err)));
             case "pack" -> new CommandLine(new PackCommand.Pack(out));
             case "unpack" -> new CommandLine(new PackCommand.Unpack(out));
             case "completion" -> new CommandLine(new CompletionCommand(out));

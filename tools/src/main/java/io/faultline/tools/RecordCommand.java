@@ -135,6 +135,14 @@ final class RecordCommand implements Callable<Integer>
         + "of the page was a write; saves a write-protect per read reference and a fault per first write"})
     boolean noDirty;
 
+    @Option(names = "--stacks", paramLabel = "N", description = {"keep the call stack of every trapped reference, up "
+        + "to N frames (1 to " + ShmLayout.STACK_FRAMES_MAX + "), deduplicated into a stack table in the trace, for report "
+        + "callsites and export --to folded. The agent walks the frame-pointer chain in the faulting thread's "
+        + "signal handler, so --stacks needs an in-thread engine: sigbus unless --engine mprotect is given (under "
+        + "uffd a handler thread resolves the fault and has no access to the faulting thread's registers). Code "
+        + "built without frame pointers (most distributions' libraries) ends a stack early or skips its caller."})
+    Integer stacks;
+
     @Option(names = "--engine", paramLabel = "uffd|sigbus|mprotect", completionCandidates = Engines.class,
         description = {"how references are trapped: uffd, userfaultfd with a handler thread (default where this "
             + "user may have one: a read(2) into a disabled page waits and succeeds); sigbus, a user-mode "
@@ -571,6 +579,30 @@ final class RecordCommand implements Callable<Integer>
         }
     }
 
+    /** --stacks: N in range, trace mode, and an in-thread engine (sigbus unless one is named). */
+    private void callStacks(final RecordOptions options)
+    {
+        if (stacks == null)
+        {
+            return;
+        }
+        options.stackFrames = Values.between("--stacks", stacks, 1, ShmLayout.STACK_FRAMES_MAX);
+        if (mode.equals("moca"))
+        {
+            throw new CliException("--stacks applies to --mode trace: a Moca chunk has one record per page and "
+                + "interval; drop --stacks or --mode moca");
+        }
+        if ("uffd".equals(engine))
+        {
+            throw new CliException("--stacks needs an in-thread engine: under uffd a handler thread resolves each "
+                + "fault and cannot see the faulting thread's stack; record with --engine sigbus or mprotect");
+        }
+        if (engine == null)
+        {
+            options.engine = ShmLayout.ENGINE_SIGBUS;
+        }
+    }
+
     private RecordOptions options()
     {
         if (!live)
@@ -603,6 +635,7 @@ final class RecordCommand implements Callable<Integer>
         };
         options.policy = evmsPolicy(options.evmsPages);
         options.dirtyTracking = !noDirty;
+        callStacks(options);
         if (engine != null)
         {
             options.engineChosen = true;

@@ -35,7 +35,7 @@ import picocli.CommandLine.Model.CommandSpec;
  * {@code faultline report}: DAMON's results in damo's vocabulary (regions, heats, wss), from a
  * monitoring record, or exactly from a trace; and DAMON's accuracy against a trace.
  */
-@Command(name = "report", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, description = "DAMON reports: regions, heats, wss of a monitoring record or a trace; accuracy; schemes; reuse of a trace",
+@Command(name = "report", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, description = "DAMON reports: regions, heats, wss of a monitoring record or a trace; accuracy; schemes; reuse and call sites of a trace",
     usageHelpWidth = 100,
     subcommands = {ReportCommand.Regions.class, ReportCommand.Heats.class, ReportCommand.Wss.class,
         ReportCommand.AccuracyReport.class, ReportCommand.Schemes.class})
@@ -45,7 +45,7 @@ final class ReportCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
-        throw new CliException("missing report; give one of regions, heats, wss, accuracy, schemes, reuse (faultline report --help)");
+        throw new CliException("missing report; give one of regions, heats, wss, accuracy, schemes, reuse, callsites (faultline report --help)");
     }
 
     /** A monitoring record or a trace, and the intervals a trace is cut into. */

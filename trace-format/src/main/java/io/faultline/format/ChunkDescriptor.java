@@ -16,7 +16,8 @@ package io.faultline.format;
  *         8   u64 time_ns   CLOCK_MONOTONIC since the recording started
  *         16  u64 address   exact faulting virtual address
  *         24  u32 flags     REC_WRITE | REC_FIRST_TOUCH | REC_KERNEL
- *         28  u32 reserved  0
+ *         28  u32 stack     the call stack's id, an EventType.STACK of the process image (record
+ *                           --stacks); 0 none. Reserved, 0, in a Moca record
  * </pre>
  * A Moca chunk ({@code record --mode moca}; Beniamine and Huard, "Moca: an efficient memory trace
  * collection system", Inria research report, 2016, hal-01342679): the pages one thread faulted on in one interval.
@@ -55,6 +56,8 @@ public final class ChunkDescriptor
     public static final int RECORD_TIME_NS = 8;
     public static final int RECORD_ADDRESS = 16;
     public static final int RECORD_FLAGS = 24;
+    /** The record's call stack: an id of an {@link EventType#STACK} event of its process image, 0 none. */
+    public static final int RECORD_STACK = 28;
     public static final int RECORD_SIZE = 32;
     public static final int RECORD_MOCA_READS = 32;
     public static final int RECORD_MOCA_WRITES = 36;

@@ -18,9 +18,11 @@ public enum EventType
     EXEC(13, "exec", "text=path"),
     TRACE_STOP(14, "trace-stop", "a=reason (1 recorder gone, 2 stop requested, 3 error, 4 exec) b=errno"),
     UNTRACE_RANGE(15, "untrace-range", "a=start b=length"),
-    EVICT(16, "evict", "tid=thread that brought the page in a=page b=tag (r, w, R, W as ASCII) c=1 if deleted before its turn");
+    EVICT(16, "evict", "tid=thread that brought the page in a=page b=tag (r, w, R, W as ASCII) c=1 if deleted before its turn"),
+    STACK(32, "stack", "a=stack id (per process image) b=frames text=frames in hex, innermost first"),
+    CODE_MAP(33, "code-map", "a=start b=end c=file offset text=path");
 
-    private static final EventType[] BY_CODE = new EventType[17];
+    private static final EventType[] BY_CODE = new EventType[maxCode() + 1];
 
     static
     {
@@ -39,6 +41,16 @@ public enum EventType
         this.code = code;
         this.label = label;
         this.fields = fields;
+    }
+
+    private static int maxCode()
+    {
+        int max = 0;
+        for (final EventType type : values())
+        {
+            max = Math.max(max, type.code);
+        }
+        return max;
     }
 
     public int code()

@@ -76,7 +76,8 @@ final class ExcerptCheck
                 }
                 previous = seq;
                 final int flags = excerpt.getInt(r + ChunkDescriptor.RECORD_FLAGS, LE);
-                if ((flags & ~KNOWN_RECORD_FLAGS) != 0 || excerpt.getInt(r + ChunkDescriptor.RECORD_FLAGS + 4, LE) != 0)
+                // a record's stack id (record --stacks) is any u32; a Moca record's is reserved, 0
+                if ((flags & ~KNOWN_RECORD_FLAGS) != 0 || moca && excerpt.getInt(r + ChunkDescriptor.RECORD_STACK, LE) != 0)
                 {
                     return "record " + i + " has unknown flags 0x" + Integer.toHexString(flags) + " or a reserved field that is not 0";
                 }

@@ -16,4 +16,15 @@ public interface ReferenceVisitor
     {
         onReference(seq, timeNs, pid, tid, address, write);
     }
+
+    /**
+     * The same, with the reference's call stack (record --stacks): the id of a {@link EventType#STACK}
+     * event of the process image, 0 for none; readers call this one, and by default it is the
+     * reference without the stack.
+     */
+    default void onReference(final long seq, final long timeNs, final int pid, final int tid, final long address,
+        final boolean write, final boolean kernel, final int stack)
+    {
+        onReference(seq, timeNs, pid, tid, address, write, kernel);
+    }
 }

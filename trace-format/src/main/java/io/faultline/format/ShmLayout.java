@@ -18,7 +18,7 @@ package io.faultline.format;
 public final class ShmLayout
 {
     public static final long MAGIC = 0x314d48534c544c46L; // "FLTLSHM1" as little-endian bytes
-    public static final int VERSION = 5;
+    public static final int VERSION = 6;
     public static final String ENV_SHM = "FAULTLINE_SHM";
 
     public static final int CTL_MAGIC = 0;
@@ -39,6 +39,10 @@ public final class ShmLayout
     public static final int CTL_ENGINE = 76;
     public static final int CTL_START_MONO_NS = 80;
     public static final int CTL_LEAD_PAGES = 88;
+    /** record --stacks N: frames kept per trapped reference (0: none). */
+    public static final int CTL_STACK_FRAMES = 92;
+    /** Most frames {@code record --stacks} keeps. */
+    public static final int STACK_FRAMES_MAX = 64;
     public static final int CTL_CLAIMS = 104;
     public static final int CTL_INTERVAL_NS = 112;
     public static final int CTL_MODE = 128;

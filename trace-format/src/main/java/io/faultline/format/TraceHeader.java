@@ -48,6 +48,8 @@ public final class TraceHeader
     public static final String SCOPE = "scope";
     /** How the agent trapped references: {@code uffd} (userfaultfd) or {@code mprotect}. */
     public static final String ENGINE = "engine";
+    /** record --stacks N: most frames of a record's call stack; 0 or absent: the trace has no stacks. */
+    public static final String STACK_FRAMES = "stack_frames";
     public static final String FOLLOW_FORKS = "follow_forks";
     public static final String RING_CAPACITY = "ring_capacity";
     public static final String CHUNK_RECORDS = "chunk_records";

@@ -13,7 +13,7 @@ package io.faultline.format;
 public final class TraceLayout
 {
     /** Version 2 added Moca chunks and the mode and interval_ns header keys; version 1 traces read as before. */
-    public static final int FORMAT_VERSION = 2;
+    public static final int FORMAT_VERSION = 3;
     /** The oldest version this reader reads. */
     public static final int MIN_FORMAT_VERSION = 1;
     public static final String HEADER_FILE = "header.properties";

@@ -323,6 +323,13 @@ public final class TraceReader implements AutoCloseable
             {
                 visitor.onReference(seq, timeNs, pid, tid, address, write, kernel);
             }
+
+            @Override
+            public void onReference(final long seq, final long timeNs, final int pid, final int tid,
+                final long address, final boolean write, final boolean kernel, final int stack)
+            {
+                visitor.onReference(seq, timeNs, pid, tid, address, write, kernel, stack);
+            }
         });
     }
 
@@ -848,7 +855,8 @@ public final class TraceReader implements AutoCloseable
                 visitor.onReference(headSeq, headTimeNs - origin, excerpt.getInt(KIND + ChunkDescriptor.PID, LE),
                     excerpt.getInt(KIND + ChunkDescriptor.TID, LE),
                     excerpt.getLong(r + ChunkDescriptor.RECORD_ADDRESS, LE),
-                    (flags & ChunkDescriptor.REC_WRITE) != 0, (flags & ChunkDescriptor.REC_KERNEL) != 0);
+                    (flags & ChunkDescriptor.REC_WRITE) != 0, (flags & ChunkDescriptor.REC_KERNEL) != 0,
+                    excerpt.getInt(r + ChunkDescriptor.RECORD_STACK, LE));
             }
             else
             {

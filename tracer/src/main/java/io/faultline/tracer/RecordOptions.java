@@ -43,6 +43,11 @@ public final class RecordOptions
      */
     public boolean dirtyTracking = true;
     /**
+     * record --stacks N: the agent keeps each trapped reference's call stack, up to this many
+     * frames, on the faulting thread (in-thread engines only); 0: none.
+     */
+    public int stackFrames;
+    /**
      * Monitor mode (faultline monitor) when positive: the agents record nothing and keep no EVMS;
      * each slot gets a sampling board of this many entries for DAMON's access checks.
      */

@@ -245,6 +245,7 @@ public final class Recorder
             .put(TraceHeader.DIRTY_TRACKING, options.dirtyTracking)
             .put(TraceHeader.SCOPE, options.scopeName())
             .put(TraceHeader.ENGINE, options.engineName())
+            .put(TraceHeader.STACK_FRAMES, options.stackFrames)
             .put(TraceHeader.FOLLOW_FORKS, options.follow)
             .put(TraceHeader.RING_CAPACITY, options.ringCapacity)
             .put(TraceHeader.CHUNK_RECORDS, options.chunkRecords)

@@ -1,0 +1,313 @@
+/*
+ * stacks.c: the call stack of each trapped reference (record --stacks N), on the faulting
+ * thread, in its fault signal's handler, under the agent lock (fault.c, fl_fault_on_thread).
+ *
+ * The walk follows the frame-pointer chain from the signal context: frame 0 is the faulting
+ * instruction (rip), then the return address at the top of the stack if the faulting function
+ * has no frame of its own (walk() says how that is told), then the return address above each
+ * saved rbp ([rbp + 8]), the next frame at [rbp], until N frames, a frame pointer that does not climb (a function built without frame
+ * pointers uses rbp for data: most of Debian's glibc), or a return address outside executable
+ * memory. DWARF unwinding (libgcc's _Unwind_Backtrace) would see through such code, but it reads
+ * the stack with plain loads, and the stack is traced memory: a load of a disabled page in this
+ * handler faults with the fault signal blocked, and the kernel kills the process.
+ *
+ * So no word of the program's stack is read by a load of ours. The kernel copies each stack page
+ * the walk needs into agent memory (sys.c, fl_read_self: pread of /proc/self/mem), which cannot
+ * fault: an unmapped address fails, a PROT_NONE page (the mprotect engine's disabled pages) is
+ * read in place, and a page the sigbus engine parked, missing at its address, fails there and
+ * is read from its parking slot (the engine's peek). A page at a time: a read costs about the
+ * same for 8 bytes as for a page, so reading each frame's 16 bytes would cost two reads a frame,
+ * and most chains stay on one or two pages. A check of the page's state before a plain load (traced? enabled in the EVMS?) would
+ * save the system call but not make the load safe: another thread may unmap memory under us
+ * (glibc's free of a large block unmaps it without any call we see) and a wrong frame pointer
+ * may point anywhere. BENCHMARKS.md, "Call stacks", has the cost per fault.
+ *
+ * Dedup: a hash of frame arrays (open addressing) over an arena of frames, both in agent memory,
+ * per process image. A new stack gets the next id (from 1) and goes out as an FL_EV_STACK event (its frames in hex)
+ * before the record that names it; each executable mapping one of its frames lies in goes out
+ * first as an FL_EV_CODE_MAP (start, end, file offset, path: what a symbolizer needs), learnt
+ * with PROCMAP_QUERY the first time a frame lies in it. Full (STACKS_MAX stacks or the arena):
+ * new stacks are recorded as id 0, counted, and said once on stderr. A fork child starts its
+ * own table (fl_stacks_reset: its events carry its pid); an exec'd image starts from nothing.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+
+#include "faultline_shm.h"
+#include "emit.h"
+#include "engine.h"
+#include "maps.h"
+#include "mem.h"
+#include "stacks.h"
+#include "state.h"
+#include "sys.h"
+
+#define STACKS_MAX 65536            /* distinct stacks per process image */
+#define HASH_SLOTS (2 * STACKS_MAX) /* a power of two, at most half full */
+#define ARENA_FRAMES (STACKS_MAX * 16UL)
+#define MAPS_MAX 4096               /* mappings a frame was looked up in (executable or not) */
+#define WALK_PAGES 2                /* stack pages a walk keeps copied: the chain climbs */
+#define STACK_SPAN (1UL << 30)      /* a frame pointer this far above the stack pointer is no frame */
+
+struct slot {
+	uint64_t hash;
+	uint32_t id;  /* 0: free */
+	uint32_t n;   /* frames */
+	uint64_t off; /* first frame in the arena */
+};
+
+struct code_map {
+	uintptr_t start, end;
+	int code; /* executable: announced with FL_EV_CODE_MAP; else frames in it end a walk */
+};
+
+static uint32_t frames_max; /* N, 0: off */
+static struct slot *slots;
+static uint64_t *arena;
+static uint64_t arena_used;
+static uint32_t stacks_n;
+static uint64_t stacks_lost; /* references recorded with id 0: the table was full */
+static struct code_map *maps;
+static uint32_t maps_n;
+static uint8_t *walk_buf;        /* WALK_PAGES pages */
+static uintptr_t walk_page[WALK_PAGES];
+static uint32_t walk_next;
+static uint32_t stack_tid; /* the faulting thread: the tid of the events a walk emits */
+
+int fl_stacks_init(void)
+{
+	frames_max = *fl_ctl32(FL_CTL_STACK_FRAMES);
+	if (frames_max > FL_STACK_FRAMES_MAX)
+		frames_max = FL_STACK_FRAMES_MAX;
+	if (!frames_max || slots)
+		return 0;
+	slots = fl_mem_map(HASH_SLOTS * sizeof(*slots));
+	arena = fl_mem_map(ARENA_FRAMES * sizeof(*arena));
+	maps = fl_mem_map(MAPS_MAX * sizeof(*maps));
+	walk_buf = fl_mem_map(WALK_PAGES * FL_PAGE);
+	if (!slots || !arena || !maps || !walk_buf)
+		return -ENOMEM;
+	uint64_t probe;
+	fl_read_self(&probe, (uintptr_t)&probe, sizeof(probe)); /* /proc/self/mem opened now, not in a handler */
+	return 0;
+}
+
+void fl_stacks_reset(void)
+{
+	if (slots)
+		memset(slots, 0, HASH_SLOTS * sizeof(*slots));
+	arena_used = 0;
+	stacks_n = 0;
+	stacks_lost = 0;
+	maps_n = 0;
+}
+
+int fl_stacks_on(void)
+{
+	return frames_max && slots && fl_agent.mode == FL_MODE_TRACE;
+}
+
+/* ---- the program's stack, read without a load of ours ---- */
+
+/*
+ * The copy of a stack page, NULL if it cannot be read. One page per read: a read costs about
+ * the same whether it copies 8 bytes or 4096, and a second page in the same read costs half as
+ * much again (BENCHMARKS.md "Call stacks"), while most walks stay on one page.
+ */
+static const uint8_t *stack_page(uintptr_t page)
+{
+	for (uint32_t i = 0; i < WALK_PAGES; i++)
+		if (walk_page[i] == page)
+			return walk_buf + i * FL_PAGE;
+	uint32_t i = walk_next++ % WALK_PAGES;
+	uint8_t *buf = walk_buf + i * FL_PAGE;
+	walk_page[i] = 0;
+	if (fl_read_self(buf, page, FL_PAGE) != (long)FL_PAGE && (!fl_engine->peek || fl_engine->peek(page, buf) != 0))
+		return NULL;
+	walk_page[i] = page;
+	return buf;
+}
+
+static int stack_word(uintptr_t a, uint64_t *out)
+{
+	const uint8_t *p = stack_page(FL_PAGE_DOWN(a));
+	if (!p)
+		return -1;
+	memcpy(out, p + (a & (FL_PAGE - 1)), sizeof(*out));
+	return 0;
+}
+
+/* ---- the mappings frames lie in ---- */
+
+static int map_index(uintptr_t a)
+{
+	uint32_t lo = 0, hi = maps_n;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (maps[mid].end <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < maps_n && maps[lo].start <= a ? (int)lo : -1;
+}
+
+static int learn_map(const struct fl_map_line *m, void *ctx)
+{
+	int *code = ctx;
+	if (maps_n == MAPS_MAX || map_index(m->start) >= 0)
+		return 1;
+	*code = m->perms[2] == 'x';
+	uint32_t i = maps_n;
+	while (i > 0 && maps[i - 1].start > m->start) {
+		maps[i] = maps[i - 1];
+		i--;
+	}
+	maps[i] = (struct code_map){ m->start, m->end, *code };
+	maps_n++;
+	if (*code)
+		fl_emit_event(FL_EV_CODE_MAP, stack_tid, m->start, m->end, m->offset, 0, m->path,
+			      (uint32_t)strlen(m->path));
+	return 1;
+}
+
+/* whether a lies in executable memory; a mapping seen the first time is announced */
+static int in_code(uintptr_t a)
+{
+	int i = map_index(a);
+	if (i >= 0)
+		return maps[i].code;
+	int code = 0;
+	fl_maps_each_in(a, a + 1, learn_map, &code);
+	return code;
+}
+
+/*
+ * Whether the instruction before ret is a call (x86-64: E8 rel32, or FF /2 with any ModRM form,
+ * SDM vol. 2A "CALL"), so that ret can be a return address. Read through the kernel (code may be
+ * unmapped by another thread's dlclose) and remembered per address: code does not change under
+ * us but for a JIT's, where a stale answer costs one wrong frame.
+ */
+#define CALL_MEMO 1024
+static struct {
+	uintptr_t ret;
+	int call;
+} call_memo[CALL_MEMO];
+
+static int after_call(uintptr_t ret)
+{
+	uint32_t slot = (uint32_t)(ret ^ (ret >> 10)) % CALL_MEMO;
+	if (call_memo[slot].ret == ret)
+		return call_memo[slot].call;
+	uint8_t b[8]; /* b[8 - k]: the byte k before ret */
+	int call = 0;
+	if (ret >= 8 && fl_read_self(b, ret - 8, 8) == 8) {
+		call = b[3] == 0xe8;
+		for (int k = 2; k <= 7 && !call; k++) {
+			uint8_t op = b[8 - k], modrm = b[9 - k];
+			if (op != 0xff || ((modrm >> 3) & 7) != 2)
+				continue;
+			int mod = modrm >> 6, rm = modrm & 7, len;
+			if (mod == 3)
+				len = 2;
+			else if (mod == 0)
+				len = rm == 5 ? 6 : rm == 4 ? ((b[10 - k] & 7) == 5 ? 7 : 3) : 2;
+			else
+				len = (mod == 1 ? 3 : 6) + (rm == 4);
+			call = len == k;
+		}
+	}
+	call_memo[slot].ret = ret;
+	call_memo[slot].call = call;
+	return call;
+}
+
+/* ---- the walk and the table ---- */
+
+static uint32_t walk(const struct fl_stack_regs *regs, uint64_t *frames)
+{
+	memset(walk_page, 0, sizeof(walk_page)); /* the program may have written its stack since */
+	uint32_t n = 0;
+	frames[n++] = regs->pc;
+	in_code(regs->pc); /* announced even if the program jumped to data: the frame is the truth */
+	uintptr_t fp = regs->fp, floor = regs->sp;
+	/*
+	 * A function that has not set up a frame of its own (a leaf that needs no stack, which gcc
+	 * builds so even with -fno-omit-frame-pointer, or one stopped in its prologue) leaves rbp its
+	 * caller's, and the chain would skip the caller: its return address is then the word at the
+	 * top of the stack. Taken when that word follows a call instruction and is not the return
+	 * address the chain gives next (a function with a frame holds its locals or saved registers
+	 * there, rarely a code address right after a call).
+	 */
+	uint64_t top, chained;
+	if (n < frames_max && stack_word(regs->sp, &top) == 0 && in_code(top) && after_call(top) &&
+	    !(fp >= floor && !(fp & 7) && stack_word(fp + 8, &chained) == 0 && chained == top))
+		frames[n++] = top;
+	while (n < frames_max) {
+		if (fp < floor || (fp & 7) || fp - regs->sp > STACK_SPAN)
+			break;
+		uint64_t next, ret;
+		if (stack_word(fp, &next) || stack_word(fp + 8, &ret) || !in_code(ret))
+			break;
+		frames[n++] = ret;
+		floor = fp + 16;
+		fp = next;
+	}
+	return n;
+}
+
+static uint64_t hash_frames(const uint64_t *f, uint32_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+	for (uint32_t i = 0; i < n; i++) {
+		h ^= f[i];
+		h *= 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	return h | 1; /* never 0 */
+}
+
+/* v in hexadecimal, no 0x, no leading zeros (FL_EV_STACK's text); digits written */
+static uint32_t hex(char *out, uint64_t v)
+{
+	char tmp[16];
+	uint32_t n = 0;
+	do {
+		tmp[n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = tmp[n - 1 - i];
+	return n;
+}
+
+uint32_t fl_stack_take(const struct fl_stack_regs *regs, uint32_t tid)
+{
+	stack_tid = tid;
+	uint64_t frames[FL_STACK_FRAMES_MAX];
+	uint32_t n = walk(regs, frames);
+	uint64_t h = hash_frames(frames, n);
+	uint32_t i = (uint32_t)h & (HASH_SLOTS - 1);
+	for (; slots[i].id; i = (i + 1) & (HASH_SLOTS - 1))
+		if (slots[i].hash == h && slots[i].n == n && memcmp(arena + slots[i].off, frames, n * sizeof(*frames)) == 0)
+			return slots[i].id;
+	if (stacks_n == STACKS_MAX || arena_used + n > ARENA_FRAMES) {
+		if (stacks_lost++ == 0)
+			fl_log("faultline: the stack table is full (" FL_STR(STACKS_MAX) " stacks in this process): ",
+			       "references with a stack not seen before are recorded without one (stack id 0)", NULL);
+		return 0;
+	}
+	memcpy(arena + arena_used, frames, n * sizeof(*frames));
+	slots[i] = (struct slot){ .hash = h, .id = ++stacks_n, .n = n, .off = arena_used };
+	arena_used += n;
+	char text[FL_STACK_FRAMES_MAX * 17];
+	uint32_t len = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		if (k)
+			text[len++] = ' ';
+		len += hex(text + len, frames[k]);
+	}
+	fl_emit_event(FL_EV_STACK, stack_tid, slots[i].id, n, 0, 0, text, len);
+	return slots[i].id;
+}
