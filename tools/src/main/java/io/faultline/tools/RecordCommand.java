@@ -134,6 +134,14 @@ final class RecordCommand implements Callable<Integer>
         + "of the page was a write; saves a write-protect per read reference and a fault per first write"})
     boolean noDirty;
 
+    @Option(names = "--no-kernel-events", description = {"record no kernel events: by default the system-call gate "
+        + "records, under every engine, each open (path, descriptor, regular file, pipe, socket or device, device and "
+        + "inode, length), close, dup, read and write (descriptor, offset, bytes transferred), truncate, unlink, "
+        + "rename, shmat and shmdt of the program (trace-format/FORMAT.md, \"Kernel events\"). Each costs the "
+        + "system call a trip through the gate: under uffd the gate then does not arm at all; README says what "
+        + "they cost"})
+    boolean noKernelEvents;
+
     @Option(names = "--engine", paramLabel = "uffd|sigbus|mprotect", completionCandidates = Engines.class,
         description = {"how references are trapped: uffd, userfaultfd with a handler thread (default where this "
             + "user may have one: a read(2) into a disabled page waits and succeeds); sigbus, a user-mode "
@@ -572,6 +580,7 @@ final class RecordCommand implements Callable<Integer>
         };
         options.policy = evmsPolicy(options.evmsPages);
         options.dirtyTracking = !noDirty;
+        options.kernelEvents = !noKernelEvents;
         if (engine != null)
         {
             options.engineChosen = true;

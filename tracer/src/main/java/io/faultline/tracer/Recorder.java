@@ -243,6 +243,7 @@ public final class Recorder
             .put(TraceHeader.LEAD_PAGES, options.effectiveLeadPages())
             .put(TraceHeader.TRAIL, options.trailName())
             .put(TraceHeader.DIRTY_TRACKING, options.dirtyTracking)
+            .put(TraceHeader.KERNEL_EVENTS, options.kernelEvents)
             .put(TraceHeader.SCOPE, options.scopeName())
             .put(TraceHeader.ENGINE, options.engineName())
             .put(TraceHeader.FOLLOW_FORKS, options.follow)
