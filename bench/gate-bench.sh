@@ -17,17 +17,19 @@
 #      with the gate on (events on, and off) and off.
 # No timing is asserted anywhere; figures for BENCHMARKS.md.
 #
-#   bench/gate-bench.sh [calls=20000]
+#   bench/gate-bench.sh [calls=20000] [events]   (events: sections 3 and 4 only)
 # Needs: mvn -q package -DskipTests first (the launcher's jar), gcc.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 calls=${1:-20000}
+only=${2:-all}
 bench_need_jar
 bench_tmp
 bench_cc gate_probe "$here/native/gate_probe.c"
 bench_cc gate_cost "$here/native/gate_cost.c"
 
 echo "machine: $(machine)"
+if [ "$only" != events ]; then
 echo "== dispatch against seccomp (gate_probe $((calls * 10)))"
 "$out/gate_probe" $((calls * 10))
 echo "== one call (gate_cost $calls)"
@@ -39,7 +41,10 @@ for engine in sigbus mprotect; do
     FAULTLINE_GATE=$gate "$root/faultline" record -q --force --engine "$engine" -o "$out/t" -- "$out/gate_cost" "$calls"
   done
 done
+fi
 echo "== kernel events (gate_cost $calls)"
+echo "-- native"
+"$out/gate_cost" "$calls"
 for engine in uffd sigbus mprotect; do
   for events in on off; do
     echo "-- $engine, kernel events $events"
