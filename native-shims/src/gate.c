@@ -39,6 +39,10 @@
  * Measured against seccomp SECCOMP_RET_TRAP in BENCHMARKS.md ("System-call gate"): a trapped
  * call costs half as much, no other call pays for a filter, and dispatch ends with the task,
  * where a seccomp filter stays with every child and exec'd image for good.
+ * After the call the gate writes the kernel events of the open, read, write... families
+ * (gate_events.c; FORMAT.md, "Kernel events"). They do not depend on how pages are trapped, so
+ * under uffd, whose kernel accesses wait for the handler, the gate arms for them alone: steps 1
+ * to 3 and 5 are skipped, and the handler runs on the gate's own signal stacks (gate_stack.c).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

@@ -2,7 +2,8 @@
  * gate.h: the system-call gate (gate.c): under an engine that cannot make a kernel-mode access
  * wait (sigbus, mprotect), every system call of a traced thread reaches the agent first
  * (Syscall User Dispatch), which brings in and pins the user memory the call will read or write
- * (gate_table.c says which), records those references as the kernel's, and then makes the call.
+ * (gate_table.c says which), records those references as the kernel's, and then makes the call;
+ * under every engine it then writes the call's kernel events (gate_events.c).
  */
 #ifndef FL_GATE_H
 #define FL_GATE_H
