@@ -137,9 +137,9 @@ final class RecordCommand implements Callable<Integer>
     @Option(names = "--no-kernel-events", description = {"record no kernel events: by default the system-call gate "
         + "records, under every engine, each open (path, descriptor, regular file, pipe, socket or device, device and "
         + "inode, length), close, dup, read and write (descriptor, offset, bytes transferred), truncate, unlink, "
-        + "rename, shmat and shmdt of the program (trace-format/FORMAT.md, \"Kernel events\"). Each costs the "
-        + "system call a trip through the gate: under uffd the gate then does not arm at all; README says what "
-        + "they cost"})
+        + "rename, shmat and shmdt of the program (trace-format/FORMAT.md, \"Kernel events\"). Under uffd the "
+        + "gate arms only for them, and every system call pays a trip through it (about 5 us here), which this "
+        + "option saves; under sigbus and mprotect an event adds under 1 us to its call (BENCHMARKS.md)"})
     boolean noKernelEvents;
 
     @Option(names = "--engine", paramLabel = "uffd|sigbus|mprotect", completionCandidates = Engines.class,
