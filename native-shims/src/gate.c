@@ -138,6 +138,28 @@ static int gate_on;
 /* what the gate is armed for: the calls' user memory (an engine without FL_OBSERVES_KERNEL_ACCESS),
  * and kernel events (gate_events.c; record --no-kernel-events and monitor mode turn them off) */
 static int gate_memory, gate_events;
+/*
+ * The standard descriptors' open events are still to come: written by the image's first gated
+ * call, on an agent stack. Not from fl_gate_start, on the program's stack: under an in-thread
+ * engine a frame pushed onto a disabled stack page with the agent lock held faults, and the
+ * fault path waits for the lock its own thread holds.
+ */
+static int standard_pending;
+
+/* a program's reads of a pipe on stdin, or writes to a file on stdout, name a file as those of
+ * descriptors it opens do: open events for 0, 1 and 2 as the image starts with them */
+static void standard_events(struct fl_gate_thread *g)
+{
+	struct fl_kev_call kc;
+	for (int fd = 0; fd < 3; fd++) {
+		if (fl_kev_standard(fd, &kc)) {
+			fl_lock();
+			if (fl_tracing())
+				fl_kev_write(&kc, (uint32_t)g->tid);
+			fl_unlock();
+		}
+	}
+}
 static int fault_sig;
 static struct sigaction prog_sigsys; /* the program's own SIGSYS action */
 static int prog_sigsys_lock;
@@ -455,6 +477,9 @@ static long gated_call(long nr, const long *a, ucontext_t *uc, struct fl_gate_th
 	} else {
 		flags = fl_gate_flags(nr) & FL_SC_QUICK; /* uffd: no user memory read here, nothing refused */
 	}
+	if (__atomic_load_n(&standard_pending, __ATOMIC_ACQUIRE) && __atomic_exchange_n(&standard_pending, 0, __ATOMIC_ACQ_REL) &&
+	    fl_tracing())
+		standard_events(g);
 	/* kernel events: what is gone after the call is read now (the call's pages are held) */
 	struct fl_kev_call kc;
 	int kev = gate_events && fl_tracing() && fl_kev_wanted(nr, a);
@@ -628,6 +653,7 @@ int fl_gate_start(void)
 		return err;
 	}
 	__atomic_store_n(&gate_on, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&standard_pending, gate_events, __ATOMIC_RELEASE);
 	/* glibc's internal unmaps are mapping events now: the sigbus engine's check that an evicted
 	 * page still lies in a registered mapping (uffd_evict) is not needed */
 	if (gate_memory)

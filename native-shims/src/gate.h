@@ -8,6 +8,8 @@
 #ifndef FL_GATE_H
 #define FL_GATE_H
 
+#include <sys/stat.h>
+
 #include "sys.h"
 
 /*
@@ -76,10 +78,14 @@ struct fl_kev_call {
 	uint64_t dev, ino;         /* what the path named before the call */
 	char path[FL_KEV_TEXT];
 	struct fl_kev ev[2];       /* pipe and socketpair make two descriptors */
+	struct stat st;            /* scratch for the kernel: here, in agent memory, never a disabled page */
+	char link[32];
 };
 int fl_kev_wanted(long nr, const long *a); /* call nr may make kernel events */
 void fl_kev_before(long nr, const long *a, struct fl_kev_call *k); /* what is gone after the call */
 void fl_kev_after(long nr, const long *a, long r, struct fl_kev_call *k); /* its events, if it succeeded */
 void fl_kev_write(struct fl_kev_call *k, uint32_t tid); /* lock held */
+/* an open event for standard descriptor fd (0, 1, 2) as the image starts with it; 0 if it is not open */
+int fl_kev_standard(int fd, struct fl_kev_call *k);
 
 #endif

@@ -145,25 +145,26 @@ static void put_decimal(char *out, uint32_t *n, unsigned long v)
 		out[(*n)++] = d[--k];
 }
 
-/* an open event for fd: fstat's kind, device, inode and length, and /proc/self/fd/FD's link */
-static void open_event(struct fl_kev *e, long fd)
+/* an open event for fd: fstat's kind, device, inode and length, and /proc/self/fd/FD's link; the
+ * kernel writes and reads k's own buffers, in agent memory (never a disabled page) */
+static void open_event(struct fl_kev_call *k, long fd)
 {
-	struct stat st;
+	struct fl_kev *e = &k->ev[k->n++];
 	memset(e, 0, sizeof(*e) - sizeof(e->text));
 	e->type = FL_EV_FILE_OPEN;
 	uint32_t kind = FL_FILE_OTHER;
-	if (fl_gate_syscall6(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) == 0) {
-		kind = file_kind(st.st_mode);
-		e->b = device(st.st_dev);
-		e->c = st.st_ino;
-		e->d = (uint64_t)st.st_size;
+	if (fl_gate_syscall6(SYS_fstat, fd, (long)&k->st, 0, 0, 0, 0) == 0) {
+		kind = file_kind(k->st.st_mode);
+		e->b = device(k->st.st_dev);
+		e->c = k->st.st_ino;
+		e->d = (uint64_t)k->st.st_size;
 	}
 	e->a = (uint64_t)(uint32_t)fd | (uint64_t)kind << 32;
-	char link[32] = "/proc/self/fd/";
+	memcpy(k->link, "/proc/self/fd/", 14);
 	uint32_t n = 14;
-	put_decimal(link, &n, (unsigned long)fd);
-	link[n] = 0;
-	long r = fl_gate_syscall6(SYS_readlink, (long)link, (long)e->text, FL_KEV_TEXT, 0, 0, 0);
+	put_decimal(k->link, &n, (unsigned long)fd);
+	k->link[n] = 0;
+	long r = fl_gate_syscall6(SYS_readlink, (long)k->link, (long)e->text, FL_KEV_TEXT, 0, 0, 0);
 	e->text_len = r > 0 ? (uint32_t)r : 0;
 }
 
@@ -173,6 +174,15 @@ static struct fl_kev *next(struct fl_kev_call *k, uint32_t type)
 	memset(e, 0, sizeof(*e) - sizeof(e->text));
 	e->type = type;
 	return e;
+}
+
+int fl_kev_standard(int fd, struct fl_kev_call *k)
+{
+	k->n = 0;
+	if (fl_gate_syscall6(SYS_fstat, fd, (long)&k->st, 0, 0, 0, 0) != 0)
+		return 0;
+	open_event(k, fd);
+	return 1;
 }
 
 void fl_kev_before(long nr, const long *a, struct fl_kev_call *k)
@@ -231,13 +241,13 @@ void fl_kev_after(long nr, const long *a, long r, struct fl_kev_call *k)
 	switch (kind_of(nr, a)) {
 	case KEV_OPEN:
 	case KEV_NEWFD:
-		open_event(&k->ev[k->n++], r);
+		open_event(k, r);
 		break;
 	case KEV_FD_PAIR: {
 		int fds[2];
 		memcpy(fds, (const void *)(nr == SYS_socketpair ? a[3] : a[0]), sizeof(fds));
-		open_event(&k->ev[k->n++], fds[0]);
-		open_event(&k->ev[k->n++], fds[1]);
+		open_event(k, fds[0]);
+		open_event(k, fds[1]);
 		break;
 	}
 	case KEV_CLOSE:

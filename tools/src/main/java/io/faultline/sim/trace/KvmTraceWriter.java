@@ -42,8 +42,8 @@ import io.faultline.format.TraceEvent;
  * eventfd: our letter, kVMTrace had none). kVMTrace named a file by inode and device where the
  * trace names a descriptor: this writer follows each process's descriptors from open events
  * through dups (which, like renames, write no line: the file and its inode stay the same) to
- * closes, and copies them to a child at a fork; a descriptor no open event named (stdin,
- * stdout, stderr, inherited ones) has inode 0 and device 0:0.
+ * closes, and copies them to a child at a fork; a descriptor no open event named (one inherited
+ * beyond stdin, stdout and stderr, which have theirs) has inode 0 and device 0:0.
  */
 final class KvmTraceWriter implements ExportFormat
 {
