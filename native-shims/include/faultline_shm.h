@@ -246,6 +246,12 @@
  * was a write. Saves a write-protect per read reference and a soft fault per first write.
  */
 #define FL_FLAG_NO_DIRTY     4u
+/*
+ * No kernel events (record --no-kernel-events): the system-call gate records no FL_EV_FILE_* or
+ * FL_EV_SHM* event. Under the uffd engine the gate then does not arm at all (it is there only
+ * for the events); under sigbus and mprotect it still gates the calls' memory.
+ */
+#define FL_FLAG_NO_KERNEL_EVENTS 8u
 
 /* slots */
 #define FL_SLOTS_OFFSET         FL_CTL_SIZE
@@ -392,6 +398,45 @@
  * its turn came. Its seq is the clock after the reference record that caused it.
  */
 #define FL_EV_EVICT         16
+/*
+ * Kernel events (kVMTrace's kernel records: trace-format/FORMAT.md, "Kernel events"), recorded by
+ * the system-call gate (gate_events.c) after a call that succeeded, under every engine; tid = the
+ * calling thread; a file descriptor or dirfd is a sign-extended int (AT_FDCWD is -100). A device
+ * is (major << 32) | minor. Numbers 17 to 29 only (32 and up are taken by other events).
+ */
+/* a descriptor made: open, openat, openat2, creat, and with no path of the program's own pipe,
+ * pipe2, socket, socketpair, accept, accept4, eventfd, eventfd2, memfd_create (one event per
+ * descriptor): a = fd | kind << 32 (FL_FILE_*), b = device, c = inode, d = length at open (fstat's
+ * st_size after the call); text = /proc/self/fd/FD's link: the resolved path, or "pipe:[inode]" */
+#define FL_EV_FILE_OPEN     17
+#define FL_EV_FILE_CLOSE    18 /* close: a = fd */
+#define FL_EV_FILE_DUP      19 /* dup, dup2, dup3, fcntl F_DUPFD(_CLOEXEC): a = old fd, b = new fd, c = system call number */
+/* read, pread64, readv, preadv, preadv2 that transferred more than zero bytes: a = fd, b = file
+ * offset of the first byte (FL_NO_OFFSET: none, see FORMAT.md), c = bytes, d = system call number */
+#define FL_EV_FILE_READ     20
+#define FL_EV_FILE_WRITE    21 /* write, pwrite64, writev, pwritev, pwritev2: as FL_EV_FILE_READ */
+/* truncate, ftruncate: a = fd (-1 for truncate: text = the path as given), b = new length,
+ * c = device, d = inode */
+#define FL_EV_FILE_TRUNCATE 22
+/* unlink, unlinkat, rmdir: a = dirfd, b = flags (AT_REMOVEDIR 0x200 for rmdir), c = device,
+ * d = inode (both from fstatat before the call; 0 if that failed); text = the path as given */
+#define FL_EV_FILE_UNLINK   23
+/* rename, renameat, renameat2: a = old dirfd, b = new dirfd, c = flags, d = inode (fstatat before
+ * the call); text = the old path, a NUL byte, the new path, as given */
+#define FL_EV_FILE_RENAME   24
+#define FL_EV_SHMAT         25 /* shmat: a = shmid, b = address, c = size (IPC_STAT's shm_segsz), d = shmflg */
+#define FL_EV_SHMDT         26 /* shmdt: a = address, b = size and c = shmid of the shmat that attached it (0, -1: not seen) */
+
+#define FL_NO_OFFSET 0xffffffffffffffffULL /* FL_EV_FILE_READ/WRITE b: the call has no file offset */
+/* FL_EV_FILE_OPEN kinds, from fstat's st_mode after the call */
+#define FL_FILE_OTHER     0 /* no file type: an anonymous inode (eventfd, epoll) */
+#define FL_FILE_REGULAR   1
+#define FL_FILE_DIRECTORY 2
+#define FL_FILE_PIPE      3 /* a pipe or a FIFO */
+#define FL_FILE_SOCKET    4
+#define FL_FILE_CHAR      5 /* a character device */
+#define FL_FILE_BLOCK     6 /* a block device */
+#define FL_FILE_SYMLINK   7 /* O_PATH | O_NOFOLLOW */
 
 /*
  * Call stacks (record --stacks N, in-thread engines only): each distinct stack of a process image

@@ -39,6 +39,10 @@
  * Measured against seccomp SECCOMP_RET_TRAP in BENCHMARKS.md ("System-call gate"): a trapped
  * call costs the same, no other call pays for a filter, and dispatch ends with the task, where
  * a seccomp filter stays with every child and exec'd image for good.
+ * After the call the gate writes the kernel events of the open, read, write... families
+ * (gate_events.c; FORMAT.md, "Kernel events"). They do not depend on how pages are trapped, so
+ * under uffd, whose kernel accesses wait for the handler, the gate arms for them alone: steps 1
+ * to 3 and 5 are skipped, and the handler runs on the gate's own signal stacks (gate_stack.c).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -131,6 +135,31 @@ __asm__(".text\n"
 
 static uintptr_t text_start, text_end; /* the agent's executable segment: dispatch lets its calls through */
 static int gate_on;
+/* what the gate is armed for: the calls' user memory (an engine without FL_OBSERVES_KERNEL_ACCESS),
+ * and kernel events (gate_events.c; record --no-kernel-events and monitor mode turn them off) */
+static int gate_memory, gate_events;
+/*
+ * The standard descriptors' open events are still to come: written by the image's first gated
+ * call, on an agent stack. Not from fl_gate_start, on the program's stack: under an in-thread
+ * engine a frame pushed onto a disabled stack page with the agent lock held faults, and the
+ * fault path waits for the lock its own thread holds.
+ */
+static int standard_pending;
+
+/* a program's reads of a pipe on stdin, or writes to a file on stdout, name a file as those of
+ * descriptors it opens do: open events for 0, 1 and 2 as the image starts with them */
+static void standard_events(struct fl_gate_thread *g)
+{
+	struct fl_kev_call kc;
+	for (int fd = 0; fd < 3; fd++) {
+		if (fl_kev_standard(fd, &kc)) {
+			fl_lock();
+			if (fl_tracing())
+				fl_kev_write(&kc, (uint32_t)g->tid);
+			fl_unlock();
+		}
+	}
+}
 static int fault_sig;
 static struct sigaction prog_sigsys; /* the program's own SIGSYS action */
 static int prog_sigsys_lock;
@@ -145,6 +174,19 @@ struct k_sigaction {
 int fl_gate_active(void)
 {
 	return __atomic_load_n(&gate_on, __ATOMIC_ACQUIRE);
+}
+
+/* the calling handler's thread state: on a fault signal's stack (in-thread engines) or the gate's own (uffd) */
+static struct fl_gate_thread *thread_here(void)
+{
+	struct fl_gate_thread *g = fl_gate_thread_here();
+	return g || gate_memory ? g : fl_gate_stack_here();
+}
+
+static struct fl_gate_thread *thread_of(int32_t pid, int32_t tid)
+{
+	struct fl_gate_thread *g = fl_gate_thread_of(pid, tid);
+	return g || gate_memory ? g : fl_gate_stack_of(pid, tid);
 }
 
 static int find_text(struct dl_phdr_info *info, size_t size, void *ctx)
@@ -280,6 +322,16 @@ static long sigprocmask_on_frame(ucontext_t *uc, const long *a)
 	return 0;
 }
 
+/*
+ * Under the in-thread engines a program handler runs on the agent's stack (SA_ONSTACK): the
+ * thread's own stack page may be disabled, and the kernel could not write the frame there.
+ * Under uffd it runs where the program asked, its frame one of the program's own references.
+ */
+static unsigned long onstack(void)
+{
+	return gate_memory ? SA_ONSTACK : 0;
+}
+
 /* rt_sigaction: the agent's restorer, SA_ONSTACK, SIGSYS and the fault signal open; SIGSYS itself is kept */
 static long sigaction_gated(const long *a)
 {
@@ -312,7 +364,7 @@ static long sigaction_gated(const long *a)
 	if (a[1]) {
 		memcpy(&act, (const void *)a[1], sizeof(act));
 		if (act.handler != SIG_DFL && act.handler != SIG_IGN) {
-			act.flags |= K_SA_RESTORER | SA_ONSTACK;
+			act.flags |= K_SA_RESTORER | onstack();
 			act.restorer = (void *)fl_gate_restorer;
 			act.mask &= ~never_blocked();
 		}
@@ -444,25 +496,38 @@ static int clone_like_thread(long nr, const long *a)
 static long gated_call(long nr, const long *a, ucontext_t *uc, struct fl_gate_thread *g)
 {
 	struct fl_gate_region regions[FL_GATE_REGIONS];
-	uint32_t flags = 0;
-	/* tracing stopping: the kernel would meet pages still disabled (EFAULT); they come home first */
-	if (!fl_tracing())
-		fl_restoring_wait();
-	g->kernel = 1; /* reading iovecs, strings and the like is the kernel's reference too */
-	uint32_t n = fl_tracing() ? fl_gate_regions(nr, a, regions, &flags) : 0;
-	if (flags & FL_SC_REFUSE) {
-		g->kernel = 0;
-		return -ENOSYS;
-	}
+	uint32_t flags = 0, n = 0;
 	struct held_set *h = NULL, hs;
-	if (n) {
-		h = &hs;
-		fl_lock();
-		hold(regions, n, h);
-		fl_unlock();
-		touch(regions, n);
+	if (gate_memory) {
+		/* tracing stopping: the kernel would meet pages still disabled (EFAULT); they come home first */
+		if (!fl_tracing())
+			fl_restoring_wait();
+		g->kernel = 1; /* reading iovecs, strings and the like is the kernel's reference too */
+		n = fl_tracing() ? fl_gate_regions(nr, a, regions, &flags) : 0;
+		if (flags & FL_SC_REFUSE) {
+			g->kernel = 0;
+			return -ENOSYS;
+		}
+		if (n) {
+			h = &hs;
+			fl_lock();
+			hold(regions, n, h);
+			fl_unlock();
+			touch(regions, n);
+		}
+		g->kernel = 0;
+	} else {
+		flags = fl_gate_flags(nr) & FL_SC_QUICK; /* uffd: no user memory read here, nothing refused */
 	}
-	g->kernel = 0;
+	if (__atomic_load_n(&standard_pending, __ATOMIC_ACQUIRE) && __atomic_exchange_n(&standard_pending, 0, __ATOMIC_ACQ_REL) &&
+	    fl_tracing())
+		standard_events(g);
+	/* kernel events: what is gone after the call is read now (the call's pages are held) */
+	struct fl_kev_call kc;
+	int kev = gate_events && fl_tracing() && fl_kev_wanted(nr, a);
+	kc.n = 0;
+	if (kev)
+		fl_kev_before(nr, a, &kc);
 	map_events_before(nr, a);
 	uint64_t handler_mask = 0;
 	int quick = (flags & FL_SC_QUICK) != 0;
@@ -474,9 +539,14 @@ static long gated_call(long nr, const long *a, ucontext_t *uc, struct fl_gate_th
 	g->selector = SELECTOR_ALLOW;
 	if (!quick)
 		fl_gate_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&handler_mask, 0, K_SIGSET_BYTES, 0, 0);
-	if (h && h->held) {
+	if (kev)
+		fl_kev_after(nr, a, r, &kc); /* before release: a pipe's descriptors are read from held pages */
+	if ((h && h->held) || kc.n) {
 		fl_lock();
-		release(regions, n, h);
+		if (kc.n && fl_tracing())
+			fl_kev_write(&kc, (uint32_t)g->tid);
+		if (h && h->held)
+			release(regions, n, h);
 		fl_unlock();
 	}
 	map_events_after(nr, a, r);
@@ -486,7 +556,7 @@ static long gated_call(long nr, const long *a, ucontext_t *uc, struct fl_gate_th
 static void on_sigsys(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
-	struct fl_gate_thread *g = fl_gate_thread_here();
+	struct fl_gate_thread *g = thread_here();
 	char selector = g ? g->selector : SELECTOR_ALLOW;
 	if (g)
 		g->selector = SELECTOR_ALLOW;
@@ -559,8 +629,8 @@ void fl_gate_thread(void)
 {
 	if (!fl_gate_active())
 		return;
-	struct fl_gate_thread *g = fl_gate_thread_of((int32_t)fl_gate_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0),
-						     (int32_t)fl_gate_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0));
+	struct fl_gate_thread *g = thread_of((int32_t)fl_gate_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0),
+					     (int32_t)fl_gate_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0));
 	if (g && !g->armed)
 		arm(g);
 }
@@ -568,19 +638,31 @@ void fl_gate_thread(void)
 /*
  * Every handler already installed returns through our restorer from now on (the fault signal's
  * among them), with SIGSYS and the fault signal open; then SIGSYS is ours and this thread armed.
+ * The gate arms for the calls' memory under an engine whose kernel accesses fail on a disabled
+ * page (sigbus, mprotect), and for kernel events under every engine unless they are off
+ * (record --no-kernel-events, monitor mode, which writes no trace): under uffd with events off
+ * there is nothing to gate, and no call pays for it.
  */
 int fl_gate_start(void)
 {
-	if (fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS)
-		return 0; /* the kernel's accesses wait for the handler: nothing to gate */
-	const char *env = getenv("FAULTLINE_GATE");
-	if (env && !strcmp(env, "off"))
+	gate_memory = !(fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS);
+	gate_events = !(fl_agent.flags & FL_FLAG_NO_KERNEL_EVENTS) && fl_agent.mode != FL_MODE_MONITOR;
+	if (!gate_memory && !gate_events)
 		return 0;
+	const char *env = getenv("FAULTLINE_GATE");
+	if (env && !strcmp(env, "off")) {
+		/* once a recording: its first process says it */
+		if (gate_events && *fl_slot64(FL_SLOT_CLAIM) == 1)
+			fl_log("FAULTLINE_GATE=off: no kernel events (open, read, write, close... of files and pipes) "
+			       "are recorded", NULL, NULL);
+		gate_memory = gate_events = 0;
+		return 0;
+	}
 	fault_sig = fl_fault_signal_number();
 	if (!text_start)
 		dl_iterate_phdr(find_text, NULL);
 	int32_t pid = (int32_t)fl_gate_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
-	struct fl_gate_thread *g = fl_gate_thread_of(pid, (int32_t)fl_gate_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0));
+	struct fl_gate_thread *g = thread_of(pid, (int32_t)fl_gate_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0));
 	if (!text_start || !g) {
 		fl_log("system-call gate: no alternate signal stack or agent text found; system calls into disabled "
 		       "pages may fail with EFAULT", NULL, NULL);
@@ -601,7 +683,7 @@ int fl_gate_start(void)
 			continue;
 		if (k.handler == SIG_DFL || k.handler == SIG_IGN)
 			continue;
-		k.flags |= K_SA_RESTORER | SA_ONSTACK;
+		k.flags |= K_SA_RESTORER | onstack();
 		k.restorer = (void *)fl_gate_restorer;
 		k.mask &= ~never_blocked();
 		fl_gate_syscall6(SYS_rt_sigaction, s, (long)&k, 0, K_SIGSET_BYTES, 0, 0);
@@ -613,8 +695,10 @@ int fl_gate_start(void)
 		return err;
 	}
 	__atomic_store_n(&gate_on, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&standard_pending, gate_events, __ATOMIC_RELEASE);
 	/* glibc's internal unmaps are mapping events now: the sigbus engine's check that an evicted
 	 * page still lies in a registered mapping (uffd_evict) is not needed */
-	fl_uffd_unseen_unmaps = 0;
+	if (gate_memory)
+		fl_uffd_unseen_unmaps = 0;
 	return 0;
 }

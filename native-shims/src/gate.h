@@ -2,10 +2,13 @@
  * gate.h: the system-call gate (gate.c): under an engine that cannot make a kernel-mode access
  * wait (sigbus, mprotect), every system call of a traced thread reaches the agent first
  * (Syscall User Dispatch), which brings in and pins the user memory the call will read or write
- * (gate_table.c says which), records those references as the kernel's, and then makes the call.
+ * (gate_table.c says which), records those references as the kernel's, and then makes the call;
+ * under every engine it then writes the call's kernel events (gate_events.c).
  */
 #ifndef FL_GATE_H
 #define FL_GATE_H
+
+#include <sys/stat.h>
 
 #include "sys.h"
 
@@ -52,5 +55,37 @@ struct fl_gate_region {
  * msghdr, strings); returns how many, and sets *flags to FL_SC_* */
 uint32_t fl_gate_regions(long nr, const long a[6], struct fl_gate_region *out, uint32_t *flags);
 const char *fl_gate_name(long nr);
+
+/* gate_table.c: call nr's FL_SC_* flags, read from the table alone (no user memory) */
+uint32_t fl_gate_flags(long nr);
+
+/* gate_stack.c: the gate's own signal stacks and thread state where no engine gives one (uffd):
+ * this thread's, made and installed with sigaltstack if new; the calling handler's (NULL: not on one) */
+struct fl_gate_thread *fl_gate_stack_of(int32_t pid, int32_t tid);
+struct fl_gate_thread *fl_gate_stack_here(void);
+
+/* gate_events.c: kernel events (faultline_shm.h FL_EV_FILE_*, FL_EV_SHM*; FORMAT.md, "Kernel events") */
+#define FL_KEV_TEXT 1024 /* text bytes kept: emit.c's most */
+struct fl_kev {
+	uint32_t type, text_len;
+	uint64_t a, b, c, d;
+	char text[FL_KEV_TEXT]; /* last: the rest is cleared without it */
+};
+struct fl_kev_call {
+	uint32_t n;                /* events made, to write */
+	int cut;                   /* the path was longer than FL_KEV_TEXT */
+	uint32_t len, len2;        /* bytes of path (and of the second path, after a NUL) */
+	uint64_t dev, ino;         /* what the path named before the call */
+	char path[FL_KEV_TEXT];
+	struct fl_kev ev[2];       /* pipe and socketpair make two descriptors */
+	struct stat st;            /* scratch for the kernel: here, in agent memory, never a disabled page */
+	char link[32];
+};
+int fl_kev_wanted(long nr, const long *a); /* call nr may make kernel events */
+void fl_kev_before(long nr, const long *a, struct fl_kev_call *k); /* what is gone after the call */
+void fl_kev_after(long nr, const long *a, long r, struct fl_kev_call *k); /* its events, if it succeeded */
+void fl_kev_write(struct fl_kev_call *k, uint32_t tid); /* lock held */
+/* an open event for standard descriptor fd (0, 1, 2) as the image starts with it; 0 if it is not open */
+int fl_kev_standard(int fd, struct fl_kev_call *k);
 
 #endif

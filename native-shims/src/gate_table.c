@@ -623,6 +623,11 @@ static void extras(long nr, const long *a, struct regions *o)
 	}
 }
 
+uint32_t fl_gate_flags(long nr)
+{
+	return nr >= 0 && (size_t)nr < TABLE_N && table[nr].name ? table[nr].flags : 0;
+}
+
 uint32_t fl_gate_regions(long nr, const long a[6], struct fl_gate_region *out, uint32_t *flags)
 {
 	*flags = 0;

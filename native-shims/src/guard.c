@@ -43,6 +43,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -108,8 +109,9 @@ static void teardown(uint32_t reason, int err)
 	stopping = 1;
 	fl_unlock();
 	uint64_t one = 1;
-	ssize_t w = write(stop_efd, &one, sizeof(one));
-	(void)w;
+	/* raw: the interposed write (touch.c) resolves libc's with dlsym on its first call, and the
+	 * dynamic loader's walk may touch traced memory, which this thread would wait on for good */
+	fl_raw_syscall3(SYS_write, stop_efd, (long)&one, sizeof(one));
 	/*
 	 * Wait for the fault threads to leave, so none uses the uffd after it is closed. One that
 	 * is starved (SCHED_IDLE on a busy CPU) may take long: past 2 s we go on, which is safe
@@ -549,8 +551,7 @@ int fl_handler_start(void)
 		stopping = 1;
 		fl_unlock();
 		uint64_t one = 1;
-		ssize_t w = write(stop_efd, &one, sizeof(one));
-		(void)w;
+		fl_raw_syscall3(SYS_write, stop_efd, (long)&one, sizeof(one));
 		return err;
 	}
 	/* the program's threads are listed at FL_REQ_INIT as /proc/self/task minus the handler threads */

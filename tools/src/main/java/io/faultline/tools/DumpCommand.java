@@ -8,6 +8,7 @@ import java.util.concurrent.Callable;
 
 import io.faultline.format.ChunkDescriptor;
 import io.faultline.format.EventType;
+import io.faultline.format.KernelEvents;
 import io.faultline.format.MappingNames;
 import io.faultline.format.MocaChunk;
 import io.faultline.format.ReadSummary;
@@ -173,7 +174,14 @@ final class DumpCommand implements Callable<Integer>
                     line.append("-- ").append(e.seq()).append(' ').append(e.timeNs()).append(' ').append(e.pid())
                         .append(' ').append(e.tid()).append(' ')
                         .append(e.type() == null ? "event-" + e.code() : e.type().label());
-                    appendFields(line, e);
+                    if (KernelEvents.is(e))
+                    {
+                        KernelEvents.describe(line, e);
+                    }
+                    else
+                    {
+                        appendFields(line, e);
+                    }
                     emit(out, line, lines);
                 }
 

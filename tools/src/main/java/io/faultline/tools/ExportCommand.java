@@ -57,7 +57,8 @@ import picocli.CommandLine.Parameters;
         "  lcs-txt     libCacheSim text, one page per line: cachesim FILE txt ...",
         "  lirs        LIRS block trace, one page per line",
         "  csv         the columns of faultline dump --format csv: seq,time_ns,pid,tid,kind,address,tag",
-        "  kvmtrace    kVMTrace's reduced trace: TAG TIME_NS PID VPAGE per eviction record, in eviction order",
+        "  kvmtrace    kVMTrace's reduced trace: TAG TIME_NS PID VPAGE per eviction record, in eviction order,",
+        "              and its kernel records (open, close, read, write, truncate, unlink, shmat, shmdt)",
         "  moca        of a trace recorded with --mode moca: Moca's per-task trace files (Moca-taskX.log:",
         "              T, C and A lines, its module's format of 2015) in the directory -o DIR",
         "Every export reads back with faultline simulate/mrc --format FORMAT to the same pages.",
@@ -397,13 +398,20 @@ final class ExportCommand implements Callable<Integer>
                     @Override
                     public void onEvent(final TraceEvent e)
                     {
-                        if (e.type() != EventType.EVICT || (pid >= 0 && e.pid() != pid) || (tid >= 0 && e.tid() != tid))
+                        if ((pid >= 0 && e.pid() != pid) || (tid >= 0 && e.tid() != tid))
                         {
                             return;
                         }
                         try
                         {
-                            writer.eviction(e.seq(), e.timeNs(), e.pid(), e.tid(), e.a(), (char)e.b());
+                            if (e.type() == EventType.EVICT)
+                            {
+                                writer.eviction(e.seq(), e.timeNs(), e.pid(), e.tid(), e.a(), (char)e.b());
+                            }
+                            else
+                            {
+                                writer.event(e);
+                            }
                         }
                         catch (final IOException ex)
                         {

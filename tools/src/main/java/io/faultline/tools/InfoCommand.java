@@ -185,6 +185,7 @@ final class InfoCommand implements Callable<Integer>
             + ", trail " + h.get(TraceHeader.TRAIL) + ")" : h.get(TraceHeader.POLICY);
         row(out, "configuration", "evms " + evms + " pages (" + bytes(evms * pageSize) + "), policy "
             + policy + ("false".equals(h.get(TraceHeader.DIRTY_TRACKING)) ? " without dirty tracking" : "")
+            + ("false".equals(h.get(TraceHeader.KERNEL_EVENTS)) ? ", no kernel events" : "")
             + ", scope " + h.get(TraceHeader.SCOPE)
             + (h.get(TraceHeader.ENGINE) == null ? "" : ", engine " + h.get(TraceHeader.ENGINE))
             + (h.get(TraceHeader.STACK_FRAMES) == null || h.get(TraceHeader.STACK_FRAMES).trim().equals("0") ? ""

@@ -143,6 +143,14 @@ final class RecordCommand implements Callable<Integer>
         + "built without frame pointers (most distributions' libraries) ends a stack early or skips its caller."})
     Integer stacks;
 
+    @Option(names = "--no-kernel-events", description = {"record no kernel events: by default the system-call gate "
+        + "records, under every engine, each open (path, descriptor, regular file, pipe, socket or device, device and "
+        + "inode, length), close, dup, read and write (descriptor, offset, bytes transferred), truncate, unlink, "
+        + "rename, shmat and shmdt of the program (trace-format/FORMAT.md, \"Kernel events\"). Under uffd the "
+        + "gate arms only for them, and every system call pays a trip through it (about 5 us here), which this "
+        + "option saves; under sigbus and mprotect an event adds under 1 us to its call (BENCHMARKS.md)"})
+    boolean noKernelEvents;
+
     @Option(names = "--engine", paramLabel = "uffd|sigbus|mprotect", completionCandidates = Engines.class,
         description = {"how references are trapped: uffd, userfaultfd with a handler thread (default where this "
             + "user may have one: a read(2) into a disabled page waits and succeeds); sigbus, a user-mode "
@@ -636,6 +644,7 @@ final class RecordCommand implements Callable<Integer>
         options.policy = evmsPolicy(options.evmsPages);
         options.dirtyTracking = !noDirty;
         callStacks(options);
+        options.kernelEvents = !noKernelEvents;
         if (engine != null)
         {
             options.engineChosen = true;

@@ -19,6 +19,16 @@ public enum EventType
     TRACE_STOP(14, "trace-stop", "a=reason (1 recorder gone, 2 stop requested, 3 error, 4 exec) b=errno"),
     UNTRACE_RANGE(15, "untrace-range", "a=start b=length"),
     EVICT(16, "evict", "tid=thread that brought the page in a=page b=tag (r, w, R, W as ASCII) c=1 if deleted before its turn"),
+    FILE_OPEN(17, "open", "a=fd | kind << 32 b=device (major << 32 | minor) c=inode d=length at open text=resolved path"),
+    FILE_CLOSE(18, "close", "a=fd"),
+    FILE_DUP(19, "dup", "a=old fd b=new fd c=system call number"),
+    FILE_READ(20, "read", "a=fd b=offset (-1: none) c=bytes d=system call number"),
+    FILE_WRITE(21, "write", "a=fd b=offset (-1: none) c=bytes d=system call number"),
+    FILE_TRUNCATE(22, "truncate", "a=fd (-1: by path) b=new length c=device d=inode text=path as given"),
+    FILE_UNLINK(23, "unlink", "a=dirfd b=flags c=device d=inode text=path as given"),
+    FILE_RENAME(24, "rename", "a=old dirfd b=new dirfd c=flags d=inode text=old path NUL new path"),
+    SHMAT(25, "shmat", "a=shmid b=address c=size d=shmflg"),
+    SHMDT(26, "shmdt", "a=address b=size c=shmid (of the shmat that attached it)"),
     STACK(32, "stack", "a=stack id (per process image) b=frames text=frames in hex, innermost first"),
     CODE_MAP(33, "code-map", "a=start b=end c=file offset text=path");
 
@@ -32,6 +42,16 @@ public enum EventType
         }
     }
 
+    private static int maxCode()
+    {
+        int max = 0;
+        for (final EventType type : values())
+        {
+            max = Math.max(max, type.code);
+        }
+        return max;
+    }
+
     private final int code;
     private final String label;
     private final String fields;
@@ -41,16 +61,6 @@ public enum EventType
         this.code = code;
         this.label = label;
         this.fields = fields;
-    }
-
-    private static int maxCode()
-    {
-        int max = 0;
-        for (final EventType type : values())
-        {
-            max = Math.max(max, type.code);
-        }
-        return max;
     }
 
     public int code()

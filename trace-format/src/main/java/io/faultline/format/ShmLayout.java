@@ -60,6 +60,19 @@ public final class ShmLayout
     public static final int FLAG_FOLLOW_FORKS = 1;
     public static final int FLAG_FOLLOW_EXEC = 2;
     public static final int FLAG_NO_DIRTY = 4;
+    /** record --no-kernel-events: the system-call gate records no kernel event (file and shm events). */
+    public static final int FLAG_NO_KERNEL_EVENTS = 8;
+    /** A read or write event's offset when the call has none (a pipe, a socket): -1 as a u64. */
+    public static final long NO_OFFSET = -1L;
+    /** Kinds of an open event (a's bits 32 to 39), from fstat's st_mode: see {@link #fileKind(int)}. */
+    public static final int FILE_OTHER = 0;
+    public static final int FILE_REGULAR = 1;
+    public static final int FILE_DIRECTORY = 2;
+    public static final int FILE_PIPE = 3;
+    public static final int FILE_SOCKET = 4;
+    public static final int FILE_CHAR = 5;
+    public static final int FILE_BLOCK = 6;
+    public static final int FILE_SYMLINK = 7;
     /**
      * How the agent disables pages and traps their references: userfaultfd and a handler thread,
      * mprotect and SIGSEGV, or a user-mode userfaultfd and SIGBUS on the faulting thread.
@@ -201,5 +214,22 @@ public final class ShmLayout
     public static long boardStride(final int boardEntries, final int pageSize)
     {
         return boardEntries == 0 ? 0 : align(BOARD_HEADER_SIZE + (long)boardEntries * BOARD_ENTRY_SIZE, pageSize);
+    }
+
+    /** The word for an open event's kind (FILE_*), as {@code faultline dump} prints it. */
+    public static String fileKind(final int kind)
+    {
+        return switch (kind)
+        {
+            case FILE_REGULAR -> "regular";
+            case FILE_DIRECTORY -> "directory";
+            case FILE_PIPE -> "pipe";
+            case FILE_SOCKET -> "socket";
+            case FILE_CHAR -> "char-device";
+            case FILE_BLOCK -> "block-device";
+            case FILE_SYMLINK -> "symlink";
+            case FILE_OTHER -> "other";
+            default -> "kind-" + kind;
+        };
     }
 }

@@ -45,6 +45,8 @@ public final class TraceHeader
     public static final String TRAIL = "trail";
     /** {@code false} under record --no-dirty: eviction tags' w/W then mean a write fault, not dirtiness. Absent: true. */
     public static final String DIRTY_TRACKING = "dirty_tracking";
+    /** {@code false} under record --no-kernel-events: no open, read, write... events. Absent (older traces): none were recorded. */
+    public static final String KERNEL_EVENTS = "kernel_events";
     public static final String SCOPE = "scope";
     /** How the agent trapped references: {@code uffd} (userfaultfd) or {@code mprotect}. */
     public static final String ENGINE = "engine";

@@ -25,4 +25,16 @@ class FormatDocumentTest
         assertTrue(doc.contains("`format_version` is " + accepted + ";"),
             "FORMAT.md's reader checks accept format_version " + accepted);
     }
+
+    /** Each event type the code knows has its row in FORMAT.md's table of events, under its code and name. */
+    @Test
+    void formatMdHasARowPerEventType() throws IOException
+    {
+        final String doc = Files.readString(Path.of("FORMAT.md"));
+        for (final EventType type : EventType.values())
+        {
+            final String row = "\n| " + type.code() + " | " + type.label() + " | ";
+            assertTrue(doc.contains(row), "FORMAT.md has no event table row starting " + row.strip() + " for " + type);
+        }
+    }
 }

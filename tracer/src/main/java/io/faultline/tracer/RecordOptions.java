@@ -48,6 +48,11 @@ public final class RecordOptions
      */
     public int stackFrames;
     /**
+     * The system-call gate records kernel events (open, close, dup, read, write, truncate, unlink,
+     * rename, shmat, shmdt: trace-format/FORMAT.md) unless false (record --no-kernel-events).
+     */
+    public boolean kernelEvents = true;
+    /**
      * Monitor mode (faultline monitor) when positive: the agents record nothing and keep no EVMS;
      * each slot gets a sampling board of this many entries for DAMON's access checks.
      */

@@ -243,6 +243,8 @@ public final class Recorder
             .put(TraceHeader.LEAD_PAGES, options.effectiveLeadPages())
             .put(TraceHeader.TRAIL, options.trailName())
             .put(TraceHeader.DIRTY_TRACKING, options.dirtyTracking)
+            // FAULTLINE_GATE=off (the agents inherit this environment) turns the gate off, and the events with it
+            .put(TraceHeader.KERNEL_EVENTS, options.kernelEvents && !"off".equals(System.getenv("FAULTLINE_GATE")))
             .put(TraceHeader.SCOPE, options.scopeName())
             .put(TraceHeader.ENGINE, options.engineName())
             .put(TraceHeader.STACK_FRAMES, options.stackFrames)

@@ -103,7 +103,8 @@ public final class SharedMemory implements AutoCloseable
         buffer.putInt(ShmLayout.CTL_LEAD_PAGES, options.effectiveLeadPages());
         buffer.putInt(ShmLayout.CTL_STACK_FRAMES, options.stackFrames);
         buffer.putInt(ShmLayout.CTL_FLAGS, (options.follow ? ShmLayout.FLAG_FOLLOW_FORKS : 0)
-            | (options.followExec ? ShmLayout.FLAG_FOLLOW_EXEC : 0) | (options.dirtyTracking ? 0 : ShmLayout.FLAG_NO_DIRTY));
+            | (options.followExec ? ShmLayout.FLAG_FOLLOW_EXEC : 0) | (options.dirtyTracking ? 0 : ShmLayout.FLAG_NO_DIRTY)
+            | (options.kernelEvents ? 0 : ShmLayout.FLAG_NO_KERNEL_EVENTS));
         buffer.putInt(ShmLayout.CTL_RECORDER_PID, (int)ProcessHandle.current().pid());
         buffer.putInt(ShmLayout.CTL_CHUNK_RECORDS, options.chunkRecords);
         buffer.putLong(ShmLayout.CTL_CLOCK, 0);

@@ -3,6 +3,8 @@ package io.faultline.sim.trace;
 import java.io.IOException;
 import java.io.OutputStream;
 
+import io.faultline.format.TraceEvent;
+
 /**
  * A format {@code faultline export} writes a faultline trace's references in, for another tool.
  * One small class per format, next to the reader of the same format, which reads the export
@@ -33,6 +35,14 @@ public interface ExportFormat
          * EVMS with {@code tag} r, w, R or W; {@code tid} brought it in. Formats of references ignore it.
          */
         default void eviction(long seq, long timeNs, int pid, int tid, long address, char tag) throws IOException
+        {
+        }
+
+        /**
+         * Any other event, in trace order among the references (kernel events, forks:
+         * trace-format/FORMAT.md). Formats of references ignore them.
+         */
+        default void event(TraceEvent event) throws IOException
         {
         }
 
