@@ -9,6 +9,7 @@
 
 int fl_pins_init(uint32_t capacity);
 int fl_pins_has(uintptr_t page);
+/* the pinned and the held pages of [start, end), at most max */
 uint32_t fl_pins_collect(uintptr_t start, uintptr_t end, uintptr_t *out, uint32_t max);
 void fl_pins_add(uintptr_t page);
 void fl_pins_forget(uintptr_t start, uintptr_t end);
