@@ -85,6 +85,39 @@ final class AsNobody
         return builder;
     }
 
+    /** What runs on a stock distribution's settings. */
+    interface Body
+    {
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs {@code body} with vm.unprivileged_userfaultfd=0, as Debian, Ubuntu and Fedora ship it
+     * (an ordinary user gets userfaultfd only with UFFD_USER_MODE_ONLY), and restores the setting
+     * after; skipped, with the reason, where the sysctl cannot be set.
+     */
+    static void onStockSettings(final Body body) throws Exception
+    {
+        final Path sysctl = Path.of("/proc/sys/vm/unprivileged_userfaultfd");
+        final String before = Files.readString(sysctl).strip();
+        try
+        {
+            Files.writeString(sysctl, "0");
+        }
+        catch (final IOException ex)
+        {
+            assumeTrue(false, "cannot set vm.unprivileged_userfaultfd: " + ex);
+        }
+        try
+        {
+            body.run();
+        }
+        finally
+        {
+            Files.writeString(sysctl, before);
+        }
+    }
+
     /** The lines of stderr less the JVM's note of JAVA_TOOL_OPTIONS. */
     static List<String> errLines(final Faultline.Result result)
     {

@@ -200,17 +200,7 @@ class ExactnessTest
     @Test
     void anOrdinaryUserRecordsExactlyUnderTheSigbusEngine() throws Exception
     {
-        final Path sysctl = Path.of("/proc/sys/vm/unprivileged_userfaultfd");
-        final String before = Files.readString(sysctl).strip();
-        try
-        {
-            Files.writeString(sysctl, "0");
-        }
-        catch (final java.io.IOException ex)
-        {
-            org.junit.jupiter.api.Assumptions.assumeTrue(false, "cannot set vm.unprivileged_userfaultfd: " + ex);
-        }
-        try
+        AsNobody.onStockSettings(() ->
         {
             nobody = AsNobody.in(tmp);
             engine = null;
@@ -219,11 +209,7 @@ class ExactnessTest
             assertEquals(1, err.size(), recorded.describe());
             assertTrue(err.get(0).startsWith("faultline record: note: no permission to use userfaultfd")
                 && err.get(0).contains("; recording with --engine sigbus instead"), recorded.describe());
-        }
-        finally
-        {
-            Files.writeString(sysctl, before);
-        }
+        });
     }
 
     @BothEngines

@@ -112,17 +112,7 @@ class GateTest
     @org.junit.jupiter.api.Test
     void anOrdinaryUsersSystemCallsReturnAsNatively() throws Exception
     {
-        final Path sysctl = Path.of("/proc/sys/vm/unprivileged_userfaultfd");
-        final String before = Files.readString(sysctl).strip();
-        try
-        {
-            Files.writeString(sysctl, "0");
-        }
-        catch (final java.io.IOException ex)
-        {
-            org.junit.jupiter.api.Assumptions.assumeTrue(false, "cannot set vm.unprivileged_userfaultfd: " + ex);
-        }
-        try
+        AsNobody.onStockSettings(() ->
         {
             final AsNobody nobody = AsNobody.in(tmp);
             final Path dir = Files.createDirectories(tmp.resolve("entries"));
@@ -140,11 +130,7 @@ class GateTest
             assertEquals(nativeRun.out(), traced.out(), traced.describe());
             assertTrue(traced.err().contains("recording with --engine sigbus instead"), traced.describe());
             assertTrue(Traces.read(trace).kernelRefs >= 8, "the gate ran: references flagged as the kernel's");
-        }
-        finally
-        {
-            Files.writeString(sysctl, before);
-        }
+        });
     }
 
     private Faultline.Result record(final String engine, final String label, final List<String> command,
