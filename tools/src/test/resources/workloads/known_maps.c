@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PAGE 4096
@@ -47,6 +48,10 @@ int main(void)
     memset((char *)stack, 4, sizeof stack);
     printf("stack %p\n", (void *)stack);
     fflush(stdout);
+    /* the mapping lives some 50 ms more: the test's report regions aggregates every 5 ms of the
+     * trace's time, and on a quiet machine the whole program ran in less than one aggregation */
+    struct timespec pause = { 0, 50 * 1000 * 1000 };
+    nanosleep(&pause, NULL);
     pthread_t t;
     long from_thread = 0;
     if (pthread_create(&t, NULL, thread_main, &from_thread) != 0 || pthread_join(t, NULL) != 0)

@@ -207,7 +207,7 @@ class KnownMappingsTest
 
         // one mapping's regions: the 4 pages of the anonymous mmap, nothing else
         final String regions = run("report", "regions", "--mapping", "[anon]", "--sample", "1ms", "--aggr", "5ms",
-            trace.toString()); // the program runs some 20 to 50 ms: aggregations shorter than DAMON's 100 ms
+            trace.toString()); // the program runs some 60 to 100 ms: aggregations shorter than DAMON's 100 ms
         assertTrue(regions.startsWith("status 0\naggregation,time_ns,pid,start,end,nr_accesses,age\n"), regions);
         final List<String> rows = regions.lines().filter(l -> l.matches("\\d+,.*")).toList();
         assertTrue(!rows.isEmpty(), regions);
