@@ -150,15 +150,25 @@ void fl_pins_forget(uintptr_t start, uintptr_t end)
  * The pinned and the held pages of [start, end): what an engine that has just disabled the
  * whole range must enable again. A held page belongs to a system call that may be waiting in
  * the kernel (gate.c): disabled under it, the call's write at the end of its wait fails with
- * EFAULT. The held table is scanned whole, only while some call holds a page.
+ * EFAULT. Only while some call holds a page (a thread waiting in futex or poll, often): a range
+ * of fewer pages than the table has slots is probed page by page, a larger one has the table
+ * scanned, whichever looks at less.
  */
 uint32_t fl_pins_collect(uintptr_t start, uintptr_t end, uintptr_t *out, uint32_t max)
 {
 	uint32_t n = 0;
 	for (uint32_t i = pin_lower(start); i < pin_n && pins[i] < end && n < max; i++)
 		out[n++] = pins[i];
-	for (uint32_t i = 0; held_n && i < HELD_SLOTS && n < max; i++)
-		if (held[i].page >= start && held[i].page < end && !fl_pins_has(held[i].page))
-			out[n++] = held[i].page;
+	if (!held_n)
+		return n;
+	if ((end - start) / FL_PAGE < HELD_SLOTS) {
+		for (uintptr_t p = start; p < end && n < max; p += FL_PAGE)
+			if (held_find(p)->page == p && !fl_pins_has(p))
+				out[n++] = p;
+	} else {
+		for (uint32_t i = 0; i < HELD_SLOTS && n < max; i++)
+			if (held[i].page >= start && held[i].page < end && !fl_pins_has(held[i].page))
+				out[n++] = held[i].page;
+	}
 	return n;
 }
