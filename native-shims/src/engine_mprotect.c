@@ -44,6 +44,7 @@
 #include "mem.h"
 #include "pins.h"
 #include "ranges.h"
+#include "scope.h"
 #include "fault_signal.h"
 #include "state.h"
 #include "sys.h"
@@ -228,6 +229,24 @@ static void reenable_pins(uintptr_t s, uintptr_t e)
 	}
 }
 
+/* a run of one range holding no pinned or held page (fl_pins_around) */
+static void disable_run(uintptr_t a, uintptr_t b, void *rv)
+{
+	struct fl_range *r = rv;
+	for (uintptr_t p = a; p < b; p += FL_PAGE)
+		*state_of(r, p) = (uint8_t)((*state_of(r, p) & ~ST_RDONLY) | ST_DISABLED);
+	if (set_prot(a, b - a, PROT_NONE) == -ENOMEM) {
+		/* a hole (glibc unmapped part of the range) or the VMA limit; the kernel may have
+		 * changed part of the range before it failed: page by page, the state follows */
+		for (uintptr_t p = a; p < b; p += FL_PAGE)
+			if (set_prot(p, FL_PAGE, PROT_NONE) == -ENOMEM) {
+				*state_of(r, p) &= (uint8_t)~ST_DISABLED;
+				limit_reached(p, FL_PAGE);
+			}
+	}
+}
+
+/* the pinned and held pages are never disabled (pins.c); they get the program's whole protection */
 static void mp_disable(uintptr_t s, uintptr_t e)
 {
 	fl_evms_forget(s, e);
@@ -235,17 +254,7 @@ static void mp_disable(uintptr_t s, uintptr_t e)
 		return;
 	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);) {
 		populate(o.r, o.a, o.b);
-		for (uintptr_t p = o.a; p < o.b; p += FL_PAGE)
-			*state_of(o.r, p) = (uint8_t)((*state_of(o.r, p) & ~ST_RDONLY) | ST_DISABLED);
-		if (set_prot(o.a, o.b - o.a, PROT_NONE) == -ENOMEM) {
-			/* a hole (glibc unmapped part of the range) or the VMA limit; the kernel may have
-			 * changed part of the range before it failed: page by page, the state follows */
-			for (uintptr_t p = o.a; p < o.b; p += FL_PAGE)
-				if (set_prot(p, FL_PAGE, PROT_NONE) == -ENOMEM) {
-					*state_of(o.r, p) &= (uint8_t)~ST_DISABLED;
-					limit_reached(p, FL_PAGE);
-				}
-		}
+		fl_pins_around(o.a, o.b, disable_run, o.r);
 	}
 	reenable_pins(s, e);
 }
@@ -419,6 +428,8 @@ static int mp_trapped(uintptr_t addr, uint32_t access, uint32_t *flags)
 {
 	uintptr_t page = FL_PAGE_DOWN(addr);
 	struct fl_range *r = fl_range_find(page);
+	if (!r && fl_scope_grow_stack(page)) /* the main stack grown below what is traced (scope.c) */
+		r = fl_range_find(page);
 	if (!r)
 		return 0;
 	uint8_t st = *state_of(r, page);

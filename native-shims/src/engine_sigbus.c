@@ -43,6 +43,7 @@
 #include "fault_signal.h"
 #include "pagemap.h"
 #include "ranges.h"
+#include "scope.h"
 #include "state.h"
 #include "sys.h"
 
@@ -128,6 +129,8 @@ static int sb_trapped(uintptr_t addr, uint32_t access, uint32_t *flags)
 	uintptr_t page = FL_PAGE_DOWN(addr);
 	struct fl_range *r = fl_range_find(page);
 	*flags = (access & FL_ACCESS_WRITE) ? FL_TRAP_WRITE : 0;
+	if (!r && !(access & FL_ACCESS_PRESENT) && fl_scope_grow_stack(page)) /* the main stack grown (scope.c) */
+		r = fl_range_find(page);
 	if (!r)
 		return unknown(page, access, flags);
 	if (access & FL_ACCESS_PRESENT) {

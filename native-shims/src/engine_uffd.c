@@ -274,6 +274,14 @@ static void disable_piece(uintptr_t a, uintptr_t b, void *r)
 	bulk_move(r, a, b, 1, disable_fail);
 }
 
+/* a run of one range holding no pinned or held page (fl_pins_around) */
+static void disable_run(uintptr_t a, uintptr_t b, void *r)
+{
+	fl_range_clear_home(r, a, b);
+	fl_mem_subtract(a, b, disable_piece, r);
+}
+
+/* the pinned and held pages are never moved out (pins.c); reenable_pins marks them home */
 void uffd_disable(uintptr_t s, uintptr_t e)
 {
 	fl_evms_forget(s, e);
@@ -283,23 +291,27 @@ void uffd_disable(uintptr_t s, uintptr_t e)
 		return;
 	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);) {
 		populate_bits(o.r, o.a, o.b);
-		fl_range_clear_home(o.r, o.a, o.b);
-		fl_mem_subtract(o.a, o.b, disable_piece, o.r);
+		fl_pins_around(o.a, o.b, disable_run, o.r);
 	}
 	reenable_pins(s, e);
+}
+
+static void disable_enabled_run(uintptr_t a, uintptr_t b, void *r)
+{
+	fl_range_clear_home(r, a, b);
+	bulk_move(r, a, b, 1, disable_fail);
 }
 
 /*
  * Moca's interval end (mode_moca.c): every page of [s, e) was enabled by a fault in the interval
  * and none is pinned, so neither uffd_disable's pagemap read (their populated bits are set) nor
- * its pass over the pins is needed: one bulk move per range.
+ * its pass over the pins is needed: one bulk move per run between the pages system calls hold
+ * (pins.c), which stay; mode_moca.c keeps those for the next interval's end.
  */
 void uffd_disable_enabled(uintptr_t s, uintptr_t e)
 {
-	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);) {
-		fl_range_clear_home(o.r, o.a, o.b);
-		bulk_move(o.r, o.a, o.b, 1, disable_fail);
-	}
+	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);)
+		fl_pins_around(o.a, o.b, disable_enabled_run, o.r);
 }
 
 static uint32_t uffd_restore(uintptr_t s, uintptr_t e)

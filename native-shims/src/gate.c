@@ -233,7 +233,12 @@ struct held_set {
 	uint32_t held;
 };
 
-/* lock held: hold every traced page of the regions; they are touched after the lock is released */
+/*
+ * Lock held: hold every page of the regions; they are touched after the lock is released. Not
+ * only the traced ones: a mapping made while a thread was starting is registered later (scope.c,
+ * register_gap), by a rescan that may come while this call waits, and its pages must not be
+ * disabled under the call then (pins.c, fl_pins_around).
+ */
 static void hold(const struct fl_gate_region *r, uint32_t n, struct held_set *h)
 {
 	h->walked = h->held = 0;
@@ -245,7 +250,7 @@ static void hold(const struct fl_gate_region *r, uint32_t n, struct held_set *h)
 			uint32_t k = h->walked++;
 			if (!(k & 63))
 				h->bit[k >> 6] = 0;
-			if (fl_range_find(p) && !fl_pins_has(p) && fl_pins_hold(p) == 0) {
+			if (!fl_pins_has(p) && fl_pins_hold(p) == 0) {
 				h->bit[k >> 6] |= 1ull << (k & 63);
 				h->held++;
 			}

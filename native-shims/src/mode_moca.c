@@ -28,6 +28,7 @@
 #include "engine.h"
 #include "mem.h"
 #include "mode.h"
+#include "pins.h"
 #include "state.h"
 #include "sys.h"
 
@@ -192,9 +193,19 @@ static void moca_disable(uint32_t n)
 			fl_engine->disable_enabled(start, end);
 		pages += (uint32_t)((end - start) / FL_PAGE);
 	}
-	/* pages enabled after the interval ended (faults read before the disabling) are the next one's */
-	memmove(enabled, enabled + n, (size_t)(enabled_n - n) * sizeof(*enabled));
-	enabled_n -= n;
+	/*
+	 * A page a system call holds (gate.c: a call waiting in the kernel writes it when it wakes)
+	 * was not disabled (pins.c, fl_pins_around): it stays enabled into the next interval and is
+	 * disabled at that one's end, with the pages enabled after this interval ended (faults read
+	 * before the disabling), which are the next one's too.
+	 */
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (!fl_fork_depth && fl_pins_held(enabled[i]) && (!kept || enabled[kept - 1] != enabled[i]))
+			enabled[kept++] = enabled[i];
+	memmove(enabled + kept, enabled + n, (size_t)(enabled_n - n) * sizeof(*enabled));
+	enabled_n = kept + enabled_n - n;
+	pages -= kept;
 	fl_cnt.evictions += pages;
 	uint64_t spent = fl_now_ns() - t0;
 	__atomic_add_fetch(fl_slot64(FL_SLOT_DISABLE_NS), spent, __ATOMIC_RELEASE);

@@ -111,9 +111,13 @@ void fl_scope_unretire(uintptr_t s, uintptr_t e)
 	}
 }
 
+static uintptr_t stack_low; /* the lowest traced page of the main thread's [stack], 0 before */
+
 /* trace_new for the parts of [s, e) outside retired stacks; name: the mapping's (mapping_name) */
 static void trace_outside_retired(uintptr_t s, uintptr_t e, uint32_t source, const char *name)
 {
+	if (strcmp(name, "[stack]") == 0 && (!stack_low || s < stack_low))
+		stack_low = s;
 	while (s < e) {
 		uintptr_t cut_s = e, cut_e = e;
 		for (uint32_t i = 0; i < retired_n; i++)
@@ -121,11 +125,52 @@ static void trace_outside_retired(uintptr_t s, uintptr_t e, uint32_t source, con
 				cut_s = retired[i].s > s ? retired[i].s : s;
 				cut_e = retired[i].e < e ? retired[i].e : e;
 			}
-		if (cut_s > s && fl_engine->trace_new(s, cut_s, source) == 0)
+		if (cut_s > s && fl_engine->trace_new(s, cut_s, source) == 0) {
 			fl_emit_event(FL_EV_TRACE_RANGE, (uint32_t)fl_gettid(), s, cut_s - s, source, 0, name,
 				      (uint32_t)strlen(name));
+			if (cut_s == stack_low) /* the stack grown, registered by a rescan: maps names only its first line */
+				stack_low = s;
+		}
 		s = cut_e;
 	}
+}
+
+struct grown {
+	uintptr_t page, start; /* start: the mapping's, if it holds page and reaches the stack */
+};
+
+static int grown_line(const struct fl_map_line *m, void *ctx)
+{
+	struct grown *g = ctx;
+	if (m->start <= g->page && m->end > stack_low)
+		g->start = m->start;
+	return 0;
+}
+
+/*
+ * The main thread's stack grows down (VM_GROWSDOWN) on access, with no call the agent sees, and
+ * the new part is traced from its first fault, as the handler engine does (fault.c,
+ * register_around: the new part keeps the vma's userfaultfd registration). The in-thread engines
+ * come here: under sigbus the new page faults as missing in no range, and was filled unrecorded;
+ * under mprotect the kernel gives the new part the protection of the stack's lowest mapping,
+ * PROT_NONE when the engine has disabled that page, so /proc/self/maps shows "---p", which is
+ * not eligible, and the program died of SIGSEGV on a frame deeper than any before (512 KiB of
+ * locals). A fault below the traced stack, on a mapping that reaches it, is the stack grown.
+ * The rlimit bounds how far the kernel grows it; 1 GiB bounds the maps query here.
+ */
+int fl_scope_grow_stack(uintptr_t page)
+{
+	if (!stack_low || page >= stack_low || stack_low - page > (1ul << 30) || fl_agent.scope != FL_SCOPE_ALL)
+		return 0;
+	struct grown g = { .page = page, .start = 0 };
+	if (fl_maps_each_in(page, stack_low + FL_PAGE, grown_line, &g) != 0 || !g.start)
+		return 0;
+	uintptr_t s = FL_PAGE_DOWN(g.start), e = stack_low;
+	if (fl_engine->trace_new(s, e, FL_RANGE_SCAN) != 0)
+		return 0;
+	fl_emit_event(FL_EV_TRACE_RANGE, (uint32_t)fl_gettid(), s, e - s, FL_RANGE_SCAN, 0, "[stack]", 7);
+	stack_low = s;
+	return 1;
 }
 
 /* the parts of [s, e) not yet traced are registered */

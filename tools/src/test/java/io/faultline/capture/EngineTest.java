@@ -106,6 +106,46 @@ class EngineTest
     }
 
     /**
+     * A frame of 1 MiB, deeper than the 132 KiB of stack the kernel maps at exec: the kernel grows
+     * [stack] on access, with no call the agent sees (workloads/deep_stack.c). Under mprotect the
+     * program died of SIGSEGV (the new part took the PROT_NONE of the stack's lowest disabled
+     * page) and under sigbus the new pages came in unrecorded; uffd is the control. Every page of
+     * the frame is a reference of the trace under every engine, and the output is native's.
+     */
+    @BothEngines
+    void aStackGrownBeyondWhatIsTracedIsTracedFromItsFirstTouch(final String engine) throws Exception
+    {
+        final List<String> command = List.of(Workloads.build("deep_stack").toString(), "1024");
+        final Faultline.Result nativeRun = Faultline.exec(command, 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        assertEquals("pages 256 sum 16256\n", nativeRun.out(), nativeRun.describe());
+        final Path trace = tmp.resolve("deep-" + engine);
+        final List<String> args = new ArrayList<>(List.of("record", "-q", "--engine", engine, "-o", trace.toString(), "--"));
+        args.addAll(command);
+        final Faultline.Result traced = Faultline.run(args, 120);
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals(nativeRun.out(), traced.out(), traced.describe());
+        final Matcher frame = Pattern.compile("frame ([0-9a-f]+) ([0-9a-f]+)").matcher(traced.err());
+        assertTrue(frame.find(), traced.describe());
+        final long low = Long.parseUnsignedLong(frame.group(1), 16) >>> 12;
+        final long high = Long.parseUnsignedLong(frame.group(2), 16) >>> 12;
+        final java.util.Set<Long> referenced = new java.util.HashSet<>();
+        for (final Traces.Ref r : Traces.read(trace).refs)
+        {
+            referenced.add(r.address() >>> 12);
+        }
+        final List<Long> missing = new ArrayList<>();
+        for (long page = low; page <= high; page++)
+        {
+            if (!referenced.contains(page))
+            {
+                missing.add(page - low);
+            }
+        }
+        assertEquals(List.of(), missing, "pages of the frame (from its lowest) with no reference under " + engine);
+    }
+
+    /**
      * A new thread's pthread_getattr_np, as a JVM calls it for every thread: glibc's internal
      * sched_getaffinity writes into the first block of the thread's new arena, which the agent
      * has just registered (under mprotect: disabled, and the kernel's write failed with EFAULT;

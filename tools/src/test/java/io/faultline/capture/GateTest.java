@@ -104,6 +104,27 @@ class GateTest
     }
 
     /**
+     * poll waiting on a pollfd in memory the agent registers during the wait: the main thread's
+     * stack grown past what is traced, which the rescan at another thread's start registers and
+     * disables (workloads/waits_on_late_memory.c). The gate held only traced pages, and a range
+     * being disabled was disabled whole before its held pages were enabled again: the kernel's
+     * write of revents failed with EFAULT in every round under sigbus (and, with a mapping
+     * registered late because a thread was starting, 1 run in about 24 of
+     * waits_while_evicting under load).
+     */
+    @BothEngines
+    void aCallWaitingOnMemoryRegisteredDuringTheWaitReturnsAsNatively(final String engine) throws Exception
+    {
+        final List<String> command = List.of(Workloads.build("waits_on_late_memory").toString(), "3");
+        final Faultline.Result nativeRun = Faultline.exec(command, 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        assertEquals("rounds 3: poll 3\n", nativeRun.out(), nativeRun.describe());
+        final Faultline.Result traced = record(engine, "late", command, "512");
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals(nativeRun.out(), traced.out(), traced.describe());
+    }
+
+    /**
      * The same calls by an ordinary user on a stock distribution's settings
      * (vm.unprivileged_userfaultfd=0): record takes the sigbus engine by itself, and the gate, which
      * needs no privilege (Syscall User Dispatch is a prctl of the thread's own), gives the native
