@@ -454,8 +454,6 @@ int fl_agent_start(const char *path)
 	}
 	if (open_engine() != 0)
 		return -EPERM;
-	if (!fl_attached)
-		fl_touch_start();
 
 	uint32_t rpid = *fl_ctl32(FL_CTL_RECORDER_PID);
 	if (rpid) {
@@ -493,8 +491,10 @@ int fl_agent_start(const char *path)
 	__atomic_compare_exchange_n(&fl_agent.active, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 	/* scope all: register and disable what exists now, before main() runs */
 	fl_req_call(FL_REQ_INIT, (uintptr_t)pthread_self(), 0, 0, 0);
-	if (!fl_attached)
+	if (!fl_attached) {
 		fl_gate_start(); /* in-thread engines: every system call of the program's threads gated */
+		fl_touch_start(); /* with the gate off only (touch.c) */
+	}
 	return 0;
 }
 

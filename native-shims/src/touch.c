@@ -899,9 +899,11 @@ static struct stream_buf {
 } streams[STREAMS];
 static int streams_lock;
 
+/* not under the gate, which holds and touches glibc's own buffer for each call: the program
+ * keeps its stream's buffer, its size and so the size of each read and write it makes */
 static void give_buffer(FILE *f, int mode)
 {
-	if (!f || fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS)
+	if (!f || (fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS) || fl_gate_active())
 		return;
 	char *buf = NULL;
 	while (__atomic_exchange_n(&streams_lock, 1, __ATOMIC_ACQUIRE))
@@ -971,7 +973,8 @@ FL_EXPORT int fclose(FILE *f)
 	return r;
 }
 
-/* the mprotect engine at start, before main's first I/O: stdin and stdout (stderr is unbuffered) */
+/* an in-thread engine with the gate off, at start, before main's first I/O: stdin and stdout
+ * (stderr is unbuffered) */
 void fl_touch_start(void)
 {
 	if (fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS)

@@ -125,6 +125,24 @@ class GateTest
     }
 
     /**
+     * stdout keeps glibc's own buffer, from malloc, and so its size and the size of every write
+     * (workloads/stream_buffer.c): the agent gave stdin and stdout buffers of its own (8 KiB,
+     * outside traced memory) even under the gate, which holds and touches glibc's buffer for
+     * each call, so the program's writes changed size and its buffer's references were missing.
+     */
+    @BothEngines
+    void theProgramsStreamsKeepTheirOwnBuffers(final String engine) throws Exception
+    {
+        final List<String> command = List.of(Workloads.build("stream_buffer").toString());
+        final Faultline.Result nativeRun = Faultline.exec(command, 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        assertTrue(nativeRun.out().endsWith(" bytes, in the heap\n"), nativeRun.describe());
+        final Faultline.Result traced = record(engine, "streams", command, "512");
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals(nativeRun.out(), traced.out(), traced.describe());
+    }
+
+    /**
      * The same calls by an ordinary user on a stock distribution's settings
      * (vm.unprivileged_userfaultfd=0): record takes the sigbus engine by itself, and the gate, which
      * needs no privilege (Syscall User Dispatch is a prctl of the thread's own), gives the native
