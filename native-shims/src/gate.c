@@ -59,6 +59,7 @@
 
 #include "engine.h"
 #include "engine_uffd.h"
+#include "map_events.h"
 #include "evms.h"
 #include "gate.h"
 #include "lock.h"
@@ -445,22 +446,14 @@ static void map_event(uint32_t kind, uintptr_t s, uintptr_t e)
 		fl_req_call(FL_REQ_MAP_EVENT, kind, s, e, 0);
 }
 
-/*
- * Asynchronous dirty tracking keeps the written bit in the page table: before a call that zaps
- * or moves pages and is heard of only after it (userfaultfd's events; madvise and mremap here),
- * the EVMS reads it (serve.c, on_learn_dirty).
- */
+/* the calls that zap or move pages and are heard of after they did (map_events.c, fl_map_learn_dirty_before) */
 static void learn_dirty_before(long nr, const long *a)
 {
-	uintptr_t s = (uintptr_t)a[0];
-	size_t len = (size_t)a[1];
-	if (!fl_uffd_wp_async || !fl_tracing() || (s & (FL_PAGE - 1)) || !len)
-		return;
 	int late = nr == SYS_mremap || (nr == SYS_madvise && (a[2] == MADV_DONTNEED || a[2] == MADV_FREE || a[2] == MADV_REMOVE));
 	if ((fl_engine->observes & FL_OBSERVES_MAP_EVENTS) && (nr == SYS_munmap || (nr == SYS_mmap && ((int)a[3] & MAP_FIXED))))
 		late = 1;
 	if (late)
-		fl_req_call(FL_REQ_LEARN_DIRTY, s, FL_PAGE_UP(s + len), 0, 0);
+		fl_map_learn_dirty_before((uintptr_t)a[0], (size_t)a[1]);
 }
 
 static void map_events_before(long nr, const long *a)

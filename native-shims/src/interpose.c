@@ -45,7 +45,6 @@
 #include "faultline_shm.h"
 #include "agent.h"
 #include "engine.h"
-#include "engine_uffd.h"
 #include "gate.h"
 #include "interpose.h"
 #include "map_events.h"
@@ -155,18 +154,11 @@ static inline int says_unmaps(void)
 	return says_map_events() && !fl_gate_active();
 }
 
-/*
- * Asynchronous dirty tracking keeps the written bit in the page table (serve.c, on_learn_dirty):
- * before a call that zaps or moves pages and is heard of only after it, the EVMS reads it. The
- * gate does so for every such call when it is on (gate.c).
- */
+/* the gate asks for every call itself when it is on (map_events.c, fl_map_learn_dirty_before) */
 static void learn_dirty_before(uintptr_t addr, size_t len)
 {
-	if (!fl_uffd_wp_async || !fl_tracing() || fl_gate_active() || !len || (addr & (FL_PAGE - 1)))
-		return;
-	int saved = errno;
-	fl_req_call(FL_REQ_LEARN_DIRTY, addr, FL_PAGE_UP(addr + len), 0, 0);
-	errno = saved;
+	if (!fl_gate_active())
+		fl_map_learn_dirty_before(addr, len);
 }
 
 static void map_event(uint32_t kind, uint64_t a, uint64_t b, uint64_t c)

@@ -6,14 +6,17 @@
  * fault of the same batch is resolved.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "faultline_shm.h"
 #include "emit.h"
 #include "engine.h"
+#include "engine_uffd.h"
 #include "evms.h"
 #include "map_events.h"
+#include "request.h"
 #include "scope.h"
 #include "state.h"
 #include "sys.h"
@@ -107,4 +110,21 @@ void fl_map_event(const struct fl_trap *m)
 		break;
 	}
 	fl_counters_publish();
+}
+
+/*
+ * Asynchronous dirty tracking keeps the written bit in the page table, and a zap or a move
+ * drops it (a moved page reads written in its new place), so before a call that zaps or moves
+ * pages and is heard of only after it (userfaultfd's events; madvise and mremap under the
+ * in-thread engines) the EVMS reads the bits of the range (serve.c, on_learn_dirty). The
+ * system-call gate asks for every such call (gate.c), the interposed calls only with the gate
+ * off (interpose.c).
+ */
+void fl_map_learn_dirty_before(uintptr_t addr, size_t len)
+{
+	if (!fl_uffd_wp_async || !fl_tracing() || !len || (addr & (FL_PAGE - 1)))
+		return;
+	int saved = errno;
+	fl_req_call(FL_REQ_LEARN_DIRTY, addr, FL_PAGE_UP(addr + len), 0, 0);
+	errno = saved;
 }

@@ -21,4 +21,8 @@ int fl_hint_post(uint32_t kind, uint64_t start, uint64_t len, uint64_t value); /
 int fl_hint_take(int i); /* withdraw; returns 1 if an event used it */
 void fl_hints_reset(void); /* a fork child: none posted */
 
+/* any thread, before a call that zaps or moves [addr, addr + len) and is heard of after it:
+ * the EVMS reads the range's written bits first (map_events.c); errno kept */
+void fl_map_learn_dirty_before(uintptr_t addr, size_t len);
+
 #endif
