@@ -56,12 +56,11 @@
 #include "request.h"
 #include "fault_signal.h"
 #include "gate.h"
+#include "sigstack.h"
 #include "state.h"
 #include "stacks.h"
 #include "sys.h"
 
-#define ALTSTACK (256UL << 10) /* the gate (gate.c) holds a call's pages on it, a fault signal nests on top */
-#define ALTSTACK_CHUNK (16UL << 20)
 #define MEMO 256
 #define RACE_RETRIES 1000
 #define ERR_PRESENT 1 /* page-fault error code: P */
@@ -83,48 +82,6 @@ static struct {
 	uint32_t retries;
 	uintptr_t addr;
 } memo[MEMO];
-static uint8_t *alt_chunk;
-static size_t alt_used = ALTSTACK_CHUNK;
-static int alt_lock;
-/*
- * Every chunk of alternate stacks, so that a handler can tell from its stack pointer whether it
- * runs on one, and find its thread's gate state (gate.h) at the base of the stack it runs on:
- * each ALTSTACK slot starts with that page, the stack proper lies above it.
- */
-#define ALT_CHUNKS (ALT_SLOTS_BYTES / ALTSTACK_CHUNK + 1)
-#define ALT_SLOTS_BYTES (65536UL * ALTSTACK)
-static uint8_t *alt_chunks[ALT_CHUNKS];
-static uint32_t alt_chunk_n;
-
-/*
- * Every alternate stack handed out, with the thread it went to. A stack is given again only
- * once its thread is gone for the kernel (tgkill(pid, tid, 0) says ESRCH: the task is unhashed
- * and will never again return to user space, where a signal frame is written). A process
- * forked from this one inherits the table and its own thread's stack: the pid in each entry
- * keeps the child from giving away a stack its only thread may be standing on.
- */
-#define ALT_SLOTS 65536
-#define ALT_SCAN 8 /* entries looked at per thread start, from a rotating cursor */
-static struct alt {
-	int32_t pid, tid;
-	uint8_t *stack;
-} *alts;
-static uint32_t alt_n, alt_cursor;
-
-/* a stack of a thread that is gone, taken for tid; NULL if the few looked at are all alive */
-static uint8_t *alt_reuse(int32_t pid, int32_t tid)
-{
-	for (uint32_t k = 0; k < ALT_SCAN && k < alt_n; k++) {
-		struct alt *a = &alts[alt_cursor++ % alt_n];
-		if (a->pid == pid && a->tid != tid && fl_thread_gone(pid, a->tid)) {
-			a->tid = tid;
-			memset(a->stack, 0, sizeof(struct fl_gate_thread)); /* dispatch is per task: off for the new one */
-			return a->stack;
-		}
-	}
-	return NULL;
-}
-
 #define RESOLVE(var, name)                                          \
 	do {                                                        \
 		if (!(var))                                         \
@@ -221,29 +178,6 @@ static void pass_on(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_threa
 		g->selector = selector;
 }
 
-struct fl_gate_thread *fl_gate_thread_here(void)
-{
-	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-	uint32_t n = __atomic_load_n(&alt_chunk_n, __ATOMIC_ACQUIRE);
-	for (uint32_t i = 0; i < n; i++) {
-		uintptr_t c = (uintptr_t)alt_chunks[i];
-		if (sp >= c && sp < c + ALTSTACK_CHUNK)
-			return (struct fl_gate_thread *)(c + ((sp - c) & ~(ALTSTACK - 1)));
-	}
-	return NULL;
-}
-
-struct fl_gate_thread *fl_gate_thread_of(int32_t pid, int32_t tid)
-{
-	struct fl_gate_thread *g = NULL;
-	spin(&alt_lock);
-	for (uint32_t i = 0; alts && i < alt_n && !g; i++)
-		if (alts[i].pid == pid && alts[i].tid == tid)
-			g = (struct fl_gate_thread *)alts[i].stack;
-	unspin(&alt_lock);
-	return g;
-}
-
 int fl_fault_signal_number(void)
 {
 	return fault_signal_active() ? fault_sig : 0;
@@ -259,7 +193,7 @@ static void on_fault(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_thre
  */
 static void on_fault_signal(int sig, siginfo_t *si, void *ucv)
 {
-	struct fl_gate_thread *g = fl_gate_thread_here();
+	struct fl_gate_thread *g = fl_sigstack_here();
 	char selector = g ? g->selector : 0;
 	if (g)
 		g->selector = 0;
@@ -306,36 +240,11 @@ void fl_fault_signal_thread(void)
 		return;
 	int32_t pid = (int32_t)fl_raw_syscall3(SYS_getpid, 0, 0, 0);
 	int32_t tid = (int32_t)fl_raw_syscall3(SYS_gettid, 0, 0, 0);
-	spin(&alt_lock);
-	if (!alts)
-		alts = fl_mem_map(ALT_SLOTS * sizeof(*alts));
-	uint8_t *stack = alts ? alt_reuse(pid, tid) : NULL;
-	if (!stack) {
-		if (alt_used + ALTSTACK > ALTSTACK_CHUNK && alt_chunk_n < ALT_CHUNKS) {
-			uint8_t *c = fl_mem_map(ALTSTACK_CHUNK);
-			if (c) {
-				alt_chunk = c;
-				alt_used = 0;
-				alt_chunks[alt_chunk_n] = c;
-				__atomic_store_n(&alt_chunk_n, alt_chunk_n + 1, __ATOMIC_RELEASE);
-			}
-		}
-		if (alt_used + ALTSTACK <= ALTSTACK_CHUNK) {
-			stack = alt_chunk + alt_used;
-			alt_used += ALTSTACK;
-			if (alts && alt_n < ALT_SLOTS) /* past that, never given again */
-				alts[alt_n++] = (struct alt){ .pid = pid, .tid = tid, .stack = stack };
-		}
-	}
-	unspin(&alt_lock);
-	if (!stack)
-		return;
 	/* the slot's first page holds the thread's gate state (gate.h), the stack lies above it */
-	struct fl_gate_thread *g = (struct fl_gate_thread *)stack;
+	struct fl_gate_thread *g = fl_sigstack_take(pid, tid);
+	if (!g)
+		return;
 	g->tid = tid;
-	stack_t ss = { .ss_sp = stack + FL_PAGE, .ss_size = ALTSTACK - FL_PAGE, .ss_flags = 0 };
-	RESOLVE(real_sigaltstack, "sigaltstack");
-	real_sigaltstack(&ss, NULL);
 	sigset_t one;
 	sigemptyset(&one);
 	sigaddset(&one, fault_sig);

@@ -42,7 +42,7 @@
  * After the call the gate writes the kernel events of the open, read, write... families
  * (gate_events.c; FORMAT.md, "Kernel events"). They do not depend on how pages are trapped, so
  * under uffd, whose kernel accesses wait for the handler, the gate arms for them alone: steps 1
- * to 3 and 5 are skipped, and the handler runs on the gate's own signal stacks (gate_stack.c).
+ * to 3 and 5 are skipped, and the handler runs on signal stacks of the agent's all the same (sigstack.c).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -62,6 +62,7 @@
 #include "map_events.h"
 #include "evms.h"
 #include "gate.h"
+#include "sigstack.h"
 #include "lock.h"
 #include "mode.h"
 #include "pins.h"
@@ -177,17 +178,26 @@ int fl_gate_active(void)
 	return __atomic_load_n(&gate_on, __ATOMIC_ACQUIRE);
 }
 
-/* the calling handler's thread state: on a fault signal's stack (in-thread engines) or the gate's own (uffd) */
+_Static_assert(sizeof(struct fl_gate_thread) <= FL_PAGE, "a thread's gate state is the first page of its signal stack's slot (sigstack.h)");
+
+/* the calling handler's thread state, at the base of the signal stack it runs on (sigstack.c) */
 static struct fl_gate_thread *thread_here(void)
 {
-	struct fl_gate_thread *g = fl_gate_thread_here();
-	return g || gate_memory ? g : fl_gate_stack_here();
+	return fl_sigstack_here();
 }
 
+/*
+ * The thread's state: on the stack the fault signal's thread start gave it (in-thread engines,
+ * fault_signal.c), or under uffd, where no fault signal runs, on one taken here.
+ */
 static struct fl_gate_thread *thread_of(int32_t pid, int32_t tid)
 {
-	struct fl_gate_thread *g = fl_gate_thread_of(pid, tid);
-	return g || gate_memory ? g : fl_gate_stack_of(pid, tid);
+	struct fl_gate_thread *g = fl_sigstack_of(pid, tid);
+	if (g || gate_memory)
+		return g;
+	if ((g = fl_sigstack_take(pid, tid)) != NULL)
+		g->tid = tid;
+	return g;
 }
 
 static int find_text(struct dl_phdr_info *info, size_t size, void *ctx)

@@ -14,7 +14,7 @@
 
 /*
  * A thread's gate state, in agent memory at the base of its alternate signal stack
- * (fault_signal.c): the kernel reads the selector at every system call, so it must never be a
+ * (sigstack.c): the kernel reads the selector at every system call, so it must never be a
  * disabled page, and the signal handlers find it from their stack pointer, with no TLS and no
  * system call.
  */
@@ -33,10 +33,7 @@ int fl_gate_start(void);  /* the process image's first thread, once tracing runs
 void fl_gate_thread(void); /* a new thread of the program (thread-start hook), or a followed fork child's */
 int fl_gate_active(void);  /* the gate sees this process's system calls (touch.c's wrappers stand down) */
 
-/* fault_signal.c: the calling handler's thread state, found from its stack pointer (NULL: not on an
- * agent stack); the calling thread's by tid (not in a handler) */
-struct fl_gate_thread *fl_gate_thread_here(void);
-struct fl_gate_thread *fl_gate_thread_of(int32_t pid, int32_t tid);
+/* fault_signal.c */
 int fl_fault_signal_number(void); /* the in-thread engine's fault signal, or 0 */
 
 /* gate_table.c: the memory a system call reads and writes */
@@ -58,11 +55,6 @@ const char *fl_gate_name(long nr);
 
 /* gate_table.c: call nr's FL_SC_* flags, read from the table alone (no user memory) */
 uint32_t fl_gate_flags(long nr);
-
-/* gate_stack.c: the gate's own signal stacks and thread state where no engine gives one (uffd):
- * this thread's, made and installed with sigaltstack if new; the calling handler's (NULL: not on one) */
-struct fl_gate_thread *fl_gate_stack_of(int32_t pid, int32_t tid);
-struct fl_gate_thread *fl_gate_stack_here(void);
 
 /* gate_events.c: kernel events (faultline_shm.h FL_EV_FILE_*, FL_EV_SHM*; FORMAT.md, "Kernel events") */
 #define FL_KEV_TEXT 1024 /* text bytes kept: emit.c's most */
