@@ -242,6 +242,7 @@ struct held_set {
 	uint64_t bit[HELD_MAX / 64];
 	uint32_t walked; /* pages of the regions hold looked at, at most HELD_MAX */
 	uint32_t held;
+	uint32_t missed; /* pages not held: the table was full */
 };
 
 /*
@@ -252,7 +253,7 @@ struct held_set {
  */
 static void hold(const struct fl_gate_region *r, uint32_t n, struct held_set *h)
 {
-	h->walked = h->held = 0;
+	h->walked = h->held = h->missed = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		if (!r[i].len)
 			continue;
@@ -261,9 +262,13 @@ static void hold(const struct fl_gate_region *r, uint32_t n, struct held_set *h)
 			uint32_t k = h->walked++;
 			if (!(k & 63))
 				h->bit[k >> 6] = 0;
-			if (!fl_pins_has(p) && fl_pins_hold(p) == 0) {
+			if (fl_pins_has(p))
+				continue;
+			if (fl_pins_hold(p) == 0) {
 				h->bit[k >> 6] |= 1ull << (k & 63);
 				h->held++;
+			} else {
+				h->missed++;
 			}
 		}
 	}
@@ -280,6 +285,12 @@ static void hold(const struct fl_gate_region *r, uint32_t n, struct held_set *h)
  * good (the untraced child of a raw clone3 died of SIGSEGV on its stack page holding the
  * clone_args, 2 runs in 30 under mprotect).
  */
+static void release_page(uintptr_t p, int evms)
+{
+	if (fl_pins_release(p) && evms && fl_evms_state(p) != FL_EVMS_ENABLED && fl_range_find(p) && !fl_pins_has(p))
+		fl_engine->evict(p);
+}
+
 static void release(const struct fl_gate_region *r, uint32_t n, const struct held_set *h)
 {
 	int evms = (fl_mode->flags & FL_KEEPS_EVMS) != 0 && !fl_fork_depth;
@@ -289,9 +300,74 @@ static void release(const struct fl_gate_region *r, uint32_t n, const struct hel
 			continue;
 		uintptr_t end = FL_PAGE_UP(r[i].addr + r[i].len);
 		for (uintptr_t p = FL_PAGE_DOWN(r[i].addr); p < end && k < h->walked; p += FL_PAGE, k++)
-			if ((h->bit[k >> 6] >> (k & 63)) & 1 && fl_pins_release(p) && evms &&
-			    fl_evms_state(p) != FL_EVMS_ENABLED && fl_range_find(p) && !fl_pins_has(p))
-				fl_engine->evict(p);
+			if ((h->bit[k >> 6] >> (k & 63)) & 1)
+				release_page(p, evms);
+	}
+}
+
+/*
+ * The open call (gate.h, struct fl_gate_thread): a thread cancelled inside a waiting call
+ * (pthread_cancel: glibc unwinds from its SIGCANCEL handler, out of this handler's frame) or
+ * sent out of it by a signal handler's siglongjmp never comes back to release(), and what the
+ * call held stayed held for good: enabled, out of the EVMS's reach, its references lost (80
+ * threads cancelled in poll left a page of their reused stack so). The outermost such call of
+ * a thread is kept in its gate state, up to FL_GATE_OPEN_REGIONS regions and
+ * FL_GATE_OPEN_PAGES pages, and given back by the thread's next call once that call's frame lies
+ * where the open one's did (a nested call, from a handler run during the wait, lies below it),
+ * or by the thread's end (interpose.c, the trampoline's cleanup). Lock held.
+ */
+static void open_call(struct fl_gate_thread *g, const struct fl_gate_region *r, uint32_t n, const struct held_set *h,
+		      uintptr_t sp)
+{
+	if (g->open_sp || n > FL_GATE_OPEN_REGIONS || h->walked > FL_GATE_OPEN_PAGES)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		g->open[i].addr = r[i].addr;
+		g->open[i].len = r[i].len;
+	}
+	memcpy(g->open_held, h->bit, sizeof(g->open_held));
+	g->open_n = n;
+	g->open_walked = h->walked;
+	g->open_sp = sp;
+}
+
+static void release_open(struct fl_gate_thread *g)
+{
+	int evms = (fl_mode->flags & FL_KEEPS_EVMS) != 0 && !fl_fork_depth;
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < g->open_n && k < g->open_walked; i++) {
+		if (!g->open[i].len)
+			continue;
+		uintptr_t end = FL_PAGE_UP(g->open[i].addr + g->open[i].len);
+		for (uintptr_t p = FL_PAGE_DOWN(g->open[i].addr); p < end && k < g->open_walked; p += FL_PAGE, k++)
+			if ((g->open_held[k >> 6] >> (k & 63)) & 1)
+				release_page(p, evms);
+	}
+	g->open_sp = 0;
+}
+
+/* on entry to the handler, whose frame is at sp: the open call's frame is gone (see open_call) */
+static void abandoned(struct fl_gate_thread *g, uintptr_t sp)
+{
+	if (g->open_sp && sp >= g->open_sp) {
+		fl_lock();
+		if (g->open_sp)
+			release_open(g);
+		fl_unlock();
+	}
+}
+
+void fl_gate_thread_end(void)
+{
+	if (!fl_gate_active() || !gate_memory)
+		return;
+	struct fl_gate_thread *g = thread_of((int32_t)fl_gate_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0),
+					     (int32_t)fl_gate_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0));
+	if (g && g->open_sp) {
+		fl_lock();
+		if (g->open_sp)
+			release_open(g);
+		fl_unlock();
 	}
 }
 
@@ -520,6 +596,8 @@ static long gated_call(long nr, const long *a, ucontext_t *uc, struct fl_gate_th
 			h = &hs;
 			fl_lock();
 			hold(regions, n, h);
+			if (h->held && !h->missed)
+				open_call(g, regions, n, h, (uintptr_t)__builtin_frame_address(0));
 			fl_unlock();
 			touch(regions, n);
 		}
@@ -553,8 +631,11 @@ static long gated_call(long nr, const long *a, ucontext_t *uc, struct fl_gate_th
 		fl_lock();
 		if (kc.n && fl_tracing())
 			fl_kev_write(&kc, (uint32_t)g->tid);
-		if (h && h->held)
+		if (h && h->held) {
 			release(regions, n, h);
+			if (g->open_sp == (uintptr_t)__builtin_frame_address(0))
+				g->open_sp = 0;
+		}
 		fl_unlock();
 	}
 	map_events_after(nr, a, r);
@@ -574,6 +655,8 @@ static void on_sigsys(int sig, siginfo_t *si, void *ucv)
 			g->selector = selector;
 		return;
 	}
+	if (gate_memory)
+		abandoned(g, (uintptr_t)__builtin_frame_address(0));
 	greg_t *gr = uc->uc_mcontext.gregs;
 	long nr = si->si_syscall;
 	long a[6] = { gr[REG_RDI], gr[REG_RSI], gr[REG_RDX], gr[REG_R10], gr[REG_R8], gr[REG_R9] };

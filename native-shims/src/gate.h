@@ -18,12 +18,25 @@
  * disabled page, and the signal handlers find it from their stack pointer, with no TLS and no
  * system call.
  */
+#define FL_GATE_OPEN_REGIONS 16
+#define FL_GATE_OPEN_PAGES 512 /* a call with more is not kept: it holds what it held until it returns */
 struct fl_gate_thread {
 	volatile char selector; /* SYSCALL_DISPATCH_FILTER_ALLOW (0) or _BLOCK (1), read by the kernel */
 	volatile uint8_t kernel; /* the gate is touching a call's memory: faults are the kernel's references */
 	uint8_t armed;           /* dispatch is on for this thread */
 	uint8_t pad;
 	int32_t tid;
+	/*
+	 * The outermost call holding pages, while it is in the kernel (gate.c, open_call): what a
+	 * thread that never returns from it (cancelled in it, or a signal handler's siglongjmp out
+	 * of it) held, given back by the next call or by the thread's end. Here and not on the
+	 * signal stack, which the next signal's frame overwrites.
+	 */
+	uintptr_t open_sp;       /* the handler's frame of the open call; 0: none */
+	uint32_t open_n;         /* regions */
+	uint32_t open_walked;    /* their pages looked at, in order (gate.c, struct held_set) */
+	struct { uintptr_t addr; size_t len; } open[FL_GATE_OPEN_REGIONS];
+	uint64_t open_held[FL_GATE_OPEN_PAGES / 64]; /* which of them the call holds */
 };
 
 /* a system call made from the agent's text, which dispatch lets through: the result or -errno */
@@ -31,6 +44,7 @@ long fl_gate_syscall6(long nr, long a, long b, long c, long d, long e, long f);
 
 int fl_gate_start(void);  /* the process image's first thread, once tracing runs: 0, or -errno (the gate stays off) */
 void fl_gate_thread(void); /* a new thread of the program (thread-start hook), or a followed fork child's */
+void fl_gate_thread_end(void); /* the thread ends, maybe cancelled inside a call: what it held given back */
 int fl_gate_active(void);  /* the gate sees this process's system calls (touch.c's wrappers stand down) */
 
 /* fault_signal.c */

@@ -561,14 +561,46 @@ static uintptr_t stack_to_release(void)
 	return (fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS) ? 0 : (uintptr_t)&here;
 }
 
+/*
+ * Whether this thread has said its exit: pthread_exit's wrapper says it and then unwinds through
+ * the trampoline's cleanup, which says it only for a thread that has not (a cancelled one). A
+ * key of the pthread API, not TLS: glibc keeps the first 32 keys' values in the thread
+ * descriptor, no allocation.
+ */
+static pthread_key_t exit_said;
+static pthread_once_t exit_said_once = PTHREAD_ONCE_INIT;
+
+static void exit_said_create(void)
+{
+	if (pthread_key_create(&exit_said, NULL) != 0)
+		exit_said = (pthread_key_t)-1;
+}
+
 /* a stack that leaves tracing must be out before the thread goes on: only then wait */
 static void thread_exit_notice(void)
 {
+	pthread_once(&exit_said_once, exit_said_create);
+	if (exit_said != (pthread_key_t)-1)
+		pthread_setspecific(exit_said, (void *)1);
 	uintptr_t stack = stack_to_release();
 	if (stack)
 		fl_req_call(FL_REQ_THREAD_EXIT, stack, 0, 0, 0);
 	else
 		notice(FL_REQ_THREAD_EXIT, 0, 0, 0, 0);
+}
+
+/*
+ * The thread's start routine never returned: cancelled (glibc unwinds it from its SIGCANCEL
+ * handler, inside a cancellable call, which the gate was making for it) or pthread_exit. Had
+ * the thread no exit event, and what the gate held for a call it was cancelled in stayed held
+ * (gate.c, open_call).
+ */
+static void ended_inside(void *unused)
+{
+	(void)unused;
+	fl_gate_thread_end();
+	if (exit_said == (pthread_key_t)-1 || !pthread_getspecific(exit_said))
+		thread_exit_notice();
 }
 
 static void *trampoline(void *p)
@@ -587,7 +619,11 @@ static void *trampoline(void *p)
 	real_prctl(PR_GET_NAME, (unsigned long)name, 0, 0, 0);
 	notice_text(FL_REQ_THREAD_START, (uint64_t)creator, (uintptr_t)pthread_self(), counted, 0, name,
 		    (uint32_t)strlen(name));
-	void *ret = fn(arg);
+	pthread_once(&exit_said_once, exit_said_create);
+	void *ret;
+	pthread_cleanup_push(ended_inside, NULL);
+	ret = fn(arg);
+	pthread_cleanup_pop(0);
 	thread_exit_notice();
 	return ret;
 }

@@ -125,6 +125,33 @@ class GateTest
     }
 
     /**
+     * A thread cancelled while it waits in poll never returns from the call, and what the gate
+     * held for it (its pollfd's stack page) stayed held: enabled for good, its later references
+     * lost. Then the EVMS is filled twice over, and a second thread on the stack glibc kept
+     * writes at the same address (workloads/cancelled_in_call.c): that write is a reference of
+     * the trace under every engine (it was missing under sigbus and mprotect), and the cancelled
+     * thread has its exit event, as every thread does.
+     */
+    @BothEngines
+    void whatACancelledCallHeldIsGivenBack(final String engine) throws Exception
+    {
+        final List<String> command = List.of(Workloads.build("cancelled_in_call").toString(), "256");
+        final Faultline.Result traced = record(engine, "cancelled", command, "64");
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals("same stack: yes\n", traced.out(), traced.describe());
+        final java.util.regex.Matcher said = java.util.regex.Pattern.compile("tid (\\d+) pollfd ([0-9a-f]+)").matcher(traced.err());
+        assertTrue(said.find(), traced.describe());
+        final int tid = Integer.parseInt(said.group(1));
+        final long page = Long.parseUnsignedLong(said.group(2), 16) >>> 12;
+        final Traces trace = Traces.read(tmp.resolve("cancelled-" + engine));
+        assertTrue(trace.refs.stream().anyMatch(r -> r.tid() == tid && r.address() >>> 12 == page),
+            "no reference of the second thread to its pollfd's page under " + engine);
+        final long starts = trace.events.stream().filter(e -> e.type() == io.faultline.format.EventType.THREAD_START).count();
+        final long exits = trace.events.stream().filter(e -> e.type() == io.faultline.format.EventType.THREAD_EXIT).count();
+        assertEquals(starts, exits, "thread exits against starts under " + engine);
+    }
+
+    /**
      * stdout keeps glibc's own buffer, from malloc, and so its size and the size of every write
      * (workloads/stream_buffer.c): the agent gave stdin and stdout buffers of its own (8 KiB,
      * outside traced memory) even under the gate, which holds and touches glibc's buffer for
