@@ -216,17 +216,12 @@ static void populate(const struct fl_range *r, uintptr_t a, uintptr_t b)
 	}
 }
 
-static void reenable_pins(uintptr_t s, uintptr_t e)
+/* a pinned or held page of a range being disabled (fl_pins_around): the program's whole protection */
+static void keep_enabled(uintptr_t page, void *rv)
 {
-	uintptr_t pins[64];
-	uint32_t n = fl_pins_collect(s, e, pins, 64);
-	for (uint32_t i = 0; i < n; i++) {
-		struct fl_range *r = fl_range_find(pins[i]);
-		if (r) {
-			*state_of(r, pins[i]) &= (uint8_t)~(ST_DISABLED | ST_RDONLY);
-			apply(r, pins[i], pins[i] + FL_PAGE);
-		}
-	}
+	struct fl_range *r = rv;
+	*state_of(r, page) &= (uint8_t)~(ST_DISABLED | ST_RDONLY);
+	apply(r, page, page + FL_PAGE);
 }
 
 /* a run of one range holding no pinned or held page (fl_pins_around) */
@@ -246,7 +241,7 @@ static void disable_run(uintptr_t a, uintptr_t b, void *rv)
 	}
 }
 
-/* the pinned and held pages are never disabled (pins.c); they get the program's whole protection */
+/* the pinned and held pages are never disabled (pins.c) */
 static void mp_disable(uintptr_t s, uintptr_t e)
 {
 	fl_evms_forget(s, e);
@@ -254,9 +249,8 @@ static void mp_disable(uintptr_t s, uintptr_t e)
 		return;
 	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);) {
 		populate(o.r, o.a, o.b);
-		fl_pins_around(o.a, o.b, disable_run, o.r);
+		fl_pins_around(o.a, o.b, disable_run, keep_enabled, o.r);
 	}
-	reenable_pins(s, e);
 }
 
 static uint32_t mp_restore(uintptr_t s, uintptr_t e)

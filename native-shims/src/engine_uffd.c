@@ -249,18 +249,16 @@ static int restore_fail(const struct fl_range *r, uintptr_t page, int err)
 	return 0;
 }
 
-static void reenable_pins(uintptr_t s, uintptr_t e)
+/*
+ * A pinned or held page of a range being disabled (fl_pins_around): home, its bit set (a new
+ * range's map starts clear), and brought home if it was parked (a held page the call has not
+ * touched yet).
+ */
+static void keep_home(uintptr_t page, void *r)
 {
-	uintptr_t pins[64];
-	uint32_t n = fl_pins_collect(s, e, pins, 64);
-	for (uint32_t i = 0; i < n; i++) {
-		struct fl_range *r = fl_range_find(pins[i]);
-		if (!r)
-			continue;
-		fl_range_set_home(r, pins[i], 1);
-		if (fl_uffd_move(fl_uffd, pins[i], park_of(r, pins[i]), FL_PAGE, 0, NULL) == 0 && fl_check)
-			fl_check_moved(r, pins[i], 0);
-	}
+	fl_range_set_home(r, page, 1);
+	if (fl_uffd_move(fl_uffd, page, park_of(r, page), FL_PAGE, 0, NULL) == 0 && fl_check)
+		fl_check_moved(r, page, 0);
 }
 
 /*
@@ -281,7 +279,7 @@ static void disable_run(uintptr_t a, uintptr_t b, void *r)
 	fl_mem_subtract(a, b, disable_piece, r);
 }
 
-/* the pinned and held pages are never moved out (pins.c); reenable_pins marks them home */
+/* the pinned and held pages are never moved out (pins.c) */
 void uffd_disable(uintptr_t s, uintptr_t e)
 {
 	fl_evms_forget(s, e);
@@ -291,9 +289,8 @@ void uffd_disable(uintptr_t s, uintptr_t e)
 		return;
 	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);) {
 		populate_bits(o.r, o.a, o.b);
-		fl_pins_around(o.a, o.b, disable_run, o.r);
+		fl_pins_around(o.a, o.b, disable_run, keep_home, o.r);
 	}
-	reenable_pins(s, e);
 }
 
 static void disable_enabled_run(uintptr_t a, uintptr_t b, void *r)
@@ -311,7 +308,7 @@ static void disable_enabled_run(uintptr_t a, uintptr_t b, void *r)
 void uffd_disable_enabled(uintptr_t s, uintptr_t e)
 {
 	for (struct fl_overlap o = fl_overlaps(s, e); fl_overlap_next(&o);)
-		fl_pins_around(o.a, o.b, disable_enabled_run, o.r);
+		fl_pins_around(o.a, o.b, disable_enabled_run, NULL, o.r);
 }
 
 static uint32_t uffd_restore(uintptr_t s, uintptr_t e)
@@ -751,11 +748,6 @@ void uffd_pin(uintptr_t addr)
 		fl_check_moved(r, page, 0);
 }
 
-/*
- * teardown: every parked page home, every range and parking area unregistered. -EAGAIN: some
- * pages could not come home yet (an event is pending); the caller reads the userfaultfd and
- * calls again.
- */
 /* a disabled page's contents are in its parking slot (missing there too if never populated) */
 int uffd_peek(uintptr_t page, void *out)
 {
@@ -766,6 +758,11 @@ int uffd_peek(uintptr_t page, void *out)
 	return n == (long)FL_PAGE ? 0 : n < 0 ? (int)n : -EIO;
 }
 
+/*
+ * teardown: every parked page home, every range and parking area unregistered. -EAGAIN: some
+ * pages could not come home yet (an event is pending); the caller reads the userfaultfd and
+ * calls again.
+ */
 int uffd_untrace_all(void)
 {
 	fl_evms_clear(); /* the eviction records in kVMTrace's order, before the ranges go */

@@ -146,33 +146,6 @@ void fl_pins_forget(uintptr_t start, uintptr_t end)
 	}
 }
 
-/*
- * The pinned and the held pages of [start, end): what an engine that has just disabled the
- * whole range must enable again. A held page belongs to a system call that may be waiting in
- * the kernel (gate.c): disabled under it, the call's write at the end of its wait fails with
- * EFAULT. Only while some call holds a page (a thread waiting in futex or poll, often): a range
- * of fewer pages than the table has slots is probed page by page, a larger one has the table
- * scanned, whichever looks at less.
- */
-uint32_t fl_pins_collect(uintptr_t start, uintptr_t end, uintptr_t *out, uint32_t max)
-{
-	uint32_t n = 0;
-	for (uint32_t i = pin_lower(start); i < pin_n && pins[i] < end && n < max; i++)
-		out[n++] = pins[i];
-	if (!held_n)
-		return n;
-	if ((end - start) / FL_PAGE < HELD_SLOTS) {
-		for (uintptr_t p = start; p < end && n < max; p += FL_PAGE)
-			if (held_find(p)->page == p && !fl_pins_has(p))
-				out[n++] = p;
-	} else {
-		for (uint32_t i = 0; i < HELD_SLOTS && n < max; i++)
-			if (held[i].page >= start && held[i].page < end && !fl_pins_has(held[i].page))
-				out[n++] = held[i].page;
-	}
-	return n;
-}
-
 /* the first pinned or held page of [from, e), else e */
 static uintptr_t next_excluded(uintptr_t from, uintptr_t e)
 {
@@ -195,20 +168,25 @@ static uintptr_t next_excluded(uintptr_t from, uintptr_t e)
 }
 
 /*
- * The runs of [s, e) an engine may disable: never a pinned or a held page, not even for the
- * moment between disabling a whole range and enabling its pins again. A call waiting in the
- * kernel (poll, futex, wait4) writes its results whenever it wakes up, and met that moment now
- * and then: poll failed with EFAULT when a rescan registered the mapping of its pollfd array
- * (mapped while a thread was starting, scope.c) during the wait, 1 run in about 24 of
- * waits_while_evicting under load. A large range has the held table scanned once per held page
- * in it: few, since a range being disabled is new or being emptied.
+ * The runs of [s, e) an engine may disable, and the pinned and held pages between them, which
+ * it must leave enabled: never disabled, not even for a moment between disabling a whole range
+ * and enabling its pins again. A call waiting in the kernel (poll, futex, wait4) writes its
+ * results whenever it wakes up, and met that moment now and then: poll failed with EFAULT when
+ * a rescan registered the mapping of its pollfd array (mapped while a thread was starting,
+ * scope.c) during the wait, 1 run in about 24 of waits_while_evicting under load. A range of
+ * fewer pages than the held table has slots is probed page by page while some call holds a
+ * page; a larger one has the table scanned once per held page in it: few, since a range being
+ * disabled is new or being emptied.
  */
-void fl_pins_around(uintptr_t s, uintptr_t e, void (*fn)(uintptr_t a, uintptr_t b, void *ctx), void *ctx)
+void fl_pins_around(uintptr_t s, uintptr_t e, void (*run)(uintptr_t a, uintptr_t b, void *ctx),
+		    void (*kept)(uintptr_t page, void *ctx), void *ctx)
 {
 	while (s < e) {
 		uintptr_t x = next_excluded(s, e);
 		if (x > s)
-			fn(s, x, ctx);
+			run(s, x, ctx);
+		if (x < e && kept)
+			kept(x, ctx);
 		s = x + FL_PAGE;
 	}
 }

@@ -9,10 +9,10 @@
 
 int fl_pins_init(uint32_t capacity);
 int fl_pins_has(uintptr_t page);
-/* the pinned and the held pages of [start, end), at most max */
-uint32_t fl_pins_collect(uintptr_t start, uintptr_t end, uintptr_t *out, uint32_t max);
-/* fn on each run of [start, end) holding no pinned and no held page, in address order */
-void fl_pins_around(uintptr_t start, uintptr_t end, void (*fn)(uintptr_t a, uintptr_t b, void *ctx), void *ctx);
+/* in address order: run on each run of [start, end) holding no pinned and no held page, kept
+ * (if not NULL) on each pinned or held page between them */
+void fl_pins_around(uintptr_t start, uintptr_t end, void (*run)(uintptr_t a, uintptr_t b, void *ctx),
+		    void (*kept)(uintptr_t page, void *ctx), void *ctx);
 void fl_pins_add(uintptr_t page);
 void fl_pins_forget(uintptr_t start, uintptr_t end);
 /* held pages: in use by a system call (gate.c), counted per call holding them */
