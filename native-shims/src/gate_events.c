@@ -146,14 +146,16 @@ static void put_decimal(char *out, uint32_t *n, unsigned long v)
 }
 
 /* an open event for fd: fstat's kind, device, inode and length, and /proc/self/fd/FD's link; the
- * kernel writes and reads k's own buffers, in agent memory (never a disabled page) */
-static void open_event(struct fl_kev_call *k, long fd)
+ * kernel writes and reads k's own buffers, in agent memory (never a disabled page). 1 if fstat
+ * answered (fd is open) */
+static int open_event(struct fl_kev_call *k, long fd)
 {
 	struct fl_kev *e = &k->ev[k->n++];
 	memset(e, 0, sizeof(*e) - sizeof(e->text));
 	e->type = FL_EV_FILE_OPEN;
 	uint32_t kind = FL_FILE_OTHER;
-	if (fl_gate_syscall6(SYS_fstat, fd, (long)&k->st, 0, 0, 0, 0) == 0) {
+	int open = fl_gate_syscall6(SYS_fstat, fd, (long)&k->st, 0, 0, 0, 0) == 0;
+	if (open) {
 		kind = file_kind(k->st.st_mode);
 		e->b = device(k->st.st_dev);
 		e->c = k->st.st_ino;
@@ -166,6 +168,7 @@ static void open_event(struct fl_kev_call *k, long fd)
 	k->link[n] = 0;
 	long r = fl_gate_syscall6(SYS_readlink, (long)k->link, (long)e->text, FL_KEV_TEXT, 0, 0, 0);
 	e->text_len = r > 0 ? (uint32_t)r : 0;
+	return open;
 }
 
 static struct fl_kev *next(struct fl_kev_call *k, uint32_t type)
@@ -179,10 +182,10 @@ static struct fl_kev *next(struct fl_kev_call *k, uint32_t type)
 int fl_kev_standard(int fd, struct fl_kev_call *k)
 {
 	k->n = 0;
-	if (fl_gate_syscall6(SYS_fstat, fd, (long)&k->st, 0, 0, 0, 0) != 0)
-		return 0;
-	open_event(k, fd);
-	return 1;
+	if (open_event(k, fd))
+		return 1;
+	k->n = 0; /* not open: no event */
+	return 0;
 }
 
 void fl_kev_before(long nr, const long *a, struct fl_kev_call *k)
