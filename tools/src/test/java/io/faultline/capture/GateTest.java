@@ -36,13 +36,11 @@ class GateTest
             Files.createFile(dir.resolve("entry-" + i));
         }
         final List<String> command = List.of(Workloads.build("gate_calls").toString(), dir.toString());
-        final Faultline.Result nativeRun = Faultline.exec(command, 60);
-        assertEquals(0, nativeRun.status(), nativeRun.describe());
-        assertTrue(nativeRun.out().contains("getdents64: 0 ok sum=502\n"), nativeRun.describe());
-        assertTrue(nativeRun.out().endsWith("futex wait: word 1, efaults 0\n"), nativeRun.describe());
-        final Faultline.Result traced = record(engine, "calls", command, "16");
-        assertEquals(0, traced.status(), traced.describe());
-        assertEquals(nativeRun.out(), traced.out(), traced.describe());
+        assertRecordedAsNatively(engine, "calls", command, "16", nativeRun ->
+        {
+            assertTrue(nativeRun.out().contains("getdents64: 0 ok sum=502\n"), nativeRun.describe());
+            assertTrue(nativeRun.out().endsWith("futex wait: word 1, efaults 0\n"), nativeRun.describe());
+        });
         final int kernel = Traces.read(tmp.resolve("calls-" + engine)).kernelRefs;
         if (engine.equals("uffd"))
         {
@@ -74,11 +72,7 @@ class GateTest
         final List<String> command = List.of(python, "-c",
             "import os, sys; names = sorted(os.listdir(sys.argv[1])); print(len(names), names[0], names[-1])",
             dir.toString());
-        final Faultline.Result nativeRun = Faultline.exec(command, 60);
-        assertEquals(0, nativeRun.status(), nativeRun.describe());
-        final Faultline.Result traced = record(engine, "python", command, "64");
-        assertEquals(0, traced.status(), traced.describe());
-        assertEquals(nativeRun.out(), traced.out(), traced.describe());
+        assertRecordedAsNatively(engine, "python", command, "64", nativeRun -> { });
     }
 
     /**
@@ -95,12 +89,8 @@ class GateTest
         final Path file = Files.write(tmp.resolve("data"), data);
         final List<String> command = List.of(Workloads.build("big_read").toString(), file.toString(),
             Integer.toString(bytes));
-        final Faultline.Result nativeRun = Faultline.exec(command, 60);
-        assertEquals(0, nativeRun.status(), nativeRun.describe());
-        assertTrue(nativeRun.out().startsWith("read " + bytes + " of " + bytes + "\n"), nativeRun.describe());
-        final Faultline.Result traced = record(engine, "big", command, "64");
-        assertEquals(0, traced.status(), traced.describe());
-        assertEquals(nativeRun.out(), traced.out(), traced.describe());
+        assertRecordedAsNatively(engine, "big", command, "64",
+            nativeRun -> assertTrue(nativeRun.out().startsWith("read " + bytes + " of " + bytes + "\n"), nativeRun.describe()));
     }
 
     /**
@@ -116,12 +106,8 @@ class GateTest
     void aCallWaitingOnMemoryRegisteredDuringTheWaitReturnsAsNatively(final String engine) throws Exception
     {
         final List<String> command = List.of(Workloads.build("waits_on_late_memory").toString(), "3");
-        final Faultline.Result nativeRun = Faultline.exec(command, 60);
-        assertEquals(0, nativeRun.status(), nativeRun.describe());
-        assertEquals("rounds 3: poll 3\n", nativeRun.out(), nativeRun.describe());
-        final Faultline.Result traced = record(engine, "late", command, "512");
-        assertEquals(0, traced.status(), traced.describe());
-        assertEquals(nativeRun.out(), traced.out(), traced.describe());
+        assertRecordedAsNatively(engine, "late", command, "512",
+            nativeRun -> assertEquals("rounds 3: poll 3\n", nativeRun.out(), nativeRun.describe()));
     }
 
     /**
@@ -161,12 +147,8 @@ class GateTest
     void theProgramsStreamsKeepTheirOwnBuffers(final String engine) throws Exception
     {
         final List<String> command = List.of(Workloads.build("stream_buffer").toString());
-        final Faultline.Result nativeRun = Faultline.exec(command, 60);
-        assertEquals(0, nativeRun.status(), nativeRun.describe());
-        assertTrue(nativeRun.out().endsWith(" bytes, in the heap\n"), nativeRun.describe());
-        final Faultline.Result traced = record(engine, "streams", command, "512");
-        assertEquals(0, traced.status(), traced.describe());
-        assertEquals(nativeRun.out(), traced.out(), traced.describe());
+        assertRecordedAsNatively(engine, "streams", command, "512",
+            nativeRun -> assertTrue(nativeRun.out().endsWith(" bytes, in the heap\n"), nativeRun.describe()));
     }
 
     /**
@@ -197,6 +179,21 @@ class GateTest
             assertTrue(traced.err().contains("recording with --engine sigbus instead"), traced.describe());
             assertTrue(Traces.read(trace).kernelRefs >= 8, "the gate ran: references flagged as the kernel's");
         });
+    }
+
+    /**
+     * The program run natively, its output checked, then recorded under the engine with an EVMS of
+     * evms pages into the trace label-engine: exit status 0 both times and the same output.
+     */
+    private void assertRecordedAsNatively(final String engine, final String label, final List<String> command,
+        final String evms, final java.util.function.Consumer<Faultline.Result> nativeCheck) throws Exception
+    {
+        final Faultline.Result nativeRun = Faultline.exec(command, 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        nativeCheck.accept(nativeRun);
+        final Faultline.Result traced = record(engine, label, command, evms);
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals(nativeRun.out(), traced.out(), traced.describe());
     }
 
     private Faultline.Result record(final String engine, final String label, final List<String> command,
