@@ -61,13 +61,13 @@ static inline int touching(void)
 {
 	if ((fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS) || fl_gate_active())
 		return 0; /* the kernel's accesses wait, or the system-call gate brings the pages in */
+	/* the agent's own threads: their calls read into agent memory, never disabled, and one of
+	 * them runs the teardown (it would wait for itself reading /proc/self/maps) */
+	if (fl_on_handler_thread())
+		return 0;
 	if (fl_tracing())
 		return 1;
-	/* tracing stopping: the kernel would meet pages still disabled (EFAULT); wait for them,
-	 * except on the agent's own threads, whose calls read into agent memory and one of which
-	 * runs the teardown (it waited for itself reading /proc/self/maps) */
-	if (!fl_on_handler_thread())
-		fl_restoring_wait();
+	fl_restoring_wait(); /* tracing stopping: the kernel would meet pages still disabled (EFAULT) */
 	return 0;
 }
 

@@ -47,6 +47,35 @@ class EngineTest
     }
 
     /**
+     * The agent's own memory is not the program's: under the in-thread engines a wrapper that
+     * touches a call's buffer before the call also wrote every page of the agent's 16 MiB buffer
+     * for /proc/self/maps at each scan, and every traced process carried 16 MiB more anonymous
+     * resident memory than natively (RssAnon 17,028 kB against 156 kB for grep). What the agent
+     * keeps resident itself (its tables, the first signal stack, the first rings' pages) is
+     * well under 4 MiB.
+     */
+    @BothEngines
+    void theAgentAddsLittleToTheProgramsResidentMemory(final String engine) throws Exception
+    {
+        final List<String> command = List.of("grep", "RssAnon", "/proc/self/status");
+        final long nativeKb = rssAnonKb(Faultline.exec(command, 60));
+        final List<String> record = new ArrayList<>(List.of("record", "-q", "--engine", engine, "-o",
+            tmp.resolve("rss-" + engine).toString(), "--"));
+        record.addAll(command);
+        final Faultline.Result traced = Faultline.run(record, 120);
+        assertEquals(0, traced.status(), traced.describe());
+        final long tracedKb = rssAnonKb(traced);
+        assertTrue(tracedKb - nativeKb < 4096, "RssAnon " + tracedKb + " kB traced against " + nativeKb + " kB natively");
+    }
+
+    private static long rssAnonKb(final Faultline.Result run)
+    {
+        final Matcher m = Pattern.compile("RssAnon:\\s+([0-9]+) kB").matcher(run.out());
+        assertTrue(m.find(), run.describe());
+        return Long.parseLong(m.group(1));
+    }
+
+    /**
      * wait4, waitpid, waitid, pipe, getrusage and uname writing into pages the program never
      * touched: under mprotect such a page is PROT_NONE, and without the agent's touch first the
      * kernel's write fails with EFAULT (for wait4 after reaping the child: /usr/bin/time lost
