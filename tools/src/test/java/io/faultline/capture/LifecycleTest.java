@@ -107,7 +107,7 @@ class LifecycleTest
     {
         this.engine = engine;
         final String churn = Workloads.build("churn").toString();
-        final Faultline.Result nativeRun = Faultline.exec(List.of(churn, "1", "sleep", "3"), 120);
+        final Faultline.Result nativeRun = churnSleepingNatively(churn);
         final Path trace = tmp.resolve("orphan");
         final Path out = tmp.resolve("out.txt");
         final Process recorder = Faultline.builder(List.of("record", "-q", "--engine", engine, "--evms", "16", "-o", trace.toString(), "--",
@@ -146,7 +146,7 @@ class LifecycleTest
     {
         this.engine = engine;
         final String churn = Workloads.build("churn").toString();
-        final Faultline.Result nativeRun = Faultline.exec(List.of(churn, "1", "sleep", "3"), 120);
+        final Faultline.Result nativeRun = churnSleepingNatively(churn);
         final Path trace = tmp.resolve("stopped");
         final Path out = tmp.resolve("out.txt");
         final Path err = tmp.resolve("err.txt");
@@ -217,6 +217,21 @@ class LifecycleTest
             expected.append(i).append('\n');
         }
         assertEquals(expected.toString(), result.out());
+    }
+
+    private static Faultline.Result churnNative;
+
+    /**
+     * churn's output for one round and a 3 s sleep, run natively once for the five tests that
+     * compare with it: its output depends on nothing but its arguments, and each run takes 3 s.
+     */
+    private static synchronized Faultline.Result churnSleepingNatively(final String churn) throws Exception
+    {
+        if (churnNative == null)
+        {
+            churnNative = Faultline.exec(List.of(churn, "1", "sleep", "3"), 120);
+        }
+        return churnNative;
     }
 
     /** The recorder's shared-memory files: /dev/shm/faultline-PID-*. */
