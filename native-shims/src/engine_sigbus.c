@@ -64,6 +64,7 @@ static int sb_open(void)
 	}
 	fl_uffd = fd;
 	fl_uffd_unseen_unmaps = 1;
+	fl_uffd_no_events = 1;
 	return fl_fault_signal_install(SIGBUS, "sigbus");
 }
 

@@ -50,6 +50,7 @@
 #include "engine_uffd.h"
 #include "evms.h"
 #include "lock.h"
+#include "maps.h"
 #include "mem.h"
 #include "mode.h"
 #include "pagemap.h"
@@ -68,6 +69,7 @@
 int fl_uffd = -1;
 int fl_uffd_unseen_unmaps;
 int fl_uffd_wp_async;
+int fl_uffd_no_events;
 
 static uintptr_t zero_src; /* a zeroed agent page: UFFDIO_COPY source for first-touch writes */
 
@@ -516,14 +518,22 @@ static int enable_page(int fd, uintptr_t page, int write)
 		}
 		if (fl_page_present(park)) {
 			/*
-			 * Move refused (protection changed): copy the contents; the stale parked copy
-			 * is discarded when its slot is next needed (EEXIST). The page stays out of the
-			 * EVMS: it is enabled but cannot be disabled.
+			 * Move refused (protection changed): copy the contents. Where zapping needs no
+			 * reader (fl_uffd_no_events) the slot is emptied at once and the page joins the
+			 * EVMS: its move out is refused too, and evict_by_copy takes it out instead.
+			 * Otherwise the stale parked copy is discarded when its slot is next needed
+			 * (EEXIST), and the page stays out of the EVMS: enabled, never disabled again.
 			 */
 			fl_cnt.races++;
 			err = fl_uffd_copy(fd, page, park, FL_PAGE, 1);
 			if (err == -EAGAIN)
 				continue;
+			if (!err && fl_uffd_no_events) {
+				fl_raw_syscall3(SYS_madvise, (long)park, FL_PAGE, MADV_DONTNEED);
+				if (fl_check)
+					fl_check_moved(r, page, 0);
+				return 1;
+			}
 			if (!err)
 				return 0;
 		}
@@ -687,6 +697,29 @@ static int registered_for_wp(uintptr_t page)
 	return fl_pagemap_written(page, page + FL_PAGE, mark_nothing, NULL) != -EPERM;
 }
 
+static int only_readable(const struct fl_map_line *m, void *ctx)
+{
+	*(int *)ctx = m->perms[0] == 'r' && m->perms[1] != 'w';
+	return 1;
+}
+
+/*
+ * The move out refused because the program changed the page's protection since it was traced
+ * (EINVAL: home and slot differ), where zapping needs no reader (fl_uffd_no_events): a page the
+ * program can only read is copied out and zapped at home, which loses nothing, since nothing
+ * can write it in between. Any other (writable and executable, or inaccessible) stays home and
+ * is counted lost, as every refused move out is.
+ */
+static int evict_by_copy(const struct fl_range *r, uintptr_t page)
+{
+	int readable = 0;
+	fl_maps_each_in(page, page + FL_PAGE, only_readable, &readable);
+	if (!readable)
+		return -EINVAL;
+	int err = fl_uffd_copy(fl_uffd, park_of(r, page), page, FL_PAGE, 1);
+	return err ? err : (int)fl_raw_syscall3(SYS_madvise, (long)page, FL_PAGE, MADV_DONTNEED);
+}
+
 /*
  * Disable an enabled page. -EAGAIN: the kernel kept refusing the move because an event is
  * pending (mmap_changing); the page is still enabled and the caller must retry once the event
@@ -726,6 +759,13 @@ int uffd_evict(uintptr_t page)
 			if (slot_taken(r, page))
 				continue;
 			return 0; /* parked already: this EVMS entry was stale */
+		}
+		if (err == -EINVAL && fl_uffd_no_events && evict_by_copy(r, page) == 0) {
+			fl_range_set_home(r, page, 0);
+			if (fl_check)
+				fl_check_moved(r, page, 1);
+			fl_cnt.evictions++;
+			return 0;
 		}
 		if (err != -ENOENT) /* ENOENT: zapped under us, nothing to disable */
 			fl_cnt.lost++;
@@ -879,6 +919,7 @@ static int uffd_open(void)
 	}
 	fl_uffd = fd;
 	fl_uffd_unseen_unmaps = 0;
+	fl_uffd_no_events = 0;
 	return 0;
 }
 

@@ -25,6 +25,9 @@ extern int fl_uffd_unseen_unmaps;
  * (uffd_written) instead of a fault per first write. Clear: the synchronous path (FL_TRAP_WP).
  */
 extern int fl_uffd_wp_async;
+/* set by an engine whose userfaultfd asks for no non-cooperative event (sigbus): zapping
+ * registered memory (MADV_DONTNEED) raises no UFFD_EVENT_REMOVE, so it needs no reader */
+extern int fl_uffd_no_events;
 
 /* ---- uffd.c: the address-space primitives (all return 0 or -errno) ---- */
 int fl_uffd_open(void);                         /* fd or -errno: handles kernel-mode faults too */

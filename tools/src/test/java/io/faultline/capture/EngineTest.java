@@ -76,6 +76,30 @@ class EngineTest
     }
 
     /**
+     * Memory the program made read-only after writing it is traced on every pass, not only at
+     * its first reference. UFFDIO_MOVE refuses a page whose protection no longer matches its
+     * parking slot's, both ways: the sigbus engine copies such a page home and out (and zaps the
+     * copy left behind), since the program cannot write it meanwhile; the mprotect engine
+     * restores the program's protection at each enabling. 64 pages read 8 times under a 16-page
+     * EVMS: at least 512 references. Before, under sigbus, the page stayed home after its first
+     * reference and the later passes went unrecorded.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "--engine {0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"sigbus", "mprotect"})
+    void pagesTheProgramMadeReadOnlyAreTracedOnEveryPass(final String engine) throws Exception
+    {
+        final String program = Workloads.build("read_only_pages").toString();
+        final Path trace = tmp.resolve("ro-" + engine);
+        final Faultline.Result nativeRun = Faultline.exec(List.of(program, "64", "8"), 60);
+        final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--engine", engine, "--evms", "16", "-o",
+            trace.toString(), "--", program, "64", "8"), 120);
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals(nativeRun.out(), traced.out(), traced.describe());
+        final int refs = Traces.read(trace).refs.size();
+        assertTrue(refs >= 64 * 8, refs + " references: the passes after the first went unrecorded");
+    }
+
+    /**
      * wait4, waitpid, waitid, pipe, getrusage and uname writing into pages the program never
      * touched: under mprotect such a page is PROT_NONE, and without the agent's touch first the
      * kernel's write fails with EFAULT (for wait4 after reaping the child: /usr/bin/time lost
