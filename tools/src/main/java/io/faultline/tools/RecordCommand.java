@@ -157,16 +157,15 @@ final class RecordCommand implements Callable<Integer>
             + "userfaultfd whose faults each thread resolves itself in its SIGBUS handler (needs no privilege: "
             + "record falls back to it, with a note, when the uffd engine is unavailable and --engine is not "
             + "given); mprotect, PROT_NONE and SIGSEGV, for kernels without userfaultfd.",
-            "Under sigbus and mprotect a kernel-mode access to a disabled page fails with EFAULT: the agent touches the "
-            + "buffers of read, pread, readv, recv, recvfrom, write, pwrite, writev, send, sendto, fread, fwrite, "
-            + "getdents64, stat, fstat, lstat, fstatat, the wait family, pipe, getrusage, uname, poll, ppoll, "
-            + "select, pselect, epoll_wait, epoll_pwait, nanosleep, clock_nanosleep, pthread_getattr_np's CPU set "
-            + "and the arguments of exec and posix_spawn first, and gives stdio streams "
-            + "opened with fopen/fdopen and stdin/stdout buffers outside traced memory; not covered: other "
-            + "system calls given a traced buffer (ioctl, io_uring, preadv2, sendmsg/recvmsg, raw syscall()), "
-            + "and libc's internal reads into traced memory (getpwnam and other nss lookups, opendir's buffer). "
-            + "munmap, madvise, mremap and mmap with MAP_FIXED are seen only through their libc calls, not "
-            + "glibc's internal ones. The README lists the rest."})
+            "Under sigbus and mprotect a kernel-mode access to a disabled page would fail with EFAULT: the "
+            + "system-call gate (Syscall User Dispatch) brings in every page of user memory each call reads or "
+            + "writes first, records those references as the kernel's, and sees glibc's own munmap, madvise and "
+            + "brk; it costs every system call a SIGSYS (3 to 5 us here). Not covered: threads started by raw "
+            + "clone(), calls whose memory it cannot size (bpf, keyctl, ptrace), and io_uring (refused with "
+            + "ENOSYS). FAULTLINE_GATE=off replaces it with buffer touching in the libc wrappers.",
+            "Cost per trapped reference on the 2-core VM of BENCHMARKS.md, against each thread moving its own "
+            + "page home with nothing recorded: sigbus 1.6 to 3.1 times on one thread, 0.9 to 1.3 on two; "
+            + "mprotect 1.5 to 2.1 and 1.2 to 1.3; uffd 3.5 to 3.8 and 1.1 to 1.2. The README lists the rest."})
     String engine;
 
     @Option(names = "--ring-size", paramLabel = "BYTES",
