@@ -291,18 +291,24 @@ static void release_page(uintptr_t p, int evms)
 		fl_engine->evict(p);
 }
 
-static void release(const struct fl_gate_region *r, uint32_t n, const struct held_set *h)
+/* the pages of the regions a call held (bit k: the k-th page walked), given back */
+static void release_held(const struct fl_gate_region *r, uint32_t n, const uint64_t *bit, uint32_t walked)
 {
 	int evms = (fl_mode->flags & FL_KEEPS_EVMS) != 0 && !fl_fork_depth;
 	uint32_t k = 0;
-	for (uint32_t i = 0; i < n && k < h->walked; i++) {
+	for (uint32_t i = 0; i < n && k < walked; i++) {
 		if (!r[i].len)
 			continue;
 		uintptr_t end = FL_PAGE_UP(r[i].addr + r[i].len);
-		for (uintptr_t p = FL_PAGE_DOWN(r[i].addr); p < end && k < h->walked; p += FL_PAGE, k++)
-			if ((h->bit[k >> 6] >> (k & 63)) & 1)
+		for (uintptr_t p = FL_PAGE_DOWN(r[i].addr); p < end && k < walked; p += FL_PAGE, k++)
+			if ((bit[k >> 6] >> (k & 63)) & 1)
 				release_page(p, evms);
 	}
+}
+
+static void release(const struct fl_gate_region *r, uint32_t n, const struct held_set *h)
+{
+	release_held(r, n, h->bit, h->walked);
 }
 
 /*
@@ -321,40 +327,29 @@ static void open_call(struct fl_gate_thread *g, const struct fl_gate_region *r, 
 {
 	if (g->open_sp || n > FL_GATE_OPEN_REGIONS || h->walked > FL_GATE_OPEN_PAGES)
 		return;
-	for (uint32_t i = 0; i < n; i++) {
-		g->open[i].addr = r[i].addr;
-		g->open[i].len = r[i].len;
-	}
+	memcpy(g->open, r, n * sizeof(*r));
 	memcpy(g->open_held, h->bit, sizeof(g->open_held));
 	g->open_n = n;
 	g->open_walked = h->walked;
 	g->open_sp = sp;
 }
 
-static void release_open(struct fl_gate_thread *g)
+/* the open call's pages given back, if it still has them (takes the lock) */
+static void give_back_open(struct fl_gate_thread *g)
 {
-	int evms = (fl_mode->flags & FL_KEEPS_EVMS) != 0 && !fl_fork_depth;
-	uint32_t k = 0;
-	for (uint32_t i = 0; i < g->open_n && k < g->open_walked; i++) {
-		if (!g->open[i].len)
-			continue;
-		uintptr_t end = FL_PAGE_UP(g->open[i].addr + g->open[i].len);
-		for (uintptr_t p = FL_PAGE_DOWN(g->open[i].addr); p < end && k < g->open_walked; p += FL_PAGE, k++)
-			if ((g->open_held[k >> 6] >> (k & 63)) & 1)
-				release_page(p, evms);
+	fl_lock();
+	if (g->open_sp) {
+		release_held(g->open, g->open_n, g->open_held, g->open_walked);
+		g->open_sp = 0;
 	}
-	g->open_sp = 0;
+	fl_unlock();
 }
 
 /* on entry to the handler, whose frame is at sp: the open call's frame is gone (see open_call) */
 static void abandoned(struct fl_gate_thread *g, uintptr_t sp)
 {
-	if (g->open_sp && sp >= g->open_sp) {
-		fl_lock();
-		if (g->open_sp)
-			release_open(g);
-		fl_unlock();
-	}
+	if (g->open_sp && sp >= g->open_sp)
+		give_back_open(g);
 }
 
 void fl_gate_thread_end(void)
@@ -363,12 +358,8 @@ void fl_gate_thread_end(void)
 		return;
 	struct fl_gate_thread *g = thread_of((int32_t)fl_gate_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0),
 					     (int32_t)fl_gate_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0));
-	if (g && g->open_sp) {
-		fl_lock();
-		if (g->open_sp)
-			release_open(g);
-		fl_unlock();
-	}
+	if (g && g->open_sp)
+		give_back_open(g);
 }
 
 /* every page of the regions in address order, as the kernel's copy goes; only traced pages can be disabled */
@@ -435,13 +426,12 @@ static long sigaction_gated(const long *a)
 		struct sigaction o = prog_sigsys;
 		if (a[1]) {
 			memcpy(&act, (const void *)a[1], sizeof(act));
-			while (__atomic_exchange_n(&prog_sigsys_lock, 1, __ATOMIC_ACQUIRE))
-				__builtin_ia32_pause();
+			fl_spin_lock(&prog_sigsys_lock);
 			memset(&prog_sigsys, 0, sizeof(prog_sigsys));
 			prog_sigsys.sa_handler = (void (*)(int))act.handler;
 			prog_sigsys.sa_flags = (int)act.flags;
 			memcpy(&prog_sigsys.sa_mask, &act.mask, sizeof(act.mask));
-			__atomic_store_n(&prog_sigsys_lock, 0, __ATOMIC_RELEASE);
+			fl_spin_unlock(&prog_sigsys_lock);
 		}
 		if (a[2]) {
 			memset(&old, 0, sizeof(old));
@@ -491,10 +481,9 @@ static long sigaltstack_gated(const long *a)
 /* the program's own SIGSYS (seccomp's, or sent): its handler, or what its default would do */
 static void pass_on_sigsys(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_thread *g, char selector)
 {
-	while (__atomic_exchange_n(&prog_sigsys_lock, 1, __ATOMIC_ACQUIRE))
-		__builtin_ia32_pause();
+	fl_spin_lock(&prog_sigsys_lock);
 	struct sigaction a = prog_sigsys;
-	__atomic_store_n(&prog_sigsys_lock, 0, __ATOMIC_RELEASE);
+	fl_spin_unlock(&prog_sigsys_lock);
 	if (a.sa_handler == SIG_IGN)
 		return;
 	if (a.sa_handler == SIG_DFL) {

@@ -12,6 +12,13 @@
 
 #include "sys.h"
 
+/* gate_table.c: one piece of user memory a system call reads or writes */
+struct fl_gate_region {
+	uintptr_t addr;
+	size_t len;
+	uint32_t dir; /* FL_GATE_READ | FL_GATE_WRITE */
+};
+
 /*
  * A thread's gate state, in agent memory at the base of its alternate signal stack
  * (sigstack.c): the kernel reads the selector at every system call, so it must never be a
@@ -35,7 +42,7 @@ struct fl_gate_thread {
 	uintptr_t open_sp;       /* the handler's frame of the open call; 0: none */
 	uint32_t open_n;         /* regions */
 	uint32_t open_walked;    /* their pages looked at, in order (gate.c, struct held_set) */
-	struct { uintptr_t addr; size_t len; } open[FL_GATE_OPEN_REGIONS];
+	struct fl_gate_region open[FL_GATE_OPEN_REGIONS];
 	uint64_t open_held[FL_GATE_OPEN_PAGES / 64]; /* which of them the call holds */
 };
 
@@ -53,11 +60,6 @@ int fl_fault_signal_number(void); /* the in-thread engine's fault signal, or 0 *
 /* gate_table.c: the memory a system call reads and writes */
 #define FL_GATE_READ 1u  /* the kernel reads the region */
 #define FL_GATE_WRITE 2u /* the kernel writes it (a write touch) */
-struct fl_gate_region {
-	uintptr_t addr;
-	size_t len;
-	uint32_t dir; /* FL_GATE_READ | FL_GATE_WRITE */
-};
 #define FL_GATE_REGIONS 64
 #define FL_SC_QUICK 1u   /* never blocks: made with the handler's signal mask */
 #define FL_SC_REFUSE 2u  /* refused with ENOSYS (the table cannot size what it hands the kernel) */
