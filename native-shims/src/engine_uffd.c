@@ -781,11 +781,8 @@ void uffd_pin(uintptr_t addr)
 	fl_pins_add(page);
 	fl_evms_forget(page, page + FL_PAGE);
 	struct fl_range *r = fl_range_find(page);
-	if (!r)
-		return;
-	fl_range_set_home(r, page, 1);
-	if (fl_uffd_move(fl_uffd, page, park_of(r, page), FL_PAGE, 0, NULL) == 0 && fl_check)
-		fl_check_moved(r, page, 0);
+	if (r)
+		keep_home(page, r);
 }
 
 /* a disabled page's contents are in its parking slot (missing there too if never populated) */

@@ -88,16 +88,6 @@ static struct {
 			*(void **)&(var) = dlsym(RTLD_NEXT, name); \
 	} while (0)
 
-static void spin(int *l)
-{
-	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
-		__builtin_ia32_pause();
-}
-
-static void unspin(int *l)
-{
-	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
-}
 
 static int fault_signal_active(void)
 {
@@ -136,13 +126,13 @@ static void forget(int32_t tid)
 
 static void pass_on(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_thread *g)
 {
-	spin(&prog_lock);
+	fl_spin_lock(&prog_lock);
 	struct sigaction a = prog_action;
 	if ((a.sa_flags & SA_RESETHAND) && a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN) {
 		prog_action.sa_handler = SIG_DFL;
 		prog_action.sa_flags &= ~SA_SIGINFO;
 	}
-	unspin(&prog_lock);
+	fl_spin_unlock(&prog_lock);
 	int sent = si->si_code <= 0; /* kill, tgkill, sigqueue: not a fault */
 	if (a.sa_handler == SIG_IGN && sent)
 		return;
@@ -289,12 +279,12 @@ FL_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 	if (!fault_signal_active())
 		return real_sigaction(sig, act, old);
 	if (sig == fault_sig) {
-		spin(&prog_lock);
+		fl_spin_lock(&prog_lock);
 		if (old)
 			*old = prog_action;
 		if (act)
 			prog_action = *act;
-		unspin(&prog_lock);
+		fl_spin_unlock(&prog_lock);
 		return 0;
 	}
 	if (act && act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN && !(act->sa_flags & SA_ONSTACK)) {

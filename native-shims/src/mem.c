@@ -25,20 +25,10 @@ static struct {
 static uint32_t mem_count;
 static int mem_lock;
 
-static void lock(void)
-{
-	while (__atomic_exchange_n(&mem_lock, 1, __ATOMIC_ACQUIRE))
-		__builtin_ia32_pause();
-}
-
-static void unlock(void)
-{
-	__atomic_store_n(&mem_lock, 0, __ATOMIC_RELEASE);
-}
 
 void fl_mem_add(uintptr_t start, uintptr_t end)
 {
-	lock();
+	fl_spin_lock(&mem_lock);
 	/* sorted insert; overlap-free because the kernel hands out disjoint mappings */
 	uint32_t i = mem_count;
 	if (mem_count < FL_MEM_MAX) {
@@ -50,12 +40,12 @@ void fl_mem_add(uintptr_t start, uintptr_t end)
 		mem_ranges[i].end = end;
 		mem_count++;
 	}
-	unlock();
+	fl_spin_unlock(&mem_lock);
 }
 
 static void mem_remove(uintptr_t start, uintptr_t end)
 {
-	lock();
+	fl_spin_lock(&mem_lock);
 	for (uint32_t i = 0; i < mem_count; i++) {
 		if (mem_ranges[i].start == start && mem_ranges[i].end == end) {
 			memmove(&mem_ranges[i], &mem_ranges[i + 1], (mem_count - i - 1) * sizeof(mem_ranges[0]));
@@ -63,7 +53,7 @@ static void mem_remove(uintptr_t start, uintptr_t end)
 			break;
 		}
 	}
-	unlock();
+	fl_spin_unlock(&mem_lock);
 }
 
 void *fl_mem_map(size_t len)
@@ -105,13 +95,13 @@ static uint32_t first_ending_after(uintptr_t addr)
 int fl_mem_is_agent(uintptr_t start, uintptr_t end)
 {
 	int hit = 0;
-	lock();
+	fl_spin_lock(&mem_lock);
 	for (uint32_t i = first_ending_after(start); i < mem_count && mem_ranges[i].start < end; i++)
 		if (mem_ranges[i].end > start) {
 			hit = 1;
 			break;
 		}
-	unlock();
+	fl_spin_unlock(&mem_lock);
 	return hit;
 }
 
@@ -124,14 +114,14 @@ void fl_mem_subtract(uintptr_t s, uintptr_t e, void (*fn)(uintptr_t, uintptr_t, 
 	uintptr_t cur = s;
 	while (cur < e) {
 		uintptr_t cut_s = e, cut_e = e;
-		lock();
+		fl_spin_lock(&mem_lock);
 		for (uint32_t i = first_ending_after(cur); i < mem_count && mem_ranges[i].start < e; i++)
 			if (mem_ranges[i].end > cur) {
 				cut_s = mem_ranges[i].start > cur ? mem_ranges[i].start : cur;
 				cut_e = mem_ranges[i].end < e ? mem_ranges[i].end : e;
 				break;
 			}
-		unlock();
+		fl_spin_unlock(&mem_lock);
 		if (cut_s > cur)
 			fn(cur, cut_s, ctx);
 		cur = cut_e;
@@ -141,7 +131,7 @@ void fl_mem_subtract(uintptr_t s, uintptr_t e, void (*fn)(uintptr_t, uintptr_t, 
 /* forget [start, end) of agent ranges (part of a parking area was unmapped), splitting entries */
 void fl_mem_release(uintptr_t start, uintptr_t end)
 {
-	lock();
+	fl_spin_lock(&mem_lock);
 	for (uint32_t i = 0; i < mem_count; i++) {
 		uintptr_t s = mem_ranges[i].start, e = mem_ranges[i].end;
 		if (e <= start || s >= end)
@@ -166,7 +156,7 @@ void fl_mem_release(uintptr_t start, uintptr_t end)
 			i--;
 		}
 	}
-	unlock();
+	fl_spin_unlock(&mem_lock);
 }
 
 void fl_mem_reset_after_fork(void)

@@ -39,16 +39,6 @@ static struct slot {
 static uint32_t slot_n, cursor;
 static int lock;
 
-static void spin(void)
-{
-	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
-		__builtin_ia32_pause();
-}
-
-static void unspin(void)
-{
-	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
-}
 
 void *fl_sigstack_here(void)
 {
@@ -72,9 +62,9 @@ static uint8_t *find(int32_t pid, int32_t tid)
 
 void *fl_sigstack_of(int32_t pid, int32_t tid)
 {
-	spin();
+	fl_spin_lock(&lock);
 	uint8_t *stack = find(pid, tid);
-	unspin();
+	fl_spin_unlock(&lock);
 	return stack;
 }
 
@@ -94,7 +84,7 @@ static uint8_t *reuse(int32_t pid, int32_t tid)
 
 void *fl_sigstack_take(int32_t pid, int32_t tid)
 {
-	spin();
+	fl_spin_lock(&lock);
 	if (!slots)
 		slots = fl_mem_map(SLOTS * sizeof(*slots));
 	uint8_t *stack = find(pid, tid);
@@ -115,7 +105,7 @@ void *fl_sigstack_take(int32_t pid, int32_t tid)
 			slots[slot_n++] = (struct slot){ .pid = pid, .tid = tid, .stack = stack };
 		}
 	}
-	unspin();
+	fl_spin_unlock(&lock);
 	if (!stack)
 		return NULL;
 	/* raw: the program's sigaltstack is interposed (fault_signal.c) and gated (gate.c); the

@@ -37,6 +37,16 @@ size_t fl_fmt_u64(char *buf, uint64_t v);
 extern int fl_debug;
 void fl_debug_op(const char *what, uintptr_t a, uintptr_t b, long r);
 #define FL_DEBUG(what, a, b, r) do { if (fl_debug) fl_debug_op(what, (uintptr_t)(a), (uintptr_t)(b), (long)(r)); } while (0)
+/* a spin lock for sections of a few loads and stores, in signal handlers too (no futex, no errno) */
+static inline void fl_spin_lock(int *l)
+{
+	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
+}
+static inline void fl_spin_unlock(int *l)
+{
+	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
 /* futexes: 0 or -errno, errno untouched (they run in signal handlers too) */
 int fl_futex_wait(uint32_t *word, uint32_t expected, long timeout_ns);
 void fl_futex_wake(uint32_t *word);

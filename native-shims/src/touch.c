@@ -906,8 +906,7 @@ static void give_buffer(FILE *f, int mode)
 	if (!f || (fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS) || fl_gate_active())
 		return;
 	char *buf = NULL;
-	while (__atomic_exchange_n(&streams_lock, 1, __ATOMIC_ACQUIRE))
-		__builtin_ia32_pause();
+	fl_spin_lock(&streams_lock);
 	for (int i = 0; i < STREAMS; i++)
 		if (!streams[i].f) {
 			if (!streams[i].buf)
@@ -918,19 +917,18 @@ static void give_buffer(FILE *f, int mode)
 			}
 			break;
 		}
-	__atomic_store_n(&streams_lock, 0, __ATOMIC_RELEASE);
+	fl_spin_unlock(&streams_lock);
 	if (buf) /* past STREAMS open streams, glibc's own (traced) buffer: reads into it may fail */
 		setvbuf(f, buf, mode, STREAM_BUF);
 }
 
 static void take_buffer(FILE *f)
 {
-	while (__atomic_exchange_n(&streams_lock, 1, __ATOMIC_ACQUIRE))
-		__builtin_ia32_pause();
+	fl_spin_lock(&streams_lock);
 	for (int i = 0; i < STREAMS; i++)
 		if (streams[i].f == f)
 			streams[i].f = NULL; /* the buffer stays mapped for the next stream */
-	__atomic_store_n(&streams_lock, 0, __ATOMIC_RELEASE);
+	fl_spin_unlock(&streams_lock);
 }
 
 static FILE *opened(FILE *f)
