@@ -118,13 +118,25 @@ public final class AgentLibrary
                 channel.close(); // deleted by another JVM's prune before our lock: extract again
                 continue;
             }
-            Files.createDirectories(target.getParent());
-            final Path tmp = Files.createTempFile(target.getParent(), "libfaultline", ".tmp");
-            Files.write(tmp, library);
-            final FileChannel channel = FileChannel.open(tmp, StandardOpenOption.READ);
-            final FileLock lock = channel.lock(0, Long.MAX_VALUE, true);
-            Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            return new Held(target, channel, lock);
+            try
+            {
+                Files.createDirectories(target.getParent());
+                final Path tmp = Files.createTempFile(target.getParent(), "libfaultline", ".tmp");
+                Files.write(tmp, library);
+                final FileChannel channel = FileChannel.open(tmp, StandardOpenOption.READ);
+                final FileLock lock = channel.lock(0, Long.MAX_VALUE, true);
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                return new Held(target, channel, lock);
+            }
+            catch (final java.nio.file.FileSystemException ex)
+            {
+                // another faultline of another build pruned this directory between our steps
+                // (its prune deletes the library, then the directory): extract again
+                if (attempt == 4)
+                {
+                    throw ex;
+                }
+            }
         }
         throw new IOException("cannot keep a copy of the agent in " + target.getParent() + ": it was deleted five "
             + "times while being locked");
