@@ -17,6 +17,25 @@
  *   ring_offset + stride   slot 1 ring ...           (stride = ring_stride, page aligned)
  *   board_offset           monitor mode: one sampling board per slot, board_stride apart
  *   ledger_offset          one thread ledger per slot, FL_LEDGER_SIZE bytes apart
+ *   thread_desc_offset     thread_rings thread-ring descriptors, FL_TRING_SIZE bytes each
+ *   thread_ring_offset     thread ring 0: thread_ring_capacity bytes of records + FL_RING_TRAILER_LENGTH
+ *   ... + stride           thread ring 1 ...     (stride = thread_ring_stride, page aligned)
+ *
+ * Producers and rings. Every ring has one producer at a time, and the messages of one ring are in
+ * seq order (a message's seq: its records' or its event's; a Moca chunk's close_seq). A slot's
+ * own ring is written by whoever holds the agent lock of that process image (its handler threads,
+ * and program threads on the lock's path); a thread ring by one thread of one process image,
+ * which claims it (CAS state FREE -> ACTIVE, with its slot and the slot's claim) the first time it
+ * resolves a fault without the agent lock, and keeps it while the image lives (a later thread of
+ * the image may take it over from a thread that is gone: one producer at a time). The recorder
+ * merges a process image's rings by seq (docs/ARCHITECTURE.md, "Rings"), which needs to know what
+ * a producer may still write: each ring has a watermark word (`low`: the slot's at
+ * FL_SLOT_RING_LOW, a thread ring's in its descriptor): 0 while the producer writes nothing (so that a zeroed
+ * descriptor is idle), else one more than the lowest seq it may still write. The producer sets it
+ * to the clock's value + 1 before it takes a seq or reads the clock for a message, with a full
+ * barrier, and back to 0 after publishing. A producer that is idle when the recorder looks writes
+ * nothing below the clock's value as the recorder read it before. The recorder frees
+ * the thread rings of an image once the image is gone and its rings are drained.
  *
  * Control block:
  *
@@ -49,6 +68,11 @@
  *   136 u64 board_offset     file offset of slot 0's sampling board (after the last ring)
  *   144 u64 board_stride     distance between consecutive boards (page aligned)
  *   152 u64 ledger_offset    file offset of slot 0's thread ledger (after the last board or ring)
+ *   160 u32 thread_rings     thread rings (0: none; every message goes to the slots' rings)
+ *   164 u32 thread_ring_capacity  bytes of record space per thread ring, a power of two
+ *   168 u64 thread_ring_offset    file offset of thread ring 0
+ *   176 u64 thread_ring_stride    distance between consecutive thread rings
+ *   184 u64 thread_desc_offset    file offset of thread-ring descriptor 0 (after the ledgers)
  *
  * Slot descriptor (FL_SLOT_SIZE bytes, one writer: the agent that claimed it):
  *
@@ -76,6 +100,31 @@
  *   112 u32 fork_pids[4]     the child pid of FORK event n at fork_pids[n % 4]: a followed child
  *                            waits until its pid is here before it traps anything, so that its
  *                            first reference's seq comes after its parent's FORK event
+ *   128 u64 ring_low         the slot ring's watermark (see Producers and rings): 0 while no
+ *                            producer is writing
+ *   136 u64 reserved[7]
+ *
+ * The counters above are those of the agent-lock path. A thread ring's descriptor keeps those of
+ * its producers (records, chunks, faults, evictions, ring waits): the recorder adds the thread
+ * rings of an image to its slot's.
+ *
+ * Thread-ring descriptor (FL_TRING_SIZE bytes; the producer writes all but state's FREE):
+ *
+ *   0   u32 state            FL_TRING_FREE, FL_TRING_CLAIMING or FL_TRING_ACTIVE
+ *   4   u32 slot             the slot of the process image that claimed it
+ *   8   u64 claim            that slot's claim (slots are reused: a ring of an older image of the
+ *                            slot is not this image's)
+ *   16  u64 low              the ring's watermark (see Producers and rings)
+ *   24  u32 tid              the thread producing into it now
+ *   28  u32 reserved
+ *   32  u64 records          as the slot's counters, for this ring's producers
+ *   40  u64 chunks
+ *   48  u64 ring_waits
+ *   56  u64 wait_ns
+ *   64  u64 faults
+ *   72  u64 evictions
+ *   80  u64 races
+ *   88  u64 reserved[5]
  *
  * Thread ledger (FL_LEDGER_SIZE bytes per slot, one writer: the agent that claimed the slot, as
  * it publishes into the ring; the recorder zeroes it with the rest of the slot when it gives the
@@ -128,7 +177,7 @@
  *   FL_MSG_CHUNK  a chunk of consecutive trapped references of one thread:
  *     0   u32 pid
  *     4   u32 tid
- *     8   u64 chunk_id      per process, from 0 (Moca chunk: per thread, from 0)
+ *     8   u64 chunk_id      per producer (ring), from 0 (Moca chunk: per thread, from 0)
  *     16  u32 count         number of records that follow
  *     20  u32 flags         0, or FL_CHUNK_MOCA: a Moca chunk, laid out as below
  *     24  records[count], FL_RECORD_SIZE bytes each:
@@ -174,7 +223,7 @@
 #include <stdint.h>
 
 #define FL_SHM_MAGIC   0x314d48534c544c46ULL /* "FLTLSHM1" read as little-endian bytes */
-#define FL_SHM_VERSION 6
+#define FL_SHM_VERSION 7
 
 #define FL_ENV_SHM "FAULTLINE_SHM"
 
@@ -205,6 +254,11 @@
 #define FL_CTL_BOARD_OFFSET     136
 #define FL_CTL_BOARD_STRIDE     144
 #define FL_CTL_LEDGER_OFFSET    152
+#define FL_CTL_THREAD_RINGS     160
+#define FL_CTL_THREAD_RING_CAPACITY 164
+#define FL_CTL_THREAD_RING_OFFSET 168
+#define FL_CTL_THREAD_RING_STRIDE 176
+#define FL_CTL_THREAD_DESC_OFFSET 184
 #define FL_CTL_SIZE             256
 
 #define FL_SCOPE_ALL 0
@@ -255,7 +309,7 @@
 
 /* slots */
 #define FL_SLOTS_OFFSET         FL_CTL_SIZE
-#define FL_SLOT_SIZE            128
+#define FL_SLOT_SIZE            192
 #define FL_SLOT_STATE           0
 #define FL_SLOT_PID             4
 #define FL_SLOT_PPID            8
@@ -275,6 +329,25 @@
 #define FL_SLOT_FORK_PIDS       112
 #define FL_SLOT_FORK_PIDS_COUNT 4
 #define FL_SLOT_DISABLE_NS      104
+#define FL_SLOT_RING_LOW        128
+
+/* thread-ring descriptors */
+#define FL_TRING_SIZE        128
+#define FL_TRING_STATE       0
+#define FL_TRING_SLOT        4
+#define FL_TRING_CLAIM       8
+#define FL_TRING_LOW         16
+#define FL_TRING_TID         24
+#define FL_TRING_RECORDS     32
+#define FL_TRING_CHUNKS      40
+#define FL_TRING_RING_WAITS  48
+#define FL_TRING_WAIT_NS     56
+#define FL_TRING_FAULTS      64
+#define FL_TRING_EVICTIONS   72
+#define FL_TRING_RACES       80
+#define FL_TRING_FREE     0
+#define FL_TRING_ACTIVE   1
+#define FL_TRING_CLAIMING 2 /* being claimed: slot and claim not yet written */
 
 #define FL_SLOT_FREE    0
 #define FL_SLOT_ACTIVE  1 /* claimed; the agent is tracing */

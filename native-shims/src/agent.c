@@ -23,6 +23,7 @@
 #include "faultline_shm.h"
 #include "agent.h"
 #include "check.h"
+#include "emit.h"
 #include "engine.h"
 #include "evms.h"
 #include "guard.h"
@@ -232,6 +233,7 @@ static int claim_one(pid_t pid, uint32_t slots)
 			__atomic_store_n(fl_slot32(FL_SLOT_PPID), (uint32_t)getppid(), __ATOMIC_RELEASE);
 			__atomic_store_n(fl_slot64(FL_SLOT_CLAIM), __atomic_add_fetch(fl_ctl64(FL_CTL_CLAIMS), 1, __ATOMIC_ACQ_REL),
 					 __ATOMIC_RELEASE);
+			fl_emit_slot_claimed();
 			return 0;
 		}
 	}
@@ -363,6 +365,7 @@ int fl_agent_follow_child(void)
 	reset_counters();
 	fl_engine->reset_after_fork(); /* the parent's engine state: not ours to use */
 	fl_evms_reset(); /* the parent's set: its records are the parent's to write */
+	fl_ranges_unlock_pages(); /* page locks the parent's other threads held when it forked */
 	fl_handler_reset_after_fork();
 	pid_t pid = getpid();
 	if (claim_free_slot(pid) < 0)

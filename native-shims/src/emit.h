@@ -1,13 +1,18 @@
 /*
- * emit.h: every message the agent writes into its process's ring (emit.c), in the layouts of
+ * emit.h: every message the agent writes into its rings (emit.c), in the layouts of
  * faultline_shm.h: reference records in chunks, Moca chunks, and events (evictions, mappings,
- * threads, processes, tracing). The one writer of the ring, below the rooms whose records these
+ * threads, processes, tracing). The one writer of the rings, below the rooms whose records these
  * are: the fault path and the modes (references, Moca chunks), the EVMS policies (evictions),
  * the engines, the range table and the request handlers (mapping and thread events), the guard
- * (process start, trace stop). Lock held: from a handler thread, or from a faulting thread in
- * its signal handler (fault.c, engines without fd), so nothing here allocates, uses stdio or
- * writes errno. A full ring waits for the recorder while it is alive; nothing is dropped but
- * in teardown's quiet mode.
+ * (process start, trace stop). Nothing here allocates, uses stdio or writes errno: it runs on
+ * handler threads and in a faulting thread's signal handler. A full ring waits for the recorder
+ * while it is alive; nothing is dropped but in teardown's quiet mode.
+ *
+ * Two kinds of producer (faultline_shm.h, "Producers and rings"): whoever holds the agent lock
+ * writes the slot's ring (fl_emit_event and the others without an emitter: "lock held"); a
+ * thread resolving its fault without the lock (fault.c, the shared path) writes its own thread
+ * ring through its emitter (the *_to functions). Each keeps the ring's watermark: the slot's is
+ * opened and closed with the lock (lock.c), an emitter's around each fault's messages.
  */
 #ifndef FL_EMIT_H
 #define FL_EMIT_H
@@ -25,6 +30,35 @@ struct fl_fault {
 
 int fl_emit_init(void);  /* handler start: buffers, the chunk size from the control block */
 void fl_emit_reset(void); /* a fork child or a new session: chunk ids from 0, recorder alive */
+
+/* a thread's producer: its thread ring, bound the first time it publishes without the lock */
+struct fl_emitter {
+	struct fl_ring ring;
+	uint64_t *low;    /* the ring's watermark (faultline_shm.h) */
+	uint8_t *desc;    /* the thread ring's descriptor: its counters */
+	uint64_t chunk_id;
+	int32_t pid;      /* the image it was bound in: in another (a fork child's copy of the thread's state) it is not */
+	int32_t index;    /* the thread ring, -1: none was free (tried again after `retry` faults) */
+	uint32_t depth;   /* nested opens: the outermost sets the watermark */
+	uint32_t retry;
+};
+/* 0 when e has a thread ring of this image (claimed now if need be), -ENOSPC: none is free */
+int fl_emitter_bind(struct fl_emitter *e, uint32_t tid);
+/* before the producer takes a seq or reads the clock for a message (a full barrier), and after it has published */
+void fl_emit_open(struct fl_emitter *e);
+void fl_emit_close(struct fl_emitter *e);
+/* the slot ring's watermark, around the agent lock (lock.c) */
+void fl_emit_slot_open(void);
+void fl_emit_slot_close(void);
+void fl_emit_slot_claimed(void); /* this image claimed fl_agent.slot: its watermark is ours */
+void fl_emit_slot_forked(void);  /* a fork child: the slot is the parent's until the child claims one */
+/* an emitter's counters (its thread ring's descriptor, FL_TRING_*) */
+void fl_emitter_count(struct fl_emitter *e, uint32_t field, uint64_t n);
+/* one reference record as a chunk of one, with the seq taken for it */
+void fl_emit_record_to(struct fl_emitter *e, const struct fl_fault *f, uint64_t seq);
+/* an event with the seq given (an eviction: the clock after the record that caused it) */
+void fl_emit_event_to(struct fl_emitter *e, uint32_t type, uint32_t tid, uint64_t seq, uint64_t a, uint64_t b,
+		      uint64_t c, uint64_t d, const char *text, uint32_t text_len);
 
 uint64_t fl_clock_now(void);           /* the global clock: the next reference's seq */
 uint64_t fl_clock_take(uint32_t n);    /* n ticks: the first one's seq */

@@ -4,7 +4,8 @@
  * control block's FL_CTL_ENGINE when a session starts (agent.c); the fault path, the EVMS, the modes and the
  * interposers call only through it, and ask what an engine observes by its flags, never which
  * engine runs. Every op but read, wake and the program threads' ones runs with the agent lock
- * held. What an engine keeps per page (parking slots, bitmaps, protections) is its own and
+ * held, or, for the ops of an engine whose shared() says so, on the shared path (fault.c: the
+ * page's lock held, other threads running the same ops on other pages). What an engine keeps per page (parking slots, bitmaps, protections) is its own and
  * hangs off fl_range.
  */
 #ifndef FL_ENGINE_H
@@ -62,6 +63,9 @@ struct fl_engine {
 	 * (FL_TRAP_WP, the synchronous path), so nothing is to be learned.
 	 */
 	int (*written)(const uintptr_t *pages, uint32_t n, uint8_t *written);
+	/* the same for one page, any thread (the shared path, its page's lock held): 1 written, 0 not
+	 * or nothing to learn (writes trap: the synchronous path), -errno */
+	int (*page_written)(uintptr_t page);
 	void (*pin)(uintptr_t addr);   /* enabled for good (thread descriptors, pins.c) */
 	/*
 	 * A copy of a traced page the engine holds away from its address (FL_PAGE bytes to out),
@@ -72,8 +76,14 @@ struct fl_engine {
 	int (*peek)(uintptr_t page, void *out);
 	int (*untrace_all)(void);      /* teardown; -EAGAIN: read traps and call again */
 	int (*fork_child)(void);       /* followed fork child: take over the inherited ranges */
-	/* no fd: on the faulting thread: did the engine cause this fault? (flags: FL_TRAP_*) */
+	/* no fd: on the faulting thread: did the engine cause this fault? (flags: FL_TRAP_*). With
+	 * FL_ACCESS_SHARED (no agent lock held) it changes nothing and answers -1 where it would
+	 * (a stack grown past what is traced): the fault then takes the lock's path */
 	int (*trapped)(uintptr_t addr, uint32_t access, uint32_t *flags);
+	/* the shared path (fault.c), the page's lock held: is the page enabled, as the engine left it? */
+	int (*resident)(uintptr_t page);
+	/* may faults be resolved without the agent lock now (the shared path)? NULL: never */
+	int (*shared)(void);
 	/* no map events: the program's own mprotect of [s, s + len), kept for the pages' enabling */
 	int (*protect)(uintptr_t s, size_t len, int prot);
 	/* what a mode asks of the engine (NULL: the engine cannot serve that mode) */
@@ -88,6 +98,7 @@ struct fl_engine {
 #define FL_ACCESS_EXEC  2u
 #define FL_ACCESS_PRESENT 4u /* the page was present: a protection fault (write-protected, or PROT_NONE) */
 #define FL_ACCESS_KERNEL 8u  /* the system-call gate's touch: the kernel's reference, made for the thread (gate.c) */
+#define FL_ACCESS_SHARED 16u /* trapped() asked without the agent lock (fault.c, the shared path) */
 extern const struct fl_engine *fl_engine;
 extern const struct fl_engine fl_engine_uffd, fl_engine_mprotect, fl_engine_sigbus;
 

@@ -26,7 +26,8 @@
  * vm.max_map_count. An mprotect that fails (ENOMEM: the limit) leaves the page enabled and
  * untraced (counted as lost) and says so once.
  *
- * Handler threads and the faulting thread's SIGSEGV path, agent lock held; raw system calls
+ * Handler threads and the faulting thread's SIGSEGV path, agent lock held, or on the shared path
+ * (fault.c: the page's lock held; the state bytes of other pages change beside it); raw system calls
  * only (no errno, see fl_raw_syscall3).
  */
 #define _GNU_SOURCE
@@ -39,6 +40,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "engine.h"
 #include "evms.h"
 #include "mem.h"
@@ -130,7 +132,7 @@ static void limit_reached(uintptr_t a, size_t len)
 {
 	if (unmapped(a, len))
 		return;
-	fl_cnt.lost++;
+	FL_COUNT(lost);
 	if (!warned_limit) {
 		warned_limit = 1;
 		fl_log("mprotect engine: the kernel refused to split a mapping (ENOMEM: vm.max_map_count reached?); "
@@ -319,11 +321,8 @@ static void mp_relocate(uintptr_t from, uintptr_t to, size_t len)
 
 static int mp_first_touch(struct fl_range *r, uintptr_t page)
 {
-	uint8_t *st = state_of(r, page);
-	if (*st & ST_POPULATED)
-		return 0;
-	*st |= ST_POPULATED;
-	return 1;
+	/* atomic: threads resolving faults without the lock set it for pages of one word */
+	return !(__atomic_fetch_or(state_of(r, page), ST_POPULATED, __ATOMIC_RELAXED) & ST_POPULATED);
 }
 
 /*
@@ -379,8 +378,7 @@ static int mp_evict(uintptr_t page)
 		limit_reached(page, FL_PAGE);
 		return 0;
 	}
-	fl_cnt.evictions++;
-	return 0;
+	return 1;
 }
 
 static void mp_pin(uintptr_t addr)
@@ -413,7 +411,7 @@ static int mp_fork_child(void)
 }
 
 /*
- * On the faulting thread, lock held: ours if the page is traced and disabled by us, or
+ * On the faulting thread, lock held or not (FL_ACCESS_SHARED): ours if the page is traced and disabled by us, or
  * read-only by us and written, and the access is one the program's own protection allows
  * (else the fault is the program's: a guard page, a write to memory it made read-only).
  * Not ours but FL_TRAP_ALLOWED: a traced page that allows the access now.
@@ -422,11 +420,13 @@ static int mp_trapped(uintptr_t addr, uint32_t access, uint32_t *flags)
 {
 	uintptr_t page = FL_PAGE_DOWN(addr);
 	struct fl_range *r = fl_range_find(page);
+	if (!r && (access & FL_ACCESS_SHARED))
+		return -1; /* a grown stack, or not ours: the lock's path */
 	if (!r && fl_scope_grow_stack(page)) /* the main stack grown below what is traced (scope.c) */
 		r = fl_range_find(page);
 	if (!r)
 		return 0;
-	uint8_t st = *state_of(r, page);
+	uint8_t st = __atomic_load_n(state_of(r, page), __ATOMIC_ACQUIRE);
 	int want = wanted(st);
 	if (!(want & PROT_READ) || ((access & FL_ACCESS_WRITE) && !(want & PROT_WRITE)) ||
 	    ((access & FL_ACCESS_EXEC) && !(want & PROT_EXEC)))
@@ -465,6 +465,17 @@ static int mp_protect(uintptr_t s, size_t len, int prot)
 	return 0;
 }
 
+static int mp_resident(uintptr_t page)
+{
+	const struct fl_range *r = fl_range_find(page);
+	return r && !(__atomic_load_n(state_of(r, page), __ATOMIC_ACQUIRE) & ST_DISABLED);
+}
+
+static int mp_shared(void)
+{
+	return !fl_check;
+}
+
 const struct fl_engine fl_engine_mprotect = {
 	.name = "mprotect",
 	.observes = 0,
@@ -489,6 +500,8 @@ const struct fl_engine fl_engine_mprotect = {
 	.untrace_all = mp_untrace_all,
 	.fork_child = mp_fork_child,
 	.trapped = mp_trapped,
+	.resident = mp_resident,
+	.shared = mp_shared,
 	.protect = mp_protect,
 	.thread_start = fl_fault_signal_thread,
 };

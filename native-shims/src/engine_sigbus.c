@@ -38,6 +38,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "engine.h"
 #include "engine_uffd.h"
 #include "fault_signal.h"
@@ -119,7 +120,7 @@ static int unknown(uintptr_t page, uint32_t access, uint32_t *flags)
 }
 
 /*
- * On the faulting thread, lock held. A SIGBUS at a traced page is ours: the page was missing
+ * On the faulting thread, lock held or not (FL_ACCESS_SHARED). A SIGBUS at a traced page is ours: the page was missing
  * (P clear in the error code: parked, or never populated), or present and written while
  * write-protected (P and W set: the EVMS's dirty flag). A missing page that another thread
  * brought home between the fault and the lock is a race (FL_TRAP_ALLOWED): the home map says
@@ -130,6 +131,8 @@ static int sb_trapped(uintptr_t addr, uint32_t access, uint32_t *flags)
 	uintptr_t page = FL_PAGE_DOWN(addr);
 	struct fl_range *r = fl_range_find(page);
 	*flags = (access & FL_ACCESS_WRITE) ? FL_TRAP_WRITE : 0;
+	if (!r && !(access & FL_ACCESS_PRESENT) && (access & FL_ACCESS_SHARED))
+		return -1; /* grown stack or unknown memory: the lock's path */
 	if (!r && !(access & FL_ACCESS_PRESENT) && fl_scope_grow_stack(page)) /* the main stack grown (scope.c) */
 		r = fl_range_find(page);
 	if (!r)
@@ -149,6 +152,21 @@ static int sb_trapped(uintptr_t addr, uint32_t access, uint32_t *flags)
 		return 0;
 	}
 	return 1;
+}
+
+static int sb_resident(uintptr_t page)
+{
+	const struct fl_range *r = fl_range_find(page);
+	return r && fl_range_home(r, page);
+}
+
+/*
+ * Without the gate (FAULTLINE_GATE=off) an eviction checks first that its page still lies in
+ * registered memory, with a one-page cache of the last scan (uffd_evict): the lock's path.
+ */
+static int sb_shared(void)
+{
+	return !fl_uffd_unseen_unmaps && !fl_check;
 }
 
 const struct fl_engine fl_engine_sigbus = {
@@ -172,11 +190,14 @@ const struct fl_engine fl_engine_sigbus = {
 	.protect_writes = uffd_protect_writes,
 	.evict = uffd_evict,
 	.written = uffd_written,
+	.page_written = uffd_page_written,
 	.pin = uffd_pin,
 	.peek = uffd_peek,
 	.untrace_all = uffd_untrace_all,
 	.fork_child = uffd_fork_child,
 	.trapped = sb_trapped,
+	.resident = sb_resident,
+	.shared = sb_shared,
 	.protect = sb_protect,
 	.watch = uffd_watch,
 	.unwatch = uffd_unwatch,

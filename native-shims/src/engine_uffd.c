@@ -3,7 +3,9 @@
  * moved out to a parking slot with UFFDIO_MOVE; its next reference, from user or kernel mode,
  * makes the faulting thread wait on the userfaultfd until a handler thread has read the fault
  * and moved the page back. Mapping changes (munmap, madvise, mremap) arrive on the same fd.
- * Handler threads only (agent lock held).
+ * Handler threads (agent lock held); under the sigbus engine the faulting thread, with the lock or
+ * on the shared path (fault.c: enable, evict and the rest for one page, its page lock held; the
+ * bitmaps' bits changed atomically, engine_uffd.h).
  *
  * Every traced range [start, end) has a parking range of the same size, registered with the
  * same userfaultfd (UFFDIO_MOVE needs its destination registered with the ctx it is issued on,
@@ -104,7 +106,9 @@ static void populate_bits(struct fl_range *r, uintptr_t s, uintptr_t e)
 /*
  * Drop whatever the parking area holds for [a, b) of r. MADV_DONTNEED on a registered range
  * would raise UFFD_EVENT_REMOVE, and the kernel would make us (the only reader of the uffd)
- * wait for ourselves; so unregister the parking part, drop the pages, register it again.
+ * wait for ourselves; so unregister the parking part, drop the pages, register it again. A
+ * userfaultfd that asks for no events (sigbus) zaps in place: no event, and no moment when the
+ * slot is unregistered, into which another thread's move (without the lock) would fail.
  */
 static void discard_parking(const struct fl_range *r, uintptr_t a, uintptr_t b)
 {
@@ -112,7 +116,9 @@ static void discard_parking(const struct fl_range *r, uintptr_t a, uintptr_t b)
 	uintptr_t p = park_of(r, a);
 	size_t len = b - a;
 	FL_CHECK_LOG(FL_OP_DISCARD, a, b, 0);
-	if (fl_uffd_unregister(fd, p, len) == 0) {
+	if (fl_uffd_no_events) {
+		fl_raw_syscall3(SYS_madvise, (long)p, (long)len, MADV_DONTNEED);
+	} else if (fl_uffd_unregister(fd, p, len) == 0) {
 		fl_sys_madvise((void *)p, len, MADV_DONTNEED);
 		fl_uffd_register(fd, p, len);
 	}
@@ -173,7 +179,7 @@ static void bulk_move_pages(const struct fl_range *r, uintptr_t a, uintptr_t b, 
 		}
 		if (err == -EAGAIN && retries++ < EAGAIN_RETRIES * (to_park ? 1 : 64)) {
 			/* an event in flight (mmap_changing): let its thread run; restores must not give up */
-			fl_cnt.races++;
+			FL_COUNT(races);
 			if (retries > 4) {
 				struct timespec ts = { 0, 20000 };
 				fl_raw_syscall3(SYS_nanosleep, (long)&ts, 0, 0); /* no errno, no wrapper (uffd.c) */
@@ -213,7 +219,7 @@ static int slot_taken(const struct fl_range *r, uintptr_t page)
 		discard_parking(r, page, page + FL_PAGE);
 		return 1;
 	}
-	fl_cnt.races++;
+	FL_COUNT(races);
 	if (fl_check && !fl_check_parked(r, page)) /* parked, but not by us */
 		fl_check_report(r, page, "an occupied slot and an empty home: the page is parked already");
 	return 0;
@@ -224,7 +230,7 @@ static int disable_fail(const struct fl_range *r, uintptr_t page, int err)
 	if (err == -EEXIST) /* a stale copy in the slot (dropped, retry), or parked already (skip) */
 		return slot_taken(r, page);
 	/* EBUSY: shared with a fork child or pinned; EINVAL: protection changed. Stays enabled. */
-	fl_cnt.lost++;
+	FL_COUNT(lost);
 	fl_range_set_home((struct fl_range *)r, page, 1);
 	return 0;
 }
@@ -235,7 +241,7 @@ static int restore_fail(const struct fl_range *r, uintptr_t page, int err)
 		return 0;
 	if (err == -ENOENT) /* nothing parked here */
 		return 0;
-	fl_cnt.races++;
+	FL_COUNT(races);
 	/*
 	 * The move itself is refused (e.g. the traced page's protection no longer matches the
 	 * parking area's): copy the contents instead. Only from a present parking page: COPY
@@ -349,7 +355,7 @@ int uffd_trace_new(uintptr_t s, uintptr_t e, uint32_t source)
 	size_t len = e - s, npages = len / FL_PAGE;
 	size_t bits_len = FL_PAGE_UP((npages + 63) / 64 * 8);
 	uintptr_t park = (uintptr_t)fl_mem_map(len);
-	uint64_t *bits = fl_mem_map(FL_RANGE_MAPS * bits_len); /* populated, FAULTLINE_CHECK's shadow, home */
+	uint64_t *bits = fl_mem_map(FL_RANGE_MAPS * bits_len); /* populated, FAULTLINE_CHECK's shadow, home, locks */
 	int err = -ENOMEM;
 	if (!park || !bits)
 		goto fail;
@@ -450,10 +456,9 @@ static int wp_marker(uintptr_t page)
 }
 
 /*
- * Resolve the fault on page. Never leaves the faulting thread blocked: every path but -EAGAIN
- * ends in fl_wake_later(page), which wakes it once the agent lock is released (lock.c: a
- * thread woken while its handler holds the lock would preempt it there). The moves and fills
- * themselves never wake.
+ * Resolve the fault on page. The moves and fills never wake: the caller wakes the faulting
+ * threads on every outcome but -EAGAIN (fault.c: once the agent lock is released, lock.c; a
+ * thread woken while its handler holds the lock would preempt it there).
  */
 int uffd_enable(uintptr_t page, int write, int read_only)
 {
@@ -461,8 +466,6 @@ int uffd_enable(uintptr_t page, int write, int read_only)
 	int r = enable_page(fd, page, write);
 	if (r == 1 && read_only) /* UFFDIO_MOVE drops a page's write-protection: set it after the move home */
 		fl_uffd_writeprotect(fd, page, FL_PAGE, 1);
-	if (r != -EAGAIN)
-		fl_wake_later(page);
 	return r;
 }
 
@@ -485,11 +488,11 @@ static int enable_page(int fd, uintptr_t page, int write)
 		if (!err)
 			return 1;
 		if (err == -EAGAIN) {
-			fl_cnt.races++;
+			FL_COUNT(races);
 			continue;
 		}
 		if (err == -EEXIST) { /* already resolved (another thread's fault on the same page) */
-			fl_cnt.races++;
+			FL_COUNT(races);
 			if (wp_marker(page))
 				continue;
 			return 0;
@@ -506,11 +509,11 @@ static int enable_page(int fd, uintptr_t page, int write)
 			if (!err)
 				return 1;
 			if (err == -EAGAIN) {
-				fl_cnt.races++;
+				FL_COUNT(races);
 				continue;
 			}
 			if (err == -EEXIST) {
-				fl_cnt.races++;
+				FL_COUNT(races);
 				if (wp_marker(page))
 					continue;
 			}
@@ -524,7 +527,7 @@ static int enable_page(int fd, uintptr_t page, int write)
 			 * Otherwise the stale parked copy is discarded when its slot is next needed
 			 * (EEXIST), and the page stays out of the EVMS: enabled, never disabled again.
 			 */
-			fl_cnt.races++;
+			FL_COUNT(races);
 			err = fl_uffd_copy(fd, page, park, FL_PAGE, 1);
 			if (err == -EAGAIN)
 				continue;
@@ -679,6 +682,11 @@ int uffd_written(const uintptr_t *pages, uint32_t n, uint8_t *written)
 	return 0;
 }
 
+int uffd_page_written(uintptr_t page)
+{
+	return fl_uffd_wp_async ? fl_page_written(page) : 0;
+}
+
 /*
  * The sigbus engine's eviction probe (uffd_evict): does page lie in a vma registered with us?
  * Synchronous tracking asks the kernel to lift a write-protection that is not there (ENOENT: no
@@ -721,9 +729,10 @@ static int evict_by_copy(const struct fl_range *r, uintptr_t page)
 }
 
 /*
- * Disable an enabled page. -EAGAIN: the kernel kept refusing the move because an event is
- * pending (mmap_changing); the page is still enabled and the caller must retry once the event
- * is read (fault.c holds the faulting thread back until then). 0 otherwise.
+ * Disable an enabled page: 1 if it was moved out, 0 if there was nothing to disable (or it could
+ * not be), -EAGAIN: the kernel kept refusing the move because an event is pending
+ * (mmap_changing); the page is still enabled and the caller must retry once the event is read
+ * (fault.c holds the faulting thread back until then).
  */
 int uffd_evict(uintptr_t page)
 {
@@ -748,11 +757,10 @@ int uffd_evict(uintptr_t page)
 			fl_check_evict(r, page, err);
 		if (!err) {
 			fl_range_set_home(r, page, 0);
-			fl_cnt.evictions++;
-			return 0;
+			return 1;
 		}
 		if (err == -EAGAIN) {
-			fl_cnt.races++;
+			FL_COUNT(races);
 			continue;
 		}
 		if (err == -EEXIST) {
@@ -764,11 +772,10 @@ int uffd_evict(uintptr_t page)
 			fl_range_set_home(r, page, 0);
 			if (fl_check)
 				fl_check_moved(r, page, 1);
-			fl_cnt.evictions++;
-			return 0;
+			return 1;
 		}
 		if (err != -ENOENT) /* ENOENT: zapped under us, nothing to disable */
-			fl_cnt.lost++;
+			FL_COUNT(lost);
 		return 0;
 	}
 	return -EAGAIN;
@@ -983,10 +990,7 @@ static void uffd_wake(uintptr_t page)
 
 int uffd_first_touch(struct fl_range *r, uintptr_t page)
 {
-	if (fl_range_bit(r, page))
-		return 0;
-	fl_range_set_bit(r, page, 1);
-	return 1;
+	return fl_range_test_set_bit(r, page);
 }
 
 int uffd_protect_writes(uintptr_t page, int protect)
@@ -1007,7 +1011,9 @@ int uffd_watch(uintptr_t page)
 		return err; /* unmapped since, or no longer private anonymous */
 	if ((err = uffd_evict(page)) == -EAGAIN)
 		fl_uffd_unregister(fl_uffd, page, FL_PAGE);
-	return err;
+	if (err == 1)
+		fl_cnt.evictions++;
+	return err < 0 ? err : 0;
 }
 
 int uffd_unwatch(uintptr_t page)
@@ -1056,6 +1062,7 @@ const struct fl_engine fl_engine_uffd = {
 	.protect_writes = uffd_protect_writes,
 	.evict = uffd_evict,
 	.written = uffd_written,
+	.page_written = uffd_page_written,
 	.pin = uffd_pin,
 	.peek = uffd_peek,
 	.untrace_all = uffd_untrace_all,

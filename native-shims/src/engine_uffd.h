@@ -50,19 +50,30 @@ void fl_check_resync(const struct fl_range *r, uintptr_t a, uintptr_t b);   /* a
 void fl_check_report(const struct fl_range *r, uintptr_t page, const char *what);
 int fl_check_parked(const struct fl_range *r, uintptr_t page); /* the shadow: parked by us */
 
-/* the "populated" bitmap of a range (fl_range.bits) */
+/*
+ * The "populated" bitmap of a range (fl_range.bits). Its bits, and the home map's, are changed with
+ * atomic operations: faults resolved without the agent lock (fault.c, the shared path) change the
+ * bits of other pages of the same word at the same time.
+ */
 static inline int fl_range_bit(const struct fl_range *r, uintptr_t page)
 {
 	uint64_t b = r->bit0 + (page - r->start) / FL_PAGE;
-	return (int)((r->bits[b >> 6] >> (b & 63)) & 1);
+	return (int)((__atomic_load_n(&r->bits[b >> 6], __ATOMIC_RELAXED) >> (b & 63)) & 1);
 }
 static inline void fl_range_set_bit(struct fl_range *r, uintptr_t page, int v)
 {
 	uint64_t b = r->bit0 + (page - r->start) / FL_PAGE;
 	if (v)
-		r->bits[b >> 6] |= 1ULL << (b & 63);
+		__atomic_fetch_or(&r->bits[b >> 6], 1ULL << (b & 63), __ATOMIC_RELAXED);
 	else
-		r->bits[b >> 6] &= ~(1ULL << (b & 63));
+		__atomic_fetch_and(&r->bits[b >> 6], ~(1ULL << (b & 63)), __ATOMIC_RELAXED);
+}
+/* set the page's populated bit: 1 if it was clear (a first touch) */
+static inline int fl_range_test_set_bit(struct fl_range *r, uintptr_t page)
+{
+	uint64_t b = r->bit0 + (page - r->start) / FL_PAGE;
+	uint64_t bit = 1ULL << (b & 63);
+	return !(__atomic_fetch_or(&r->bits[b >> 6], bit, __ATOMIC_RELAXED) & bit);
 }
 
 /*
@@ -83,15 +94,15 @@ static inline uint64_t *fl_range_home_word(const struct fl_range *r, uintptr_t p
 static inline int fl_range_home(const struct fl_range *r, uintptr_t page)
 {
 	uint64_t bit;
-	return (*fl_range_home_word(r, page, &bit) & bit) != 0;
+	return (__atomic_load_n(fl_range_home_word(r, page, &bit), __ATOMIC_ACQUIRE) & bit) != 0;
 }
 static inline void fl_range_set_home(struct fl_range *r, uintptr_t page, int v)
 {
 	uint64_t bit, *w = fl_range_home_word(r, page, &bit);
 	if (v)
-		*w |= bit;
+		__atomic_fetch_or(w, bit, __ATOMIC_ACQ_REL);
 	else
-		*w &= ~bit;
+		__atomic_fetch_and(w, ~bit, __ATOMIC_ACQ_REL);
 }
 static inline void fl_range_clear_home(struct fl_range *r, uintptr_t a, uintptr_t b)
 {
@@ -109,6 +120,7 @@ static inline void fl_range_set_home_all(struct fl_range *r, uintptr_t a, uintpt
 int uffd_init(void);
 int fl_uffd_api_dirty(int fd, uint64_t want); /* UFFDIO_API, with WP_ASYNC where it serves; 0 or -errno */
 int uffd_written(const uintptr_t *pages, uint32_t n, uint8_t *written);
+int uffd_page_written(uintptr_t page);
 void uffd_close(void);
 void uffd_reset_after_fork(void);
 int uffd_trace_new(uintptr_t s, uintptr_t e, uint32_t source);

@@ -80,3 +80,23 @@ uint32_t fl_evms_count(void)
 {
 	return policy->count();
 }
+
+int fl_evms_decide(uintptr_t page, uint32_t tid, int write, int wp, int admit, struct fl_decision *d)
+{
+	return policy->decide ? policy->decide(page, tid, write, wp, admit, d) : FL_DECIDED_LOCK;
+}
+
+int fl_evms_learned(const struct fl_decision_page *p, int written, struct fl_decision_record *handed)
+{
+	return policy->learned(p, written, handed);
+}
+
+uint32_t fl_evms_settle(const struct fl_decision *d, struct fl_decision_record *out)
+{
+	return policy->settle(d, out);
+}
+
+int fl_evms_target(uintptr_t page, int *dirty)
+{
+	return policy->target(page, dirty);
+}

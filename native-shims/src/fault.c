@@ -59,6 +59,14 @@ static struct fl_fault *staged;
  * meantime, which is the window handle_batch has to be correct in; the test makes it wide.
  */
 static int test_event_delay_us;
+/*
+ * FAULTLINE_TEST_SHARED_PAUSE=PAGE:MS (tests only): the first fault at PAGE resolved without the
+ * lock sleeps MS milliseconds after its decision, before it moves any page: the window in which
+ * another thread's fault, eviction, unmap or fork meets it (the race tests of the shared path).
+ */
+static uintptr_t test_pause_page;
+static long test_pause_ms;
+static int test_paused;
 
 int fl_fault_init(void)
 {
@@ -74,6 +82,12 @@ int fl_fault_init(void)
 	const char *delay = getenv("FAULTLINE_TEST_EVENT_DELAY_US");
 	if (delay)
 		test_event_delay_us = atoi(delay);
+	const char *pause = getenv("FAULTLINE_TEST_SHARED_PAUSE");
+	if (pause) {
+		char *end;
+		test_pause_page = FL_PAGE_DOWN(strtoull(pause, &end, 0));
+		test_pause_ms = *end == ':' ? strtol(end + 1, NULL, 10) : 0;
+	}
 	return 0;
 }
 
@@ -145,9 +159,13 @@ static int held_page(uintptr_t page)
 static void retry_held(void)
 {
 	uint32_t kept = 0;
-	for (uint32_t i = 0; i < held_n; i++)
-		if (fl_engine->evict(held[i].victim) == -EAGAIN)
+	for (uint32_t i = 0; i < held_n; i++) {
+		int r = fl_engine->evict(held[i].victim);
+		if (r == -EAGAIN)
 			held[kept++] = held[i];
+		else if (r == 1)
+			fl_cnt.evictions++;
+	}
 	held_n = kept;
 }
 
@@ -261,9 +279,15 @@ static void resolve_one(uintptr_t page, int write, int pinned, int soft, uint32_
 		const uintptr_t *victims;
 		uint32_t n = fl_evms_admit(page, tid, write, &victims);
 		/* a page a system call is using stays until the call ends (pins.c, fl_pins_hold) */
-		for (uint32_t i = 0; i < n; i++)
-			if (!fl_fork_depth && !fl_pins_held(victims[i]) && fl_engine->evict(victims[i]) == -EAGAIN)
+		for (uint32_t i = 0; i < n; i++) {
+			if (fl_fork_depth || fl_pins_held(victims[i]))
+				continue;
+			int out = fl_engine->evict(victims[i]);
+			if (out == -EAGAIN)
 				hold(victims[i], page);
+			else if (out == 1)
+				fl_cnt.evictions++;
+		}
 		admitted_now = 1;
 	}
 	if (admits && held_page(page)) {
@@ -276,6 +300,7 @@ static void resolve_one(uintptr_t page, int write, int pinned, int soft, uint32_
 		defer(page, write, pinned, soft, tid);
 		return;
 	}
+	fl_wake_later(page);
 	if (soft) {
 		fl_evms_touch(page, write);
 		/* resolved otherwise (present already, or copied home): still resident, so its
@@ -339,13 +364,158 @@ static void handle_batch(uint32_t n)
 	resolve_faults(k);
 }
 
+/* ---- the shared path: a fault on the faulting thread without the agent lock ---- */
+
+#define NEEDS_LOCK (-1)
+
 /*
- * An engine without fd (mprotect): one fault, on the faulting thread (its SIGSEGV handler),
- * through the same steps as a batch of one: label, publish, resolve (evict, then enable). The
- * thread runs on when its handler returns, after the lock is released.
+ * Bring the page's state in line with the EVMS, its lock held: whatever decisions about it were
+ * made, and in whatever order their threads get here, the last decision is the state the page
+ * ends in (policy.h, target). An enabled page that must go has its written bit learned first
+ * (asynchronous dirty tracking: the move out drops it): 1 if it had been written. A pinned page
+ * stays enabled; so does a page a system call holds (pins.c: it goes when the call releases it,
+ * gate.c), and every page while a fork is prepared. wp: the fault was a write to a page enabled
+ * read-only, whose protection goes if the page stays.
  */
-int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access, const struct fl_stack_regs *regs)
+static int sync_page(struct fl_range *r, uintptr_t page, int write, int wp, struct fl_emitter *e)
 {
+	int learned = 0;
+	fl_page_lock(r, page);
+	int dirty;
+	int target = fl_evms_target(page, &dirty);
+	int pinned = fl_pins_has(page);
+	int resident = fl_engine->resident(page);
+	if (target == FL_EVMS_ENABLED || pinned) {
+		if (!resident) {
+			int read_only = !pinned && !dirty && !write && !(fl_agent.flags & FL_FLAG_NO_DIRTY) &&
+					(fl_mode->flags & FL_TRACKS_DIRTY);
+			fl_engine->enable(page, write, read_only);
+		} else if (wp) {
+			fl_engine->protect_writes(page, 0);
+		}
+	} else if (resident && !fl_pins_held(page) && !fl_fork_depth) {
+		if (fl_engine->page_written)
+			learned = fl_engine->page_written(page) == 1;
+		if (fl_engine->evict(page) == 1)
+			fl_emitter_count(e, FL_TRING_EVICTIONS, 1);
+	}
+	fl_page_unlock(r, page);
+	return learned;
+}
+
+static void emit_eviction(struct fl_emitter *e, const struct fl_decision_record *r)
+{
+	fl_emit_event_to(e, FL_EV_EVICT, r->tid, r->seq, r->page, (uint64_t)(unsigned char)r->tag, r->deleted, 0, NULL, 0);
+}
+
+/*
+ * One fault, resolved on the faulting thread beside other threads' faults: 1 ours (recorded or
+ * settled), 2 a race (the page allows the access now: retry), 0 the program's, NEEDS_LOCK: the
+ * lock's path must decide (before anything was changed). The steps of a batch of one, in the
+ * same order: label; the policy's decision, which takes the reference's seq (policy.h); the
+ * record published; the pages that left disabled, each learning whether it was written, and
+ * their eviction records written (their seq the clock after the record: FORMAT.md, "EVMS"); the
+ * page enabled. Each page is moved under its own lock, which no other room takes; the thread's
+ * messages go to its own ring, whose watermark is open from before the seq until after the last
+ * of them (faultline_shm.h, "Producers and rings").
+ */
+static int fault_shared(uintptr_t address, uint32_t tid, uint32_t access, const struct fl_stack_regs *regs,
+			struct fl_emitter *e)
+{
+	int evms = (fl_mode->flags & FL_KEEPS_EVMS) != 0;
+	if (!fl_tracing() || (evms && fl_emitter_bind(e, tid)))
+		return NEEDS_LOCK;
+	uint32_t flags = 0;
+	int ours = fl_engine->trapped(address, access | FL_ACCESS_SHARED, &flags);
+	if (ours < 0)
+		return NEEDS_LOCK;
+	if (!ours)
+		return (flags & FL_TRAP_ALLOWED) ? 2 : 0;
+	uintptr_t page = FL_PAGE_DOWN(address);
+	struct fl_range *r = fl_range_find(page);
+	if (!r)
+		return NEEDS_LOCK;
+	if (!evms) {
+		/* monitor mode: an access check answered (mode.h, enabled); the page comes home as it was */
+		fl_page_lock(r, page);
+		int home = fl_engine->resident(page) ? 0 : fl_engine->enable(page, (flags & FL_TRAP_WRITE) != 0, 0);
+		fl_page_unlock(r, page);
+		if (fl_mode->enabled)
+			fl_mode->enabled(page, home, fl_pins_has(page));
+		return 1;
+	}
+	struct fl_fault f = as_read(address, tid, flags);
+	if (access & FL_ACCESS_KERNEL)
+		f.flags |= FL_REC_KERNEL;
+	int write = (f.flags & FL_REC_WRITE) != 0;
+	int wp = f.soft == SOFT_DIRTY;
+	int pinned = fl_pins_has(page);
+	struct fl_decision d;
+	fl_emit_open(e);
+	/*
+	 * The call stack before the decision: a stack seen for the first time goes out as an event
+	 * whose seq is the clock's under the stack table's lock, so that the record naming it (its seq
+	 * taken in the decision, later) comes after it, here and on any other thread that finds it
+	 * (stacks.c). Only for a page outside the set: a soft fault is no record (should the set have
+	 * changed before the decision, the record goes without its stack).
+	 */
+	if (fl_stacks_on() && !wp && !(f.flags & FL_REC_KERNEL) && regs) {
+		int dirty;
+		if (fl_evms_target(page, &dirty) == FL_EVMS_OUT)
+			f.stack = fl_stack_take_to(e, regs, tid);
+	}
+	int kind = fl_evms_decide(page, tid, write, wp, !pinned, &d);
+	if (kind == FL_DECIDED_LOCK) {
+		fl_emit_close(e);
+		return NEEDS_LOCK;
+	}
+	FL_DEBUG("shared-decided", page, test_pause_page, test_pause_ms);
+	if (page == test_pause_page && test_pause_ms && !__atomic_exchange_n(&test_paused, 1, __ATOMIC_ACQ_REL)) {
+		struct timespec ts = { test_pause_ms / 1000, (test_pause_ms % 1000) * 1000000L };
+		fl_raw_syscall3(SYS_nanosleep, (long)&ts, 0, 0);
+	}
+	fl_emitter_count(e, FL_TRING_FAULTS, 1);
+	if (kind == FL_DECIDED_REFERENCE) {
+		if (fl_engine->first_touch(r, page))
+			f.flags |= FL_REC_FIRST_TOUCH;
+		fl_emit_record_to(e, &f, d.seq);
+	}
+	/* the pages that left or were disabled go out before the page comes home: its thread never
+	 * sees a larger set; each learns whether it was written as it goes */
+	struct fl_decision_record handed[FL_DECISION_OUT], out[FL_DECISION_OUT];
+	uint32_t n_handed = 0;
+	for (uint32_t i = 0; i < d.n_sync; i++) {
+		struct fl_range *vr = fl_range_find(d.sync[i].page);
+		int written = vr ? sync_page(vr, d.sync[i].page, 0, 0, e) : 0;
+		if (d.sync[i].learn && fl_evms_learned(&d.sync[i], written, &handed[n_handed]))
+			n_handed++;
+	}
+	uint32_t n_out = fl_evms_settle(&d, out);
+	/* in seq order: this decision's records, then those of later decisions it finished */
+	for (uint32_t i = 0; i < n_out; i++)
+		emit_eviction(e, &out[i]);
+	for (uint32_t i = 0; i < n_handed; i++)
+		emit_eviction(e, &handed[i]);
+	sync_page(r, page, write, wp, e);
+	fl_emit_close(e);
+	return 1;
+}
+
+/*
+ * An engine without fd (mprotect, sigbus): one fault, on the faulting thread (its signal
+ * handler), through the same steps as a batch of one: label, publish, resolve (evict, then
+ * enable). Without the lock where the engine, the mode and the policy allow it (fault_shared),
+ * else under it. The thread runs on when its handler returns.
+ */
+int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access, const struct fl_stack_regs *regs,
+		       struct fl_emitter *e)
+{
+	if (e && fl_engine->shared && fl_engine->shared() && (fl_mode->flags & FL_SHARES_FAULTS) && fl_shared_enter(tid)) {
+		int r = fault_shared(address, tid, access, regs, e);
+		fl_shared_exit(tid);
+		if (r != NEEDS_LOCK)
+			return r;
+	}
 	fl_lock();
 	uint32_t flags = 0;
 	int ours = fl_tracing() && fl_engine->trapped(address, access, &flags);

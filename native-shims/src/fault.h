@@ -22,12 +22,15 @@ int fl_fault_drain(void);
 int fl_fault_until_unstuck(int (*op)(void));
 /*
  * An engine without fd, on the faulting thread (its signal handler; raw system calls, no errno):
- * one fault through the same steps as a batch of one. 1 if the engine caused the fault (it is
+ * one fault through the same steps as a batch of one, without the agent lock where it can be
+ * (beside other threads' faults), else under it. 1 if the engine caused the fault (it is
  * recorded and resolved), 2 if not but the page allows the access now (a race lost to another
  * thread: retry), 0 if it is the program's. regs: the thread's registers from its signal
  * context, for its reference's call stack under record --stacks.
  */
 struct fl_stack_regs; /* stacks.h */
-int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access, const struct fl_stack_regs *regs);
+struct fl_emitter;    /* emit.h: the thread's ring, NULL if the thread has no state of the agent's */
+int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access, const struct fl_stack_regs *regs,
+		       struct fl_emitter *e);
 
 #endif

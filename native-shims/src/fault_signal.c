@@ -10,8 +10,9 @@
  * blocked while it runs (an asynchronous handler of the program that faulted on a disabled page
  * while this thread holds the agent lock would wait for itself). A fault of the signal's code
  * that the engine caused (its trapped(): a disabled page, or a write to a page it keeps
- * read-only) goes through the fault path for one fault (fault.c, fl_fault_on_thread: lock,
- * label, publish, enable, admit and evict, unlock); returning retries the access. Read, write,
+ * read-only) goes through the fault path for one fault (fault.c, fl_fault_on_thread: label,
+ * decide, publish, evict, enable; without the agent lock where it can, else under it); returning
+ * retries the access. Read, write,
  * fetch and whether the page was present come from the x86 page-fault error code in the signal
  * context (REG_ERR: bit 0 P, bit 1 W/R, bit 4 I/D; Intel SDM vol. 3A, 4.7; the kernel stores it
  * for SIGBUS as for SIGSEGV, arch/x86/mm/fault.c). Every other fault is the program's:
@@ -204,7 +205,7 @@ static void on_fault(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_thre
 		struct fl_stack_regs regs = { .pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP],
 					      .sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
 					      .fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP] };
-		int ours = fl_fault_on_thread(addr, (uint32_t)tid, access, &regs);
+		int ours = fl_fault_on_thread(addr, (uint32_t)tid, access, &regs, g ? &g->emitter : NULL);
 		if (ours == 1) {
 			forget(tid);
 			return;

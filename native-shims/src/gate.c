@@ -287,8 +287,9 @@ static void hold(const struct fl_gate_region *r, uint32_t n, struct held_set *h)
  */
 static void release_page(uintptr_t p, int evms)
 {
-	if (fl_pins_release(p) && evms && fl_evms_state(p) != FL_EVMS_ENABLED && fl_range_find(p) && !fl_pins_has(p))
-		fl_engine->evict(p);
+	if (fl_pins_release(p) && evms && fl_evms_state(p) != FL_EVMS_ENABLED && fl_range_find(p) && !fl_pins_has(p) &&
+	    fl_engine->evict(p) == 1)
+		fl_cnt.evictions++;
 }
 
 /* the pages of the regions a call held (bit k: the k-th page walked), given back */
@@ -612,6 +613,10 @@ static long gated_call(long nr, const long *a, ucontext_t *uc, struct fl_gate_th
 	g->selector = SELECTOR_BLOCK;
 	long r = fl_gate_syscall6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	g->selector = SELECTOR_ALLOW;
+	/* a fork's child, whose only thread is this one: the lock as the fork left it, the parent's
+	 * other threads' faults counted in it, before this epilogue takes it */
+	if (r == 0 && (nr == SYS_fork || ((nr == SYS_clone || nr == SYS_clone3) && !clone_like_thread(nr, a))))
+		fl_lock_reset_after_fork();
 	if (!quick)
 		fl_gate_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&handler_mask, 0, K_SIGSET_BYTES, 0, 0);
 	if (kev)

@@ -10,6 +10,7 @@
 
 #include <sys/stat.h>
 
+#include "emit.h"
 #include "sys.h"
 
 /* gate_table.c: one piece of user memory a system call reads or writes */
@@ -44,6 +45,8 @@ struct fl_gate_thread {
 	uint32_t open_walked;    /* their pages looked at, in order (gate.c, struct held_set) */
 	struct fl_gate_region open[FL_GATE_OPEN_REGIONS];
 	uint64_t open_held[FL_GATE_OPEN_PAGES / 64]; /* which of them the call holds */
+	/* the thread's ring, for its faults resolved without the agent lock (fault.c, emit.h) */
+	struct fl_emitter emitter;
 };
 
 /* a system call made from the agent's text, which dispatch lets through: the result or -errno */

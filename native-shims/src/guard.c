@@ -352,7 +352,9 @@ static void *guard_main(void *arg)
 				d->run(now);
 			}
 		}
-		int handles = guard_handles_faults(now);
+		/* an engine without fd has no queue to read: its faults are resolved on their threads, and
+		 * a lock taken here for nothing would hold up every fault resolved without it (lock.c) */
+		int handles = fl_engine->fd() >= 0 && guard_handles_faults(now);
 		int serve_now = fl_req_pending() && (handles || n_fault_threads == 0);
 		int mode_asks = fl_mode->pending && fl_mode->pending();
 		if (!stop_reason && (handles || serve_now || mode_asks || mode_now))

@@ -1,14 +1,20 @@
 /*
- * lock.h: the agent lock, what is woken when it is released, and its holders' progress
- * (lock.c).
+ * lock.h: the agent lock, the shared faults it excludes, what is woken when it is released,
+ * and its holders' progress (lock.c).
  */
 #ifndef FL_LOCK_H
 #define FL_LOCK_H
 
 #include "sys.h"
 
-void fl_lock(void);
+void fl_lock(void);   /* exclusive: also waits until no shared fault is in flight */
 void fl_unlock(void); /* release, then wake what the holder resolved or served */
+/*
+ * A shared fault (fault.c): 1 if it may run now, beside other shared faults; 0 if the lock is
+ * held or wanted (the fault then takes the lock's path). Each 1 is paired with fl_shared_exit(tid).
+ */
+int fl_shared_enter(uint32_t tid);
+void fl_shared_exit(uint32_t tid);
 void fl_wake_later(uintptr_t page);          /* lock held: wake the page's faulting threads at release */
 void fl_wake_requests_later(uint64_t served); /* lock held: wake these requests' posters at release (request.c's mask) */
 void fl_progress(void);            /* a holder handled faults or served requests */

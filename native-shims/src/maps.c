@@ -136,13 +136,13 @@ struct fl_procmap_query {
 #define FL_PROCMAP_VMA_SHARED     0x8
 
 static int query_unsupported; /* the kernel said ENOTTY once: older than 6.11, read the lines */
-static char query_name[4096]; /* handler only, like maps_buf */
 
 /*
  * The descriptor the queries go through, one per process image (fl_self_fd): a JVM makes
  * hundreds of mmaps, and opening /proc/self/maps for each cost an open and a close besides the
- * ioctls. Every caller holds the agent lock (scope.c: the handler's requests and faults, or a
- * fault on the faulting thread under an engine without fd), which also guards query_name.
+ * ioctls. Its first open in a process image is under the agent lock (scope.c: the handler's
+ * requests and faults); the queries name each mapping into the caller's stack, so that a fault
+ * resolved without the lock may ask too (engine_uffd.c, evict_by_copy).
  */
 static struct fl_self_fd maps_fd = FL_SELF_FD("/proc/self/maps");
 
@@ -161,6 +161,7 @@ static int line_in_range(const struct fl_map_line *m, void *ctx)
 static int each_in(uintptr_t lo, uintptr_t hi, int (*fn)(const struct fl_map_line *, void *), void *ctx, int by_lines)
 {
 	if (!by_lines && !__atomic_load_n(&query_unsupported, __ATOMIC_RELAXED)) {
+		char query_name[4096];
 		int fd = fl_self_fd(&maps_fd);
 		if (fd < 0)
 			return fd;

@@ -18,6 +18,10 @@
 #define FL_KEEPS_THP        8u  /* the program's transparent huge pages stay as they are */
 #define FL_NOTICES_ASYNC    16u /* program threads post their notices (mappings, threads) without waiting for them */
 #define FL_RESCANS_ON_TIMER 32u /* every mapping is rescanned on a timer: a thread start registers its stack's only */
+/* a fault may be resolved without the agent lock, on the faulting thread (fault.c, the shared path):
+ * its record is its reference record alone and the EVMS decides the rest (trace), or it is an access
+ * check whose answer is one atomic mark (monitor) */
+#define FL_SHARES_FAULTS    64u
 
 struct fl_mode {
 	const char *name;

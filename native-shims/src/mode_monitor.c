@@ -20,7 +20,8 @@
  * Under the sigbus engine a check is answered on the touching thread (a SIGBUS there), and a
  * kernel-mode access to a checked page fails unless the calls that make one touch their
  * buffers first (touch.c), as when recording under that engine; the mprotect engine has no
- * checks, since every check would split a mapping twice. Agent lock held throughout.
+ * checks, since every check would split a mapping twice. Agent lock held throughout, but for a
+ * check's answer on the faulting thread (monitor_enabled).
  *
  * The sampling interval is the agent's: the recorder posts an ARM with the interval, and the
  * guard's deadline loop (guard.c, this mode's run) closes the window that long after arming, as
@@ -146,7 +147,12 @@ static int monitor_pending(void)
 	return board && __atomic_load_n((uint32_t *)(board + FL_BOARD_REQUEST), __ATOMIC_ACQUIRE) != served;
 }
 
-/* a fault at page was just resolved (the page is home): was it a check? */
+/*
+ * A fault at page was just resolved (the page is home): was it a check? Under the agent lock, or
+ * on the faulting thread without it (fault.c, the shared path: checks of different threads do not
+ * wait for each other), where the table and the window only change under the lock, which
+ * excludes it: the hit and the count are taken atomically.
+ */
 static void monitor_enabled(uintptr_t page, int r, int pinned)
 {
 	(void)r;
@@ -154,11 +160,10 @@ static void monitor_enabled(uintptr_t page, int r, int pinned)
 	if (!window_open)
 		return; /* an access after the window closed: the page is coming home, it does not count */
 	uint32_t s = table_find(page);
-	if (s == table_size || hit[s])
+	if (s == table_size || __atomic_exchange_n(&hit[s], 1, __ATOMIC_RELAXED))
 		return;
-	hit[s] = 1;
-	checks++;
-	put_u32((size_t)(entry(vals[s] - 1) - board) + FL_BOARD_ENTRY_ACCESSED, 1);
+	__atomic_add_fetch(&checks, 1, __ATOMIC_RELAXED);
+	__atomic_store_n((uint32_t *)(entry(vals[s] - 1) + FL_BOARD_ENTRY_ACCESSED), 1, __ATOMIC_RELEASE);
 }
 
 /*
@@ -354,7 +359,7 @@ static void monitor_run(uint64_t now, void (*resolve)(void), void (*between)(voi
 
 const struct fl_mode fl_mode_monitor = {
 	.name = "monitor",
-	.flags = FL_CHECKS_ONLY | FL_KEEPS_THP | FL_NOTICES_ASYNC | FL_RESCANS_ON_TIMER,
+	.flags = FL_CHECKS_ONLY | FL_KEEPS_THP | FL_NOTICES_ASYNC | FL_RESCANS_ON_TIMER | FL_SHARES_FAULTS,
 	.start = monitor_start,
 	.enabled = monitor_enabled,
 	.due = monitor_due,

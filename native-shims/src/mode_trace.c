@@ -16,6 +16,6 @@ static void trace_faults(const struct fl_fault *f, uint32_t n)
 
 const struct fl_mode fl_mode_trace = {
 	.name = "trace",
-	.flags = FL_KEEPS_EVMS | FL_TRACKS_DIRTY,
+	.flags = FL_KEEPS_EVMS | FL_TRACKS_DIRTY | FL_SHARES_FAULTS,
 	.faults = trace_faults,
 };

@@ -124,6 +124,19 @@ int fl_pagemap_written(uintptr_t s, uintptr_t e, void (*fn)(uintptr_t a, uintptr
 	return 0;
 }
 
+int fl_page_written(uintptr_t page)
+{
+	int fd = fl_self_fd(&pagemap);
+	if (fd < 0)
+		return fd;
+	struct page_region run;
+	struct pm_scan_arg a = { .size = sizeof(a), .flags = PM_SCAN_CHECK_WPASYNC, .start = page, .end = page + FL_PAGE,
+				 .vec = (uintptr_t)&run, .vec_len = 1,
+				 .category_mask = PAGE_IS_WRITTEN, .return_mask = PAGE_IS_WRITTEN };
+	long n = fl_raw_syscall3(SYS_ioctl, fd, (long)PAGEMAP_SCAN, (long)&a);
+	return n < 0 ? (int)n : n > 0;
+}
+
 int fl_pagemap_protect_present(uintptr_t page)
 {
 	int fd = fl_self_fd(&pagemap);
@@ -132,9 +145,11 @@ int fl_pagemap_protect_present(uintptr_t page)
 	/*
 	 * A vector is given on purpose: without one the kernel takes its "exclusive WP" fast path,
 	 * which protects every entry of the range, empty ones too (markers), whatever the categories.
+	 * On the stack: faults resolved without the lock protect pages too.
 	 */
+	struct page_region run;
 	struct pm_scan_arg a = { .size = sizeof(a), .flags = PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC,
-				 .start = page, .end = page + FL_PAGE, .vec = (uintptr_t)scan_runs, .vec_len = 1,
+				 .start = page, .end = page + FL_PAGE, .vec = (uintptr_t)&run, .vec_len = 1,
 				 .category_mask = PAGE_IS_PRESENT, .return_mask = PAGE_IS_PRESENT };
 	long n = fl_raw_syscall3(SYS_ioctl, fd, (long)PAGEMAP_SCAN, (long)&a);
 	return n < 0 ? (int)n : n > 0;

@@ -27,7 +27,12 @@ void fl_pagemap_break_cow(uintptr_t s, uintptr_t e);
  */
 int fl_pagemap_written(uintptr_t s, uintptr_t e, void (*fn)(uintptr_t a, uintptr_t b, void *ctx), void *ctx);
 /*
- * Lock held, raw system calls: write-protect page if it is present, in one step under the page
+ * Any thread, raw system calls (the shared fault path, page lock held): whether page was written
+ * since its asynchronous write-protection: 1, 0, or -errno (-EPERM: not in a vma registered for it).
+ */
+int fl_page_written(uintptr_t page);
+/*
+ * Any thread, raw system calls: write-protect page if it is present, in one step under the page
  * table lock. UFFDIO_WRITEPROTECT of an empty slot under WP_ASYNC (which implies
  * WP_UNPOPULATED) leaves a uffd-wp marker there, into which UFFDIO_MOVE and UFFDIO_ZEROPAGE
  * fail with EEXIST. 1 protected, 0 not present, or -errno.

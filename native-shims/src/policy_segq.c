@@ -5,7 +5,7 @@
  * disabled pages managed by FIFO or CLOCK (Babaoglu and Ferrari's segmented queue). FIFO, the
  * first policy, is the case with no trailing segment: a page leaving the lead is evicted.
  * The semantics, which io.faultline.sim.policy.evms.EvmsModel predicts record for record, are
- * in trace-format/FORMAT.md ("EVMS"). Agent lock held.
+ * in trace-format/FORMAT.md ("EVMS"). Agent lock held, but for the shared path's decisions (below).
  *
  * User space cannot read accessed bits, so a trailing entry is disabled and its next
  * reference faults: that fault sets its referenced flag and re-enables it in place (a soft
@@ -41,7 +41,25 @@ struct entry {
 	uintptr_t page;
 	uint32_t tid;
 	uint32_t flags;
+	/*
+	 * The shared path: decisions that stopped it being enabled and whose callers have not yet
+	 * said whether it was written (they learn it as they move it out), and, for an entry that
+	 * left the set meanwhile, its eviction record's seq: the last of those callers writes the
+	 * record, once the flag is known.
+	 */
+	uint32_t learning;
+	uint64_t out_seq;
 };
+
+/*
+ * An entry that left the set on the shared path: out of the table and the rings, its slot kept
+ * (not on the free list) until its eviction record is written; E_HANDED: the decision that let
+ * it go found it still learning, and left the record to the learner.
+ */
+#define E_GONE   32u
+#define E_HANDED 64u
+/* slots beyond the set's capacity, for entries that left on the shared path and await their record */
+#define GONE_SLOTS 1024
 
 struct ring {
 	uint32_t *slot;
@@ -77,6 +95,7 @@ static uint8_t *learned;
 static uint32_t learning_n;
 static uint32_t op_cap; /* capacity of records and learning: every entry, and the one admitted */
 static int learns = 1;  /* the engine may keep the dirty bit itself; 0 once it said it does not */
+static int section;     /* the shared path's critical section (segq_decide, below) */
 
 static void learn(const struct entry *x)
 {
@@ -162,8 +181,8 @@ static int segq_init(uint32_t capacity, uint32_t lead_pages, int clock)
 	while (size < 2 * capacity)
 		size <<= 1;
 	table_mask = size - 1;
-	pool = fl_mem_map((size_t)capacity * sizeof(*pool));
-	free_idx = fl_mem_map((size_t)capacity * sizeof(*free_idx));
+	pool = fl_mem_map((size_t)(capacity + GONE_SLOTS) * sizeof(*pool));
+	free_idx = fl_mem_map((size_t)(capacity + GONE_SLOTS) * sizeof(*free_idx));
 	table = fl_mem_map((size_t)size * sizeof(*table));
 	lead.slot = map_array(lead.cap, sizeof(uint32_t));
 	trail.slot = map_array(trail.cap, sizeof(uint32_t));
@@ -178,9 +197,9 @@ static int segq_init(uint32_t capacity, uint32_t lead_pages, int clock)
 	learned = fl_mem_map(op_cap);
 	if (!pool || !free_idx || !table || !lead.slot || !trail.slot || !to_disable || !records || !learning || !learned)
 		return -ENOMEM;
-	free_n = capacity;
-	for (uint32_t i = 0; i < capacity; i++)
-		free_idx[i] = capacity - 1 - i;
+	free_n = capacity + GONE_SLOTS;
+	for (uint32_t i = 0; i < free_n; i++)
+		free_idx[i] = free_n - 1 - i;
 	return 0;
 }
 
@@ -394,6 +413,7 @@ static void forget_ring(struct ring *r)
 
 static void segq_reset(void)
 {
+	section = 0; /* a fork child: another thread of the parent may have held it */
 	forget_ring(&trail);
 	forget_ring(&lead);
 }
@@ -419,8 +439,189 @@ static int segq_fifo_init(uint32_t capacity, uint32_t lead_pages)
 	return segq_init(capacity, lead_pages, 0);
 }
 
+/*
+ * The shared path (policy.h): faults of different threads decide here at once, each in this
+ * section of loads and stores, which also takes the reference's seq so that admissions are in
+ * seq order. The agent lock's operations above need no part of it: the lock excludes the shared
+ * path while it is held (lock.c), and every entry a shared decision left in transit is settled
+ * before its fault leaves the shared path.
+ *
+ * A decision changes entries as the lock's path does (admit, the lead's exit, the hand's passes
+ * and the trailing segment's eviction), and leaves to its caller what needs system calls: each
+ * page whose entry stopped being enabled, or left, must be brought in line with the set (moved
+ * out), and an entry that stopped being enabled must first learn whether its page was written
+ * (asynchronous dirty tracking: the move drops the bit). The caller moves them, says what it
+ * learned (learned), and then writes the eviction records (settle). Two
+ * callers' work can cross: an entry that one decision disabled (the lead's exit) can leave the set
+ * in another before the first caller has learned its flag. Its eviction record then waits in the
+ * entry (E_HANDED), and the caller that learns last writes it, with the flag.
+ */
+/* the shared decision's room for the pages it touches (policy.h), less the lead's exit and the eviction */
+#define PASSES_MAX (FL_DECISION_OUT - 3)
+
+static void gone(uint32_t e, struct fl_decision *d)
+{
+	struct entry *x = &pool[e];
+	if (!(x->flags & E_DELETED)) {
+		table_remove(x->page);
+		/* its page must be out: moved by this caller, unless another's move is in flight */
+		d->sync[d->n_sync++] = (struct fl_decision_page){ .page = x->page, .entry = e, .learn = 0 };
+	}
+	x->flags |= E_GONE;
+	d->out[d->n_out++] = e;
+}
+
+/* x stops being enabled: its caller moves it out and says whether it was written */
+static void disabled(uint32_t e, struct fl_decision *d)
+{
+	struct entry *x = &pool[e];
+	int learn = (x->flags & (E_ENABLED | E_DIRTY | E_DELETED)) == E_ENABLED;
+	if (learn)
+		x->learning++;
+	x->flags &= ~(E_REF | E_ENABLED);
+	d->sync[d->n_sync++] = (struct fl_decision_page){ .page = x->page, .entry = e, .learn = (uint8_t)learn };
+}
+
+/* the hand's passes before the trailing segment gives an entry up; -1 if it gives none (empty) */
+static int32_t passes_before_eviction(void)
+{
+	if (!trail.n)
+		return -1;
+	if (!trail_clock)
+		return 0;
+	for (uint32_t k = 0; k < trail.n; k++)
+		if ((pool[ring_at(&trail, k)].flags & (E_REF | E_DELETED)) != E_REF)
+			return (int32_t)k;
+	return (int32_t)trail.n; /* every entry referenced: round once, then the first gives way */
+}
+
+static void shared_admit(uintptr_t page, uint32_t tid, int dirty, struct fl_decision *d)
+{
+	if (lead.n == lead.cap) {
+		uint32_t e = ring_pop(&lead);
+		struct entry *x = &pool[e];
+		if (trail.cap == 0 || (x->flags & E_DELETED)) {
+			if (x->flags & E_ENABLED)
+				disabled(e, d);
+			gone(e, d);
+		} else {
+			if (trail.n == trail.cap) {
+				for (;;) {
+					uint32_t t = ring_pop(&trail);
+					struct entry *y = &pool[t];
+					if (trail_clock && (y->flags & (E_REF | E_DELETED)) == E_REF) {
+						disabled(t, d);
+						ring_push(&trail, t);
+						continue;
+					}
+					if (y->flags & E_ENABLED)
+						disabled(t, d);
+					gone(t, d);
+					break;
+				}
+			}
+			disabled(e, d);
+			ring_push(&trail, e);
+		}
+	}
+	uint32_t e = free_idx[--free_n];
+	pool[e] = (struct entry){ .page = page, .tid = tid, .flags = E_ENABLED | (dirty ? E_DIRTY : 0) };
+	table_put(page, e);
+	ring_push(&lead, e);
+}
+
+static int segq_decide(uintptr_t page, uint32_t tid, int write, int wp, int admit, struct fl_decision *d)
+{
+	d->n_sync = d->n_out = 0;
+	fl_spin_lock(&section);
+	int64_t t = table_find(page);
+	if (t >= 0) {
+		struct entry *x = &pool[table[t] - 1];
+		if (x->flags & E_ENABLED) {
+			if (wp)
+				x->flags |= E_DIRTY;
+			fl_spin_unlock(&section);
+			return wp ? FL_DECIDED_SOFT : FL_DECIDED_RACE;
+		}
+		/* a trailing entry, disabled: its reference is a soft fault, enabling it in place */
+		x->flags |= E_REF | E_REREF | E_ENABLED | ((write || wp) ? E_DIRTY : 0);
+		fl_spin_unlock(&section);
+		return FL_DECIDED_SOFT;
+	}
+	if (admit) {
+		/* a decision that would need more room than it has, or a slot while every spare one
+		 * waits for its record, is the lock's: nothing is changed before that is known */
+		int32_t passes = lead.n == lead.cap && trail.cap && trail.n == trail.cap ? passes_before_eviction() : 0;
+		if (passes > PASSES_MAX || free_n == 0) {
+			fl_spin_unlock(&section);
+			return FL_DECIDED_LOCK;
+		}
+	}
+	d->seq = fl_clock_take(1);
+	if (admit)
+		shared_admit(page, tid, write || wp, d);
+	fl_spin_unlock(&section);
+	return FL_DECIDED_REFERENCE;
+}
+
+static void take_record(uint32_t e, uint64_t seq, struct fl_decision_record *out)
+{
+	struct entry *x = &pool[e];
+	*out = (struct fl_decision_record){ .page = x->page, .tid = x->tid, .seq = seq,
+					    .tag = tag_of(x->flags), .deleted = (x->flags & E_DELETED) != 0 };
+	free_idx[free_n++] = e;
+}
+
+static int segq_learned(const struct fl_decision_page *p, int written, struct fl_decision_record *handed)
+{
+	int n = 0;
+	fl_spin_lock(&section);
+	struct entry *x = &pool[p->entry];
+	if (written)
+		x->flags |= E_DIRTY;
+	if (--x->learning == 0 && (x->flags & E_HANDED)) {
+		take_record(p->entry, x->out_seq, handed);
+		n = 1;
+	}
+	fl_spin_unlock(&section);
+	return n;
+}
+
+static uint32_t segq_settle(const struct fl_decision *d, struct fl_decision_record *out)
+{
+	uint32_t n = 0;
+	fl_spin_lock(&section);
+	for (uint32_t i = 0; i < d->n_out; i++) {
+		struct entry *x = &pool[d->out[i]];
+		if (x->learning) {
+			x->flags |= E_HANDED;
+			x->out_seq = d->seq + 1;
+			continue;
+		}
+		take_record(d->out[i], d->seq + 1, &out[n++]);
+	}
+	fl_spin_unlock(&section);
+	return n;
+}
+
+static int segq_target(uintptr_t page, int *dirty)
+{
+	fl_spin_lock(&section);
+	int64_t i = table_find(page);
+	int state = FL_EVMS_OUT;
+	*dirty = 0;
+	if (i >= 0) {
+		uint32_t f = pool[table[i] - 1].flags;
+		state = (f & E_ENABLED) ? FL_EVMS_ENABLED : FL_EVMS_DISABLED;
+		*dirty = (f & E_DIRTY) != 0;
+	}
+	fl_spin_unlock(&section);
+	return state;
+}
+
 #define SEGQ_OPS .admit = segq_admit, .state = segq_state, .touch = segq_touch, .dirty = segq_dirty, \
-	.delete = segq_delete, .learn = segq_learn, .flush = segq_flush, .clear = segq_clear, .reset = segq_reset, .count = segq_count
+	.delete = segq_delete, .learn = segq_learn, .flush = segq_flush, .clear = segq_clear, .reset = segq_reset, .count = segq_count, \
+	.decide = segq_decide, .learned = segq_learned, .settle = segq_settle, .target = segq_target
 
 const struct fl_policy fl_policy_fifo = { .name = "fifo", .init = fifo_init, SEGQ_OPS };
 const struct fl_policy fl_policy_segq_clock = { .name = "segq-clock", .init = segq_clock_init, SEGQ_OPS };

@@ -96,6 +96,13 @@ int fl_range_insert(const struct fl_range *r)
 	return 0;
 }
 
+void fl_ranges_unlock_pages(void)
+{
+	for (uint32_t i = 0; i < range_n; i++)
+		for (uintptr_t p = ranges[i].start; p < ranges[i].end; p += FL_PAGE)
+			fl_page_unlock(&ranges[i], p);
+}
+
 void fl_range_remove_at(uint32_t i)
 {
 	if (i >= range_n)

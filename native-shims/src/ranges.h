@@ -20,9 +20,42 @@ struct fl_range {
 	uint32_t bits_pages;  /* pages of one per-page map at bits; the allocation holds FL_RANGE_MAPS (shared by split pieces) */
 };
 /* per-page maps allocated at fl_range.bits, each bits_pages long: the engine's state (uffd:
- * populated; mprotect: state bytes), FAULTLINE_CHECK's shadow (uffd_check.c), and the home map
- * (engine_uffd.h) */
-#define FL_RANGE_MAPS 3
+ * populated; mprotect: state bytes), FAULTLINE_CHECK's shadow (uffd_check.c), the home map
+ * (engine_uffd.h), and the page locks (below) */
+#define FL_RANGE_MAPS 4
+#define FL_RANGE_LOCK_MAP 3
+
+/*
+ * A page's lock: one bit per page of a range (its unit numbered as the engine's state: bit0 +
+ * (page - start) / page size). A fault resolved without the agent lock (fault.c, the shared path)
+ * holds it while it brings the page's state in line with the EVMS (a move home or out, a
+ * protection), so that two threads never move one page at once and the last decision about a
+ * page is the one its state ends in. Held for a few system calls; any thread, no errno.
+ */
+static inline uint64_t *fl_range_lock_word(const struct fl_range *r, uintptr_t page, uint64_t *bit)
+{
+	uint64_t b = r->bit0 + (page - r->start) / FL_PAGE;
+	*bit = 1ULL << (b & 63);
+	return (uint64_t *)((uint8_t *)r->bits + (size_t)FL_RANGE_LOCK_MAP * r->bits_pages * FL_PAGE) + (b >> 6);
+}
+static inline void fl_page_lock(const struct fl_range *r, uintptr_t page)
+{
+	uint64_t bit, *w = fl_range_lock_word(r, page, &bit);
+	for (uint32_t spins = 0; __atomic_fetch_or(w, bit, __ATOMIC_ACQUIRE) & bit;)
+		while (__atomic_load_n(w, __ATOMIC_RELAXED) & bit) {
+			if (++spins < 256)
+				__builtin_ia32_pause();
+			else
+				fl_raw_syscall3(FL_SYS_SCHED_YIELD, 0, 0, 0); /* its holder may be off its CPU */
+		}
+}
+/* a fork child: every page lock released (the parent's other threads held some when it forked) */
+void fl_ranges_unlock_pages(void);
+static inline void fl_page_unlock(const struct fl_range *r, uintptr_t page)
+{
+	uint64_t bit, *w = fl_range_lock_word(r, page, &bit);
+	__atomic_fetch_and(w, ~bit, __ATOMIC_RELEASE);
+}
 
 int fl_ranges_init(uint32_t capacity);
 struct fl_range *fl_range_find(uintptr_t addr);   /* lock held */

@@ -1,6 +1,7 @@
 /*
  * ring.c: producer side of an Agrona OneToOneRingBuffer living in the shared memory file
- * (layout in faultline_shm.h; docs/ARCHITECTURE.md, "Rings"). Single producer: whichever handler thread holds the agent lock.
+ * (layout in faultline_shm.h; docs/ARCHITECTURE.md, "Rings"). Single producer at a time: the
+ * agent lock's holder (a slot's ring), or the thread that claimed it (a thread ring).
  *
  *   record: +0 int32 length (header + payload, unaligned; 0 = not yet written)
  *           +4 int32 type (-1 = padding)   +8 payload      records aligned to 8

@@ -1,6 +1,7 @@
 /*
- * ring.h: the producer side of one process's Agrona ring in the shared memory (ring.c). One
- * writer at a time: whoever holds the agent lock (emit.c writes every message).
+ * ring.h: the producer side of one Agrona ring in the shared memory (ring.c), a slot's or a
+ * thread's. One writer at a time: the agent lock's holder for a slot's ring, the thread that
+ * claimed it for a thread ring (emit.c writes every message).
  */
 #ifndef FL_RING_H
 #define FL_RING_H

@@ -1,6 +1,10 @@
 /*
  * stacks.c: the call stack of each trapped reference (record --stacks N), on the faulting
- * thread, in its fault signal's handler, under the agent lock (fault.c, fl_fault_on_thread).
+ * thread, in its fault signal's handler (fault.c, fl_fault_on_thread), under the agent lock or
+ * beside other threads' faults (the shared path): a walk keeps its copies of stack pages on its
+ * own stack, and the tables (stacks and mappings) change under their own short spin lock. A new
+ * stack's or mapping's event takes its seq from the clock under that lock: a reference that names
+ * it takes its seq after finding it there, so no record comes before the event it names.
  *
  * The walk follows the frame-pointer chain from the signal context: frame 0 is the faulting
  * instruction (rip), then the return address at the top of the stack if the faulting function
@@ -70,10 +74,26 @@ static uint32_t stacks_n;
 static uint64_t stacks_lost; /* references recorded with id 0: the table was full */
 static struct code_map *maps;
 static uint32_t maps_n;
-static uint8_t *walk_buf;        /* WALK_PAGES pages */
-static uintptr_t walk_page[WALK_PAGES];
-static uint32_t walk_next;
-static uint32_t stack_tid; /* the faulting thread: the tid of the events a walk emits */
+static int tables_lock; /* slots, arena and maps */
+
+/* one walk: its copies of stack pages (on the walker's own stack), and where its events go */
+struct walk {
+	uint8_t buf[WALK_PAGES][FL_PAGE];
+	uintptr_t page[WALK_PAGES];
+	uint32_t next;
+	uint32_t tid;          /* the faulting thread: the tid of the events the walk emits */
+	struct fl_emitter *e;  /* its ring, NULL: the slot's (the agent lock held) */
+};
+
+/* an event of the tables: on the shared path with the seq read under their lock (the file's top) */
+static void emit(struct walk *w, uint32_t type, uint64_t seq, uint64_t a, uint64_t b, uint64_t c, const char *text,
+		 uint32_t len)
+{
+	if (w->e)
+		fl_emit_event_to(w->e, type, w->tid, seq, a, b, c, 0, text, len);
+	else
+		fl_emit_event(type, w->tid, a, b, c, 0, text, len);
+}
 
 int fl_stacks_init(void)
 {
@@ -85,8 +105,7 @@ int fl_stacks_init(void)
 	slots = fl_mem_map(HASH_SLOTS * sizeof(*slots));
 	arena = fl_mem_map(ARENA_FRAMES * sizeof(*arena));
 	maps = fl_mem_map(MAPS_MAX * sizeof(*maps));
-	walk_buf = fl_mem_map(WALK_PAGES * FL_PAGE);
-	if (!slots || !arena || !maps || !walk_buf)
+	if (!slots || !arena || !maps)
 		return -ENOMEM;
 	uint64_t probe;
 	fl_read_self(&probe, (uintptr_t)&probe, sizeof(probe)); /* /proc/self/mem opened now, not in a handler */
@@ -101,6 +120,7 @@ void fl_stacks_reset(void)
 	stacks_n = 0;
 	stacks_lost = 0;
 	maps_n = 0;
+	tables_lock = 0; /* a fork child: another thread of the parent may have held it */
 }
 
 int fl_stacks_on(void)
@@ -115,23 +135,23 @@ int fl_stacks_on(void)
  * the same whether it copies 8 bytes or 4096, and a second page in the same read costs half as
  * much again (BENCHMARKS.md "Call stacks"), while most walks stay on one page.
  */
-static const uint8_t *stack_page(uintptr_t page)
+static const uint8_t *stack_page(struct walk *w, uintptr_t page)
 {
 	for (uint32_t i = 0; i < WALK_PAGES; i++)
-		if (walk_page[i] == page)
-			return walk_buf + i * FL_PAGE;
-	uint32_t i = walk_next++ % WALK_PAGES;
-	uint8_t *buf = walk_buf + i * FL_PAGE;
-	walk_page[i] = 0;
+		if (w->page[i] == page)
+			return w->buf[i];
+	uint32_t i = w->next++ % WALK_PAGES;
+	uint8_t *buf = w->buf[i];
+	w->page[i] = 0;
 	if (fl_read_self(buf, page, FL_PAGE) != (long)FL_PAGE && (!fl_engine->peek || fl_engine->peek(page, buf) != 0))
 		return NULL;
-	walk_page[i] = page;
+	w->page[i] = page;
 	return buf;
 }
 
-static int stack_word(uintptr_t a, uint64_t *out)
+static int stack_word(struct walk *w, uintptr_t a, uint64_t *out)
 {
-	const uint8_t *p = stack_page(FL_PAGE_DOWN(a));
+	const uint8_t *p = stack_page(w, FL_PAGE_DOWN(a));
 	if (!p)
 		return -1;
 	memcpy(out, p + (a & (FL_PAGE - 1)), sizeof(*out));
@@ -153,34 +173,46 @@ static int map_index(uintptr_t a)
 	return lo < maps_n && maps[lo].start <= a ? (int)lo : -1;
 }
 
+struct learning {
+	struct walk *w;
+	int code;
+};
+
+/* the query's answer, outside the tables' lock (a system call); kept and announced under it */
 static int learn_map(const struct fl_map_line *m, void *ctx)
 {
-	int *code = ctx;
-	if (maps_n == MAPS_MAX || map_index(m->start) >= 0)
-		return 1;
-	*code = m->perms[2] == 'x';
-	uint32_t i = maps_n;
-	while (i > 0 && maps[i - 1].start > m->start) {
-		maps[i] = maps[i - 1];
-		i--;
+	struct learning *l = ctx;
+	l->code = m->perms[2] == 'x';
+	fl_spin_lock(&tables_lock);
+	int known = maps_n == MAPS_MAX || map_index(m->start) >= 0;
+	uint64_t seq = fl_clock_now();
+	if (!known) {
+		uint32_t i = maps_n;
+		while (i > 0 && maps[i - 1].start > m->start) {
+			maps[i] = maps[i - 1];
+			i--;
+		}
+		maps[i] = (struct code_map){ m->start, m->end, l->code };
+		maps_n++;
 	}
-	maps[i] = (struct code_map){ m->start, m->end, *code };
-	maps_n++;
-	if (*code)
-		fl_emit_event(FL_EV_CODE_MAP, stack_tid, m->start, m->end, m->offset, 0, m->path,
-			      (uint32_t)strlen(m->path));
+	fl_spin_unlock(&tables_lock);
+	if (!known && l->code)
+		emit(l->w, FL_EV_CODE_MAP, seq, m->start, m->end, m->offset, m->path, (uint32_t)strlen(m->path));
 	return 1;
 }
 
 /* whether a lies in executable memory; a mapping seen the first time is announced */
-static int in_code(uintptr_t a)
+static int in_code(struct walk *w, uintptr_t a)
 {
+	fl_spin_lock(&tables_lock);
 	int i = map_index(a);
-	if (i >= 0)
-		return maps[i].code;
-	int code = 0;
-	fl_maps_each_in(a, a + 1, learn_map, &code);
-	return code;
+	int code = i >= 0 ? maps[i].code : -1;
+	fl_spin_unlock(&tables_lock);
+	if (code >= 0)
+		return code;
+	struct learning l = { w, 0 };
+	fl_maps_each_in(a, a + 1, learn_map, &l);
+	return l.code;
 }
 
 /*
@@ -190,16 +222,14 @@ static int in_code(uintptr_t a)
  * us but for a JIT's, where a stale answer costs one wrong frame.
  */
 #define CALL_MEMO 1024
-static struct {
-	uintptr_t ret;
-	int call;
-} call_memo[CALL_MEMO];
+static uint64_t call_memo[CALL_MEMO]; /* ret << 1 | call, in one word: walks of other threads read it at once */
 
 static int after_call(uintptr_t ret)
 {
 	uint32_t slot = (uint32_t)(ret ^ (ret >> 10)) % CALL_MEMO;
-	if (call_memo[slot].ret == ret)
-		return call_memo[slot].call;
+	uint64_t memo = __atomic_load_n(&call_memo[slot], __ATOMIC_RELAXED);
+	if (memo >> 1 == ret)
+		return (int)(memo & 1);
 	uint8_t b[8]; /* b[8 - k]: the byte k before ret */
 	int call = 0;
 	if (ret >= 8 && fl_read_self(b, ret - 8, 8) == 8) {
@@ -218,19 +248,19 @@ static int after_call(uintptr_t ret)
 			call = len == k;
 		}
 	}
-	call_memo[slot].ret = ret;
-	call_memo[slot].call = call;
+	__atomic_store_n(&call_memo[slot], (uint64_t)ret << 1 | (uint64_t)call, __ATOMIC_RELAXED);
 	return call;
 }
 
 /* ---- the walk and the table ---- */
 
-static uint32_t walk(const struct fl_stack_regs *regs, uint64_t *frames)
+static uint32_t walk(struct walk *w, const struct fl_stack_regs *regs, uint64_t *frames)
 {
-	memset(walk_page, 0, sizeof(walk_page)); /* the program may have written its stack since */
+	memset(w->page, 0, sizeof(w->page));
+	w->next = 0;
 	uint32_t n = 0;
 	frames[n++] = regs->pc;
-	in_code(regs->pc); /* announced even if the program jumped to data: the frame is the truth */
+	in_code(w, regs->pc); /* announced even if the program jumped to data: the frame is the truth */
 	uintptr_t fp = regs->fp, floor = regs->sp;
 	/*
 	 * A function that has not set up a frame of its own (a leaf that needs no stack, which gcc
@@ -241,14 +271,14 @@ static uint32_t walk(const struct fl_stack_regs *regs, uint64_t *frames)
 	 * there, rarely a code address right after a call).
 	 */
 	uint64_t top, chained;
-	if (n < frames_max && stack_word(regs->sp, &top) == 0 && in_code(top) && after_call(top) &&
-	    !(fp >= floor && !(fp & 7) && stack_word(fp + 8, &chained) == 0 && chained == top))
+	if (n < frames_max && stack_word(w, regs->sp, &top) == 0 && in_code(w, top) && after_call(top) &&
+	    !(fp >= floor && !(fp & 7) && stack_word(w, fp + 8, &chained) == 0 && chained == top))
 		frames[n++] = top;
 	while (n < frames_max) {
 		if (fp < floor || (fp & 7) || fp - regs->sp > STACK_SPAN)
 			break;
 		uint64_t next, ret;
-		if (stack_word(fp, &next) || stack_word(fp + 8, &ret) || !in_code(ret))
+		if (stack_word(w, fp, &next) || stack_word(w, fp + 8, &ret) || !in_code(w, ret))
 			break;
 		frames[n++] = ret;
 		floor = fp + 16;
@@ -282,25 +312,33 @@ static uint32_t hex(char *out, uint64_t v)
 	return n;
 }
 
-uint32_t fl_stack_take(const struct fl_stack_regs *regs, uint32_t tid)
+static uint32_t take(struct walk *w, const struct fl_stack_regs *regs)
 {
-	stack_tid = tid;
 	uint64_t frames[FL_STACK_FRAMES_MAX];
-	uint32_t n = walk(regs, frames);
+	uint32_t n = walk(w, regs, frames);
 	uint64_t h = hash_frames(frames, n);
+	fl_spin_lock(&tables_lock);
 	uint32_t i = (uint32_t)h & (HASH_SLOTS - 1);
 	for (; slots[i].id; i = (i + 1) & (HASH_SLOTS - 1))
-		if (slots[i].hash == h && slots[i].n == n && memcmp(arena + slots[i].off, frames, n * sizeof(*frames)) == 0)
-			return slots[i].id;
+		if (slots[i].hash == h && slots[i].n == n && memcmp(arena + slots[i].off, frames, n * sizeof(*frames)) == 0) {
+			uint32_t id = slots[i].id;
+			fl_spin_unlock(&tables_lock);
+			return id;
+		}
 	if (stacks_n == STACKS_MAX || arena_used + n > ARENA_FRAMES) {
-		if (stacks_lost++ == 0)
+		int first = stacks_lost++ == 0;
+		fl_spin_unlock(&tables_lock);
+		if (first)
 			fl_log("faultline: the stack table is full (" FL_STR(STACKS_MAX) " stacks in this process): ",
 			       "references with a stack not seen before are recorded without one (stack id 0)", NULL);
 		return 0;
 	}
 	memcpy(arena + arena_used, frames, n * sizeof(*frames));
-	slots[i] = (struct slot){ .hash = h, .id = ++stacks_n, .n = n, .off = arena_used };
+	uint32_t id = ++stacks_n;
+	slots[i] = (struct slot){ .hash = h, .id = id, .n = n, .off = arena_used };
 	arena_used += n;
+	uint64_t seq = fl_clock_now();
+	fl_spin_unlock(&tables_lock);
 	char text[FL_STACK_FRAMES_MAX * 17];
 	uint32_t len = 0;
 	for (uint32_t k = 0; k < n; k++) {
@@ -308,6 +346,18 @@ uint32_t fl_stack_take(const struct fl_stack_regs *regs, uint32_t tid)
 			text[len++] = ' ';
 		len += hex(text + len, frames[k]);
 	}
-	fl_emit_event(FL_EV_STACK, stack_tid, slots[i].id, n, 0, 0, text, len);
-	return slots[i].id;
+	emit(w, FL_EV_STACK, seq, id, n, 0, text, len);
+	return id;
+}
+
+uint32_t fl_stack_take(const struct fl_stack_regs *regs, uint32_t tid)
+{
+	struct walk w = { .tid = tid, .e = NULL };
+	return take(&w, regs);
+}
+
+uint32_t fl_stack_take_to(struct fl_emitter *e, const struct fl_stack_regs *regs, uint32_t tid)
+{
+	struct walk w = { .tid = tid, .e = e };
+	return take(&w, regs);
 }

@@ -7,8 +7,10 @@
  * Threads and state (single writer):
  *   - the handler threads (guard.c: a guard and, opt-in, one fault thread per CPU), and under an
  *     engine without fd the faulting thread in its signal handler (fault.c), change the range
- *     table, the EVMS, the pinned-page set, the ring and the counters only under the agent lock
- *     (lock.c), and never touch traced memory. "Lock held" in a header means that.
+ *     table, the pinned-page set, the slot's ring and these counters only under the agent lock
+ *     (lock.c), and never touch traced memory. "Lock held" in a header means that. A fault
+ *     resolved without the lock (fault.c, the shared path) only reads them; what it changes (the
+ *     EVMS, a page, its thread's ring) has a lock or an owner of its own (lock.c says which).
  *   - program threads read the range table through a seqlock (ranges.c) and post requests
  *     (request.c) that a handler thread serves (serve.c).
  */
@@ -58,12 +60,15 @@ static inline int fl_tracing(void)
 
 void fl_unlink_shm(void); /* the recorder is gone: nobody else will delete its file */
 
-/* the agent's counters (lock held), published to the slot's words for the recorder */
+/* the agent lock's counters (lock held; races and lost also atomically from the shared path:
+ * FL_COUNT), published to the slot's words for the recorder */
 struct fl_counters {
 	uint64_t records, ring_waits, faults, chunks, evictions, wait_ns, races, registered_pages;
 	uint64_t lost; /* pages that could not be disabled (EBUSY: shared after fork, pinned) */
 };
 extern struct fl_counters fl_cnt;
+/* a rare counter that faults resolved without the lock bump too (races, lost): an atomic add */
+#define FL_COUNT(field) __atomic_add_fetch(&fl_cnt.field, 1, __ATOMIC_RELAXED)
 void fl_counters_publish(void);
 void fl_counters_reset(void); /* a fork child, or a new attached session: from zero */
 

@@ -24,6 +24,7 @@ int fl_sys_munmap(void *addr, size_t len);
 int fl_sys_madvise(void *addr, size_t len, int advice);
 pid_t fl_gettid(void);
 long fl_raw_syscall3(long n, long a, long b, long c); /* -errno; errno untouched */
+#define FL_SYS_SCHED_YIELD 24 /* x86-64: for headers that do not include <sys/syscall.h> */
 /* pread(2) past the interposed pread (touch.c, which would wait for a teardown the caller may
  * be running) and without errno (a fault signal's handler reads pagemap): bytes or -errno */
 long fl_raw_pread(int fd, void *buf, size_t n, off_t off);

@@ -187,6 +187,11 @@ final class RecordCommand implements Callable<Integer>
         + "at most 2 GiB")
     Integer maxProcesses;
 
+    @Option(names = "--max-threads", paramLabel = "N", description = "threads that resolve their faults at once, each "
+        + "publishing into a ring of its own of min(--ring-size, 1M) bytes (further threads share their process's lock); "
+        + "default " + RecordOptions.DEFAULT_THREAD_RINGS + ", 0 to " + RecordOptions.MAX_THREAD_RINGS)
+    Integer maxThreads;
+
     @Option(names = "--live", description = {"replay the references while the program runs into the exact LRU "
         + "miss-ratio curve (mrc) and the --policies at --sizes (simulate), show them and the working set on a "
         + "terminal, and write them at the end: the curve as mrc's CSV (--mrc-csv, else standard output), the "
@@ -369,23 +374,37 @@ final class RecordCommand implements Callable<Integer>
     private static void sharedMemoryFits(final RecordOptions options)
     {
         final int pageSize = RecordOptions.systemPageSize();
-        if (ShmLayout.fileSize(options.slots, options.ringCapacity, pageSize, options.boardEntries) <= Integer.MAX_VALUE)
+        if (options.sharedMemorySize(pageSize) <= Integer.MAX_VALUE)
         {
             return;
         }
+        final int threads = options.threadRings;
+        final int threadRing = options.threadRingCapacity();
         int ring = options.ringCapacity;
-        while (ring > MIN_RING && ShmLayout.fileSize(options.slots, ring, pageSize, options.boardEntries) > Integer.MAX_VALUE)
+        while (ring > MIN_RING && ShmLayout.fileSize(options.slots, ring, pageSize, options.boardEntries, threads,
+            Math.min(ring, threadRing)) > Integer.MAX_VALUE)
         {
             ring >>= 1;
         }
         int slots = options.slots;
-        while (slots > 1 && ShmLayout.fileSize(slots, options.ringCapacity, pageSize, options.boardEntries) > Integer.MAX_VALUE)
+        while (slots > 1 && ShmLayout.fileSize(slots, options.ringCapacity, pageSize, options.boardEntries, threads,
+            threadRing) > Integer.MAX_VALUE)
         {
             slots--;
         }
+        int threadRings = threads;
+        while (threadRings > 0 && ShmLayout.fileSize(options.slots, options.ringCapacity, pageSize, options.boardEntries,
+            threadRings, threadRing) > Integer.MAX_VALUE)
+        {
+            threadRings /= 2;
+        }
+        // fewer thread rings is offered only where it alone makes the file fit
+        final boolean fewerThreads = ShmLayout.fileSize(options.slots, options.ringCapacity, pageSize,
+            options.boardEntries, threadRings, threadRing) <= Integer.MAX_VALUE;
         throw new CliException("--ring-size " + Size.formatBytes(options.ringCapacity) + " for each of --max-processes "
             + options.slots + " is more shared memory than the recorder maps (2 GiB); use --ring-size "
-            + Size.formatBytes(ring) + " or --max-processes " + slots);
+            + Size.formatBytes(ring) + (fewerThreads ? ", --max-processes " + slots + " or --max-threads " + threadRings
+            : " or --max-processes " + slots));
     }
 
     /** What --live was given, checked. */
@@ -675,6 +694,10 @@ final class RecordCommand implements Callable<Integer>
         if (maxProcesses != null)
         {
             options.slots = Values.between("--max-processes", maxProcesses, 1, RecordOptions.MAX_PROCESSES);
+        }
+        if (maxThreads != null)
+        {
+            options.threadRings = Values.between("--max-threads", maxThreads, 0, RecordOptions.MAX_THREAD_RINGS);
         }
         options.follow = !noFollow;
         options.quiet = quiet;

@@ -13,12 +13,14 @@ package io.faultline.format;
  *   board_offset     monitor mode: one sampling board per slot, board_stride apart
  *   ledger_offset    one thread ledger per slot, {@link #LEDGER_SIZE} bytes apart: records
  *                    published per thread
+ *   thread_desc_offset  thread-ring descriptors, {@link #TRING_SIZE} bytes each
+ *   thread_ring_offset  one Agrona one-to-one ring per thread ring, thread_ring_stride apart
  * </pre>
  */
 public final class ShmLayout
 {
     public static final long MAGIC = 0x314d48534c544c46L; // "FLTLSHM1" as little-endian bytes
-    public static final int VERSION = 6;
+    public static final int VERSION = 7;
     public static final String ENV_SHM = "FAULTLINE_SHM";
 
     public static final int CTL_MAGIC = 0;
@@ -50,6 +52,12 @@ public final class ShmLayout
     public static final int CTL_BOARD_OFFSET = 136;
     public static final int CTL_BOARD_STRIDE = 144;
     public static final int CTL_LEDGER_OFFSET = 152;
+    /** Thread rings: how many, their record space, where the first is, their distance, their descriptors. */
+    public static final int CTL_THREAD_RINGS = 160;
+    public static final int CTL_THREAD_RING_CAPACITY = 164;
+    public static final int CTL_THREAD_RING_OFFSET = 168;
+    public static final int CTL_THREAD_RING_STRIDE = 176;
+    public static final int CTL_THREAD_DESC_OFFSET = 184;
     public static final int CTL_SIZE = 256;
 
     public static final int SCOPE_ALL = 0;
@@ -118,7 +126,7 @@ public final class ShmLayout
     public static final int RANGE_MMAP = 2;
 
     public static final int SLOTS_OFFSET = CTL_SIZE;
-    public static final int SLOT_SIZE = 128;
+    public static final int SLOT_SIZE = 192;
     public static final int SLOT_STATE = 0;
     public static final int SLOT_PID = 4;
     public static final int SLOT_PPID = 8;
@@ -140,6 +148,27 @@ public final class ShmLayout
     public static final int SLOT_FORK_PIDS_COUNT = 4;
     /** Moca mode: time the agent spent disabling pages at interval ends. */
     public static final int SLOT_DISABLE_NS = 104;
+    /** u64: the slot ring's watermark, 0 while no producer writes, else 1 + the lowest seq it may still write. */
+    public static final int SLOT_RING_LOW = 128;
+
+    /** A thread ring's descriptor (faultline_shm.h): its process image, watermark and counters. */
+    public static final int TRING_SIZE = 128;
+    public static final int TRING_STATE = 0;
+    public static final int TRING_SLOT = 4;
+    public static final int TRING_CLAIM = 8;
+    public static final int TRING_LOW = 16;
+    public static final int TRING_TID = 24;
+    public static final int TRING_RECORDS = 32;
+    public static final int TRING_CHUNKS = 40;
+    public static final int TRING_RING_WAITS = 48;
+    public static final int TRING_WAIT_NS = 56;
+    public static final int TRING_FAULTS = 64;
+    public static final int TRING_EVICTIONS = 72;
+    public static final int TRING_RACES = 80;
+    public static final int TRING_FREE = 0;
+    public static final int TRING_ACTIVE = 1;
+    /** Being claimed by an agent: its slot and claim are not written yet. */
+    public static final int TRING_CLAIMING = 2;
 
     public static final int SLOT_FREE = 0;
     public static final int SLOT_ACTIVE = 1;
@@ -197,6 +226,38 @@ public final class ShmLayout
     public static long fileSize(final int slotCount, final int ringCapacity, final int pageSize, final int boardEntries)
     {
         return ledgerOffset(slotCount, ringCapacity, pageSize, boardEntries) + (long)slotCount * LEDGER_SIZE;
+    }
+
+    /**
+     * With {@code threadRings} thread rings of {@code threadRingCapacity} bytes after the ledgers
+     * (their descriptors first).
+     */
+    public static long fileSize(final int slotCount, final int ringCapacity, final int pageSize, final int boardEntries,
+        final int threadRings, final int threadRingCapacity)
+    {
+        return threadRingOffset(slotCount, ringCapacity, pageSize, boardEntries, threadRings)
+            + threadRings * threadRingStride(threadRingCapacity, pageSize);
+    }
+
+    /** Thread-ring descriptor 0: right after the last ledger, page aligned. */
+    public static long threadDescOffset(final int slotCount, final int ringCapacity, final int pageSize,
+        final int boardEntries)
+    {
+        return align(ledgerOffset(slotCount, ringCapacity, pageSize, boardEntries) + (long)slotCount * LEDGER_SIZE,
+            pageSize);
+    }
+
+    /** Thread ring 0: right after the descriptors, page aligned. */
+    public static long threadRingOffset(final int slotCount, final int ringCapacity, final int pageSize,
+        final int boardEntries, final int threadRings)
+    {
+        return align(threadDescOffset(slotCount, ringCapacity, pageSize, boardEntries) + (long)threadRings * TRING_SIZE,
+            pageSize);
+    }
+
+    public static long threadRingStride(final int threadRingCapacity, final int pageSize)
+    {
+        return ringStride(threadRingCapacity, pageSize);
     }
 
     /** Slot 0's thread ledger: right after the last board, or the last ring without boards. */

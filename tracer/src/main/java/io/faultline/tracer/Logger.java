@@ -6,26 +6,35 @@ import io.faultline.format.EventType;
 import io.faultline.format.ShmLayout;
 import io.faultline.format.TraceLayout;
 import io.faultline.format.TraceWriter;
-import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
 
 /**
- * Moca's logger as an Agrona {@link Agent}: drains every claimed slot's ring into the trace so
+ * Moca's logger as an Agrona {@link Agent}: drains every process image's rings into the trace so
  * the agents never wait on a full ring for long. Single writer of the trace and of the
  * statistics while it runs.
  * <p>
- * The agent must publish each batch of records before it resolves their faults, so a
- * single-threaded program yields one-record chunks. The logger joins consecutive chunks of the
- * same thread (up to the configured chunk size) into one excerpt: the trace keeps the meaning
- * of a chunk, consecutive references of one thread, with far fewer excerpts. An event, another
- * thread's chunk or an empty ring ends the chunk being joined.
+ * A process image writes into several rings (faultline_shm.h, "Producers and rings"): its slot's
+ * own ring, written under the agent lock, and one ring per thread that resolved faults without it.
+ * Each ring is in seq order; the logger merges an image's rings by seq, record by record, so that
+ * the trace keeps one order per process (trace-format/FORMAT.md, "Order"). It takes the next item
+ * (the lowest {@link RingCursor#key()} of the rings' next items) only when no producer can still
+ * write a lower one: an empty ring's producer writes nothing below its watermark (1 + the lowest
+ * seq it may still write, or 0: nothing below the clock as it was read before the watermark). So
+ * every pass reads the clock first, then the watermarks, then the rings. An image that is gone
+ * (its process exited, or exec'd into a newer image) is merged to the end without bounds.
+ * <p>
+ * The agent publishes each record before it resolves its fault, so a single-threaded program
+ * yields one-record chunks. The logger joins consecutive records of the same thread (up to the
+ * configured chunk size) into one excerpt: the trace keeps the meaning of a chunk, consecutive
+ * references of one thread, with far fewer excerpts. An event, another thread's record or an
+ * image with nothing more to give now ends the chunk being joined.
  */
 public final class Logger implements Agent
 {
-    private static final int READ_LIMIT = 1024;
+    private static final int READ_LIMIT = 4096;
     private static final long EXIT_CHECK_INTERVAL_NS = 50_000_000L;
+    private static final long UNBOUNDED = Long.MAX_VALUE / 4;
 
     private final SharedMemory shm;
     /** Null when the recording keeps no trace (record --live without -o): excerpts go to the tee only. */
@@ -48,6 +57,142 @@ public final class Logger implements Agent
      */
     private final int[] execPredecessor;
     private static final int UNKNOWN = -2;
+    /** Each slot's current image: its rings, found as the agents claim them. */
+    private final Image[] images;
+    /** Each thread ring's image, or null while the logger knows of no claim of it. */
+    private final Image[] threadRingImage;
+
+    /** One process image: the rings it writes into and their merge. */
+    private final class Image
+    {
+        final int slot;
+        final long claim;
+        RingCursor[] rings;
+        /** For each ring, -1 for the slot's own, else the thread ring's index. */
+        int[] ringIndex;
+        int n;
+        /** Per ring, the lowest seq its producer may still write when the ring is empty (this pass). */
+        long[] floor;
+        /** The counters of thread rings given back already (THREAD_COUNTERS order). */
+        final long[] released = new long[THREAD_COUNTERS.length];
+
+        Image(final int slot, final long claim)
+        {
+            this.slot = slot;
+            this.claim = claim;
+            rings = new RingCursor[4];
+            ringIndex = new int[4];
+            floor = new long[4];
+            add(shm.slotCursor(slot), -1);
+        }
+
+        void add(final RingCursor ring, final int index)
+        {
+            if (n == rings.length)
+            {
+                rings = java.util.Arrays.copyOf(rings, n * 2);
+                ringIndex = java.util.Arrays.copyOf(ringIndex, n * 2);
+                floor = java.util.Arrays.copyOf(floor, n * 2);
+            }
+            rings[n] = ring;
+            ringIndex[n] = index;
+            n++;
+        }
+
+        /**
+         * Takes, in seq order, what no producer can still undercut; with {@code unbounded}, all
+         * there is (the image is gone). {@code clock}: the clock as read before the thread rings
+         * were last looked for ({@link #findThreadRings}): a ring claimed since takes no seq
+         * below it. Returns the items taken.
+         */
+        int merge(final boolean unbounded, final int limit, final long clock)
+        {
+            long bound = UNBOUNDED;
+            if (!unbounded)
+            {
+                // the order of the reads is the protocol's: clock, thread rings, watermarks, rings
+                bound = clock;
+                for (int i = 0; i < n; i++)
+                {
+                    final long low = ringIndex[i] < 0 ? shm.slotLong(slot, ShmLayout.SLOT_RING_LOW)
+                        : shm.threadRingLong(ringIndex[i], ShmLayout.TRING_LOW);
+                    floor[i] = low == 0 ? clock : low - 1;
+                }
+            }
+            for (int i = 0; i < n; i++)
+            {
+                if (!rings[i].peek() && !unbounded)
+                {
+                    bound = Math.min(bound, floor[i]);
+                }
+            }
+            int taken = 0;
+            while (taken < limit)
+            {
+                int best = -1;
+                long bestKey = 0;
+                long bestTime = 0;
+                for (int i = 0; i < n; i++)
+                {
+                    final RingCursor r = rings[i];
+                    if (!r.peek())
+                    {
+                        continue;
+                    }
+                    final long key = r.key();
+                    if (best < 0 || key < bestKey || (key == bestKey && (key & 1) == 0 && r.timeNs() < bestTime))
+                    {
+                        best = i;
+                        bestKey = key;
+                        bestTime = (key & 1) == 0 ? r.timeNs() : 0;
+                    }
+                }
+                if (best < 0 || (!unbounded && bestKey > 2 * bound))
+                {
+                    break;
+                }
+                deliver(rings[best]);
+                rings[best].take();
+                taken++;
+                if (!rings[best].peek() && !unbounded)
+                {
+                    bound = Math.min(bound, floor[best]);
+                }
+            }
+            for (int i = 0; i < n; i++)
+            {
+                rings[i].commit();
+            }
+            return taken;
+        }
+
+        boolean drained()
+        {
+            for (int i = 0; i < n; i++)
+            {
+                if (!rings[i].drained())
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** The image is gone and merged to the end: its thread rings go back to the pool. */
+        void release()
+        {
+            for (int i = 0; i < n; i++)
+            {
+                if (ringIndex[i] >= 0)
+                {
+                    addCounters(ringIndex[i], released);
+                    threadRingImage[ringIndex[i]] = null;
+                    shm.freeThreadRing(ringIndex[i]);
+                }
+            }
+            n = Math.min(n, 1);
+        }
+    }
 
     /** @param writer the trace, or null to keep none (the excerpts then reach only a {@link #tee}) */
     public Logger(final SharedMemory shm, final TraceWriter writer, final TraceStats stats, final int chunkRecords)
@@ -59,52 +204,88 @@ public final class Logger implements Agent
         this.joined = new UnsafeBuffer(new byte[ChunkDescriptor.length(chunkRecords)]);
         this.execPredecessor = new int[shm.slotCount()];
         java.util.Arrays.fill(execPredecessor, UNKNOWN);
+        this.images = new Image[shm.slotCount()];
+        this.threadRingImage = new Image[shm.threadRings()];
     }
 
-    private void onMessage(final int type, final MutableDirectBuffer buffer, final int index, final int length)
+    /** The slot's current image (its claim read now), or null if the slot is free. */
+    private Image image(final int slot)
     {
-        if (type == ShmLayout.MSG_CHUNK && ChunkDescriptor.isMoca(buffer.getInt(index + ChunkDescriptor.FLAGS)))
+        final long claim = shm.slotLong(slot, ShmLayout.SLOT_CLAIM);
+        Image image = images[slot];
+        if (image == null || image.claim != claim)
         {
-            // a Moca chunk is one thread's interval, whole: never joined with another
-            flushJoined();
-            write(TraceLayout.EXCERPT_CHUNK, buffer, index, length);
-            stats.onChunk(buffer, index);
+            if (claim == 0 && shm.slotState(slot) == ShmLayout.SLOT_FREE)
+            {
+                return null;
+            }
+            image = new Image(slot, claim);
+            images[slot] = image;
         }
-        else if (type == ShmLayout.MSG_CHUNK)
+        return image;
+    }
+
+    /** Thread rings claimed since the last look join their images. */
+    private void findThreadRings()
+    {
+        for (int i = 0; i < threadRingImage.length; i++)
         {
-            final int count = buffer.getInt(index + ChunkDescriptor.COUNT);
-            if (joinedRecords > 0 && (joinedRecords + count > maxRecords
-                || buffer.getInt(index + ChunkDescriptor.TID) != joined.getInt(ChunkDescriptor.TID)
-                || buffer.getInt(index + ChunkDescriptor.PID) != joined.getInt(ChunkDescriptor.PID)))
+            if (threadRingImage[i] != null || shm.threadRingInt(i, ShmLayout.TRING_STATE) != ShmLayout.TRING_ACTIVE)
+            {
+                continue;
+            }
+            final int slot = shm.threadRingInt(i, ShmLayout.TRING_SLOT);
+            final long claim = shm.threadRingLong(i, ShmLayout.TRING_CLAIM);
+            if (slot < 0 || slot >= images.length)
+            {
+                continue;
+            }
+            final Image image = image(slot);
+            if (image != null && image.claim == claim)
+            {
+                image.add(shm.threadCursor(i), i);
+                threadRingImage[i] = image;
+            }
+        }
+    }
+
+    /** One item of a ring, in merge order: a record joins the chunk being built, the rest go out whole. */
+    private void deliver(final RingCursor r)
+    {
+        final UnsafeBuffer b = r.buffer();
+        if (r.isRecord())
+        {
+            final int chunk = r.messageIndex();
+            final int tid = b.getInt(chunk + ChunkDescriptor.TID);
+            final int pid = b.getInt(chunk + ChunkDescriptor.PID);
+            if (joinedRecords > 0 && (joinedRecords == maxRecords || tid != joined.getInt(ChunkDescriptor.TID)
+                || pid != joined.getInt(ChunkDescriptor.PID)))
             {
                 flushJoined();
             }
-            if (count > maxRecords)
+            if (joinedRecords == 0)
             {
-                write(TraceLayout.EXCERPT_CHUNK, buffer, index, length);
-                stats.onChunk(buffer, index);
+                joined.putBytes(0, b, chunk, ChunkDescriptor.HEADER_SIZE);
             }
-            else if (joinedRecords == 0)
-            {
-                joined.putBytes(0, buffer, index, length);
-                joinedRecords = count;
-            }
-            else
-            {
-                joined.putBytes(ChunkDescriptor.recordOffset(joinedRecords), buffer,
-                    index + ChunkDescriptor.HEADER_SIZE, length - ChunkDescriptor.HEADER_SIZE);
-                joinedRecords += count;
-            }
+            joined.putBytes(ChunkDescriptor.recordOffset(joinedRecords), b, r.recordOffset(), ChunkDescriptor.RECORD_SIZE);
+            joinedRecords++;
         }
-        else if (type == ShmLayout.MSG_EVENT)
+        else if (r.type() == ShmLayout.MSG_CHUNK)
+        {
+            // a Moca chunk is one thread's interval, whole: never joined with another
+            flushJoined();
+            write(TraceLayout.EXCERPT_CHUNK, b, r.messageIndex(), r.messageLength());
+            stats.onChunk(b, r.messageIndex());
+        }
+        else if (r.type() == ShmLayout.MSG_EVENT)
         {
             flushJoined();
-            write(TraceLayout.EXCERPT_EVENT, buffer, index, length);
-            stats.onEvent(buffer, index);
+            write(TraceLayout.EXCERPT_EVENT, b, r.messageIndex(), r.messageLength());
+            stats.onEvent(b, r.messageIndex());
         }
         else
         {
-            throw new IllegalStateException("unknown ring message type " + type + " from the agent");
+            throw new IllegalStateException("unknown ring message type " + r.type() + " from the agent");
         }
     }
 
@@ -126,6 +307,8 @@ public final class Logger implements Agent
         {
             return 0;
         }
+        final long clock = shm.clock();
+        findThreadRings();
         // Slots are claimed in order, so the first FREE one ends the scan.
         int work = 0;
         int slot = 0;
@@ -139,11 +322,15 @@ public final class Logger implements Agent
             {
                 continue;
             }
-            final OneToOneRingBuffer ring = shm.ring(slot);
-            final int read = ring.read(this::onMessage, READ_LIMIT);
+            final Image image = image(slot);
+            if (image == null)
+            {
+                continue;
+            }
+            final int read = image.merge(false, READ_LIMIT, clock);
             if (read < READ_LIMIT)
             {
-                // the ring is empty for now: do not hold records back waiting for more
+                // nothing more to take now: do not hold records back waiting for more
                 flushJoined();
             }
             work += read;
@@ -164,10 +351,11 @@ public final class Logger implements Agent
 
     /**
      * Keeps one pid's excerpts in seq order across an exec (trace-format/FORMAT.md, Order): the
-     * new image's ring is read only after the old image's ring is empty. The old image wrote
-     * its last message before exec, so once empty it stays empty.
+     * new image's rings are read only after the old image's rings are empty. The old image wrote
+     * its last message before exec (its other threads are gone with it), so once empty they stay
+     * empty, and they are merged without bounds.
      *
-     * @return false if the slot's pid is not set yet: its ring is read on a later pass
+     * @return false if the slot's pid is not set yet: its rings are read on a later pass
      */
     private boolean drainExecPredecessor(final int slot)
     {
@@ -199,9 +387,15 @@ public final class Logger implements Agent
         if (older >= 0)
         {
             drainExecPredecessor(older);
-            if (shm.ring(older).read(this::onMessage, Integer.MAX_VALUE) > 0)
+            findThreadRings(); // every ring the old image claimed, before it is merged to its end
+            final Image image = image(older);
+            if (image != null)
             {
-                flushJoined();
+                if (image.merge(true, Integer.MAX_VALUE, 0) > 0)
+                {
+                    flushJoined();
+                }
+                image.release();
             }
         }
         return true;
@@ -296,11 +490,21 @@ public final class Logger implements Agent
         for (int slot = nextImage(pid, after); slot >= 0; slot = nextImage(pid, after))
         {
             after = shm.slotLong(slot, ShmLayout.SLOT_CLAIM);
-            work += shm.ring(slot).read(this::onMessage, Integer.MAX_VALUE);
+            findThreadRings();
+            final Image image = image(slot);
+            if (image != null)
+            {
+                work += image.merge(true, Integer.MAX_VALUE, 0);
+            }
             flushJoined();
             if (reuse)
             {
-                retired.add(shm.retire(slot));
+                if (image != null)
+                {
+                    image.release();
+                }
+                retired.add(shm.retire(slot, threadRingTotals(slot)));
+                images[slot] = null;
                 java.util.Arrays.fill(execPredecessor, UNKNOWN); // a slot's meaning changed: ask again
             }
         }
@@ -376,7 +580,11 @@ public final class Logger implements Agent
         }
     }
 
-    /** Reads until every ring is empty; for the end of a recording, after the targets exited. */
+    /**
+     * Reads until every ring is empty; for the end of a recording, after the targets exited, so
+     * that no producer writes any more: whatever a watermark still says (a process killed while
+     * it wrote), each image is merged to its end.
+     */
     public void drain()
     {
         nextExitCheckNs = 0;
@@ -391,7 +599,51 @@ public final class Logger implements Agent
         {
             Thread.onSpinWait();
         }
+        findThreadRings();
+        for (int slot = 0; slot < slotsInUse; slot++)
+        {
+            final Image image = image(slot);
+            if (image != null && image.merge(true, Integer.MAX_VALUE, 0) > 0)
+            {
+                flushJoined();
+            }
+        }
         flushJoined();
+    }
+
+    /** The thread-ring counters that count in a slot's totals (SlotCounters), in this order. */
+    static final int[] THREAD_COUNTERS = {ShmLayout.TRING_RECORDS, ShmLayout.TRING_RING_WAITS, ShmLayout.TRING_WAIT_NS,
+        ShmLayout.TRING_EVICTIONS, ShmLayout.TRING_RACES};
+
+    private void addCounters(final int ring, final long[] into)
+    {
+        for (int k = 0; k < THREAD_COUNTERS.length; k++)
+        {
+            into[k] += shm.threadRingLong(ring, THREAD_COUNTERS[k]);
+        }
+    }
+
+    /**
+     * What the thread rings of the slot's image counted (THREAD_COUNTERS order), those given back
+     * and those it still holds: the agent's counts of its lock-free path, to add to the slot's.
+     */
+    long[] threadRingTotals(final int slot)
+    {
+        final long[] totals = new long[THREAD_COUNTERS.length];
+        final Image image = images[slot];
+        if (image == null)
+        {
+            return totals;
+        }
+        System.arraycopy(image.released, 0, totals, 0, totals.length);
+        for (int i = 0; i < image.n; i++)
+        {
+            if (image.ringIndex[i] >= 0)
+            {
+                addCounters(image.ringIndex[i], totals);
+            }
+        }
+        return totals;
     }
 
     public int slotsInUse()

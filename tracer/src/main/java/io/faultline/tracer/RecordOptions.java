@@ -36,6 +36,32 @@ public final class RecordOptions
     public int ringCapacity = 4 << 20;
     public int chunkRecords = 256;
     public int slots = 64;
+    /**
+     * Thread rings (faultline_shm.h, "Producers and rings"): a thread of a traced process that
+     * resolves its faults without the agent lock publishes into a ring of its own. Threads beyond
+     * the pool take the lock's path (record --max-threads).
+     */
+    public int threadRings = DEFAULT_THREAD_RINGS;
+
+    /** Threads with a ring of their own at once, by default (record --max-threads). */
+    public static final int DEFAULT_THREAD_RINGS = 256;
+    /** Most thread rings: their descriptors and rings, at 64 KiB each, stay well inside the 2 GiB the recorder maps. */
+    public static final int MAX_THREAD_RINGS = 4096;
+    /** Most bytes of one thread ring: each thread that publishes takes this much shared memory at most. */
+    public static final int MAX_THREAD_RING = 1 << 20;
+
+    /** Bytes of record space of each thread ring: --ring-size, at most {@link #MAX_THREAD_RING}. */
+    public int threadRingCapacity()
+    {
+        return Math.min(ringCapacity, MAX_THREAD_RING);
+    }
+
+    /** Bytes of the shared memory file these options make (faultline_shm.h). */
+    public long sharedMemorySize(final int pageSize)
+    {
+        return io.faultline.format.ShmLayout.fileSize(slots, ringCapacity, pageSize, boardEntries, threadRings,
+            threadRingCapacity());
+    }
     public boolean follow = true;
     /**
      * The EVMS's dirty flag is exact (a page brought in by a read is write-protected) unless

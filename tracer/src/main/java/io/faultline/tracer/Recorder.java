@@ -429,7 +429,7 @@ public final class Recorder
         {
             if (shm.slotState(slot) != ShmLayout.SLOT_FREE)
             {
-                all.add(SlotCounters.read(shm, slot));
+                all.add(SlotCounters.read(shm, slot, logger.threadRingTotals(slot)));
             }
         }
         return all;

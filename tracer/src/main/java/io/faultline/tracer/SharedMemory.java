@@ -17,8 +17,8 @@ import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
 
 /**
  * The recorder's side of the shared memory (layout in {@link ShmLayout}): a sparse file under
- * /dev/shm holding the control block, the slot table and one ring per traced process. Only the
- * pages the agents touch take memory.
+ * /dev/shm holding the control block, the slot table, one ring per traced process image and a
+ * pool of thread rings. Only the pages the agents touch take memory.
  */
 public final class SharedMemory implements AutoCloseable
 {
@@ -33,19 +33,33 @@ public final class SharedMemory implements AutoCloseable
     private final long ringOffset;
     private final long ringStride;
     private final OneToOneRingBuffer[] rings;
+    private final RingCursor[] slotCursors;
+    private final int threadRings;
+    private final int threadRingCapacity;
+    private final long threadRingOffset;
+    private final long threadRingStride;
+    private final long threadDescOffset;
+    private final RingCursor[] threadCursors;
     private ShmGuard guard;
 
-    private SharedMemory(final Path file, final MappedByteBuffer mapped, final int slotCount, final int ringCapacity,
-        final int pageSize)
+    private SharedMemory(final Path file, final MappedByteBuffer mapped, final RecordOptions options, final int pageSize)
     {
         this.file = file;
         this.mapped = mapped;
         this.buffer = new UnsafeBuffer(mapped);
-        this.slotCount = slotCount;
-        this.ringCapacity = ringCapacity;
+        this.slotCount = options.slots;
+        this.ringCapacity = options.ringCapacity;
         this.ringOffset = ShmLayout.ringOffset(slotCount, pageSize);
         this.ringStride = ShmLayout.ringStride(ringCapacity, pageSize);
         this.rings = new OneToOneRingBuffer[slotCount];
+        this.slotCursors = new RingCursor[slotCount];
+        this.threadRings = options.threadRings;
+        this.threadRingCapacity = options.threadRingCapacity();
+        this.threadDescOffset = ShmLayout.threadDescOffset(slotCount, ringCapacity, pageSize, options.boardEntries);
+        this.threadRingOffset = ShmLayout.threadRingOffset(slotCount, ringCapacity, pageSize, options.boardEntries,
+            threadRings);
+        this.threadRingStride = ShmLayout.threadRingStride(threadRingCapacity, pageSize);
+        this.threadCursors = new RingCursor[threadRings];
     }
 
     public static SharedMemory create(final RecordOptions options, final int pageSize, final long startMonoNs)
@@ -55,7 +69,7 @@ public final class SharedMemory implements AutoCloseable
         final Path dir = Files.isDirectory(SHM_DIR) ? SHM_DIR : Path.of(System.getProperty("java.io.tmpdir"));
         final Path file = dir.resolve(PREFIX + ProcessHandle.current().pid() + "-"
             + Long.toHexString(ThreadLocalRandom.current().nextLong()));
-        final long size = ShmLayout.fileSize(options.slots, options.ringCapacity, pageSize, options.boardEntries);
+        final long size = options.sharedMemorySize(pageSize);
         if (size > Integer.MAX_VALUE)
         {
             throw new RecordException("shared memory of " + size + " bytes is too large; lower --ring-size");
@@ -82,7 +96,7 @@ public final class SharedMemory implements AutoCloseable
             }
             throw ex;
         }
-        final SharedMemory shm = new SharedMemory(file, mapped, options.slots, options.ringCapacity, pageSize);
+        final SharedMemory shm = new SharedMemory(file, mapped, options, pageSize);
         shm.guard = guard;
         shm.writeControlBlock(options, pageSize, startMonoNs);
         return shm;
@@ -124,6 +138,11 @@ public final class SharedMemory implements AutoCloseable
         }
         buffer.putLong(ShmLayout.CTL_LEDGER_OFFSET,
             ShmLayout.ledgerOffset(slotCount, ringCapacity, pageSize, options.boardEntries));
+        buffer.putInt(ShmLayout.CTL_THREAD_RINGS, threadRings);
+        buffer.putInt(ShmLayout.CTL_THREAD_RING_CAPACITY, threadRingCapacity);
+        buffer.putLong(ShmLayout.CTL_THREAD_RING_OFFSET, threadRingOffset);
+        buffer.putLong(ShmLayout.CTL_THREAD_RING_STRIDE, threadRingStride);
+        buffer.putLong(ShmLayout.CTL_THREAD_DESC_OFFSET, threadDescOffset);
         // The magic goes last, with release semantics: an agent that sees it sees the rest.
         buffer.putLongOrdered(ShmLayout.CTL_MAGIC, ShmLayout.MAGIC);
     }
@@ -208,6 +227,64 @@ public final class SharedMemory implements AutoCloseable
         return ring;
     }
 
+    /** The slot ring's consumer for the logger's merge (RingCursor). */
+    RingCursor slotCursor(final int slot)
+    {
+        RingCursor cursor = slotCursors[slot];
+        if (cursor == null)
+        {
+            final long offset = ringOffset + slot * ringStride;
+            cursor = new RingCursor(new UnsafeBuffer(buffer.addressOffset() + offset,
+                ringCapacity + ShmLayout.RING_TRAILER_LENGTH), ringCapacity);
+            slotCursors[slot] = cursor;
+        }
+        return cursor;
+    }
+
+    /** Thread rings in the pool (faultline_shm.h, "Producers and rings"). */
+    public int threadRings()
+    {
+        return threadRings;
+    }
+
+    public int threadRingInt(final int ring, final int field)
+    {
+        return buffer.getIntVolatile((int)(threadDescOffset + (long)ring * ShmLayout.TRING_SIZE + field));
+    }
+
+    public long threadRingLong(final int ring, final int field)
+    {
+        return buffer.getLongVolatile((int)(threadDescOffset + (long)ring * ShmLayout.TRING_SIZE + field));
+    }
+
+    /** A thread ring's consumer for the logger's merge. */
+    RingCursor threadCursor(final int ring)
+    {
+        RingCursor cursor = threadCursors[ring];
+        if (cursor == null)
+        {
+            cursor = new RingCursor(new UnsafeBuffer(buffer.addressOffset() + threadRingOffset + ring * threadRingStride,
+                threadRingCapacity + ShmLayout.RING_TRAILER_LENGTH), threadRingCapacity);
+            threadCursors[ring] = cursor;
+        }
+        return cursor;
+    }
+
+    /**
+     * Gives a thread ring back to the pool: its image is gone and the caller merged it to the end.
+     * Ring and descriptor are zeroed before the state becomes FREE, with release semantics, so an
+     * agent that claims it finds a fresh ring.
+     */
+    void freeThreadRing(final int ring)
+    {
+        final long at = threadRingOffset + ring * threadRingStride;
+        buffer.setMemory((int)at, threadRingCapacity + ShmLayout.RING_TRAILER_LENGTH, (byte)0);
+        final int desc = (int)(threadDescOffset + (long)ring * ShmLayout.TRING_SIZE);
+        buffer.setMemory(desc + 4, ShmLayout.TRING_SIZE - 4, (byte)0);
+        threadCursors[ring] = null;
+        buffer.putIntOrdered(desc + ShmLayout.TRING_STATE, ShmLayout.TRING_FREE);
+    }
+
     /** True when the agents follow forks (and so may need more slots over time than there are). */
     public boolean followsForks()
     {
@@ -220,15 +297,16 @@ public final class SharedMemory implements AutoCloseable
      * its thread ledger and its fields are zeroed before its state becomes FREE, with release semantics, so an
      * agent that claims it (CAS FREE to ACTIVE) finds a fresh slot.
      */
-    public SlotCounters retire(final int slot)
+    public SlotCounters retire(final int slot, final long[] threadRingTotals)
     {
-        final SlotCounters counters = SlotCounters.read(this, slot);
+        final SlotCounters counters = SlotCounters.read(this, slot, threadRingTotals);
         final long ring = ringOffset + slot * ringStride;
         buffer.setMemory((int)ring, ringCapacity + ShmLayout.RING_TRAILER_LENGTH, (byte)0);
         buffer.setMemory((int)ledgerOffset(slot), ShmLayout.LEDGER_SIZE, (byte)0);
         final int base = (int)ShmLayout.slotOffset(slot);
         buffer.setMemory(base + 4, ShmLayout.SLOT_SIZE - 4, (byte)0);
         rings[slot] = null;
+        slotCursors[slot] = null;
         buffer.putIntOrdered(base + ShmLayout.SLOT_STATE, ShmLayout.SLOT_FREE);
         return counters;
     }

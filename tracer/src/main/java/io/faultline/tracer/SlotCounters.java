@@ -16,7 +16,11 @@ import io.faultline.format.ShmLayout;
 record SlotCounters(int pid, int ppid, int state, int stopReason, int error, long records, long ringWaits,
     long ringWaitNs, long evictions, long races, long disableNs, long stoppedMs, Map<Integer, Long> published)
 {
-    static SlotCounters read(final SharedMemory shm, final int slot)
+    /**
+     * @param threads what the image's thread rings counted (Logger.THREAD_COUNTERS: records, ring
+     *                waits, their time, evictions, races), added to the slot's own
+     */
+    static SlotCounters read(final SharedMemory shm, final int slot, final long[] threads)
     {
         return new SlotCounters(
             shm.slotInt(slot, ShmLayout.SLOT_PID),
@@ -24,11 +28,11 @@ record SlotCounters(int pid, int ppid, int state, int stopReason, int error, lon
             shm.slotState(slot),
             shm.slotInt(slot, ShmLayout.SLOT_STOP_REASON),
             shm.slotInt(slot, ShmLayout.SLOT_ERROR),
-            shm.slotLong(slot, ShmLayout.SLOT_RECORDS),
-            shm.slotLong(slot, ShmLayout.SLOT_RING_WAITS),
-            shm.slotLong(slot, ShmLayout.SLOT_WAIT_NS),
-            shm.slotLong(slot, ShmLayout.SLOT_EVICTIONS),
-            shm.slotLong(slot, ShmLayout.SLOT_RACES),
+            shm.slotLong(slot, ShmLayout.SLOT_RECORDS) + threads[0],
+            shm.slotLong(slot, ShmLayout.SLOT_RING_WAITS) + threads[1],
+            shm.slotLong(slot, ShmLayout.SLOT_WAIT_NS) + threads[2],
+            shm.slotLong(slot, ShmLayout.SLOT_EVICTIONS) + threads[3],
+            shm.slotLong(slot, ShmLayout.SLOT_RACES) + threads[4],
             shm.slotLong(slot, ShmLayout.SLOT_DISABLE_NS),
             Integer.toUnsignedLong(shm.slotInt(slot, ShmLayout.SLOT_STOPPED_MS)),
             ledger(shm, slot));

@@ -128,6 +128,7 @@ public final class LiveMonitor
         options.followExec = true; // the target is the process, whatever image it runs
         options.slots = SLOTS; // the program and the images it execs
         options.ringCapacity = RING_BYTES; // events only
+        options.threadRings = 0; // checks publish nothing
         options.boardEntries = attrs.maxNrRegions();
         final String ops = fixed == null ? "vaddr" : "fvaddr";
         final TraceHeader start = MonitorRecordWriter.header(attrs, ops, pageSize, seed, schemes)
