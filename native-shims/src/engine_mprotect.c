@@ -427,6 +427,17 @@ static int mp_trapped(uintptr_t addr, uint32_t access, uint32_t *flags)
 	if (!r)
 		return 0;
 	uint8_t st = __atomic_load_n(state_of(r, page), __ATOMIC_ACQUIRE);
+	if ((access & FL_ACCESS_SHARED) && !(st & ST_DISABLED) && !((st & ST_RDONLY) && (access & FL_ACCESS_WRITE))) {
+		/*
+		 * The state allows the access, yet it faulted: without the agent lock, another thread may
+		 * be between writing the state and its mprotect (both under the page's lock, fault.c's
+		 * sync_page). Read it again once that thread is done, or this thread would retry against
+		 * the old protection for as long as the other is off its CPU, and then pass the fault on.
+		 */
+		fl_page_lock(r, page);
+		st = __atomic_load_n(state_of(r, page), __ATOMIC_ACQUIRE);
+		fl_page_unlock(r, page);
+	}
 	int want = wanted(st);
 	if (!(want & PROT_READ) || ((access & FL_ACCESS_WRITE) && !(want & PROT_WRITE)) ||
 	    ((access & FL_ACCESS_EXEC) && !(want & PROT_EXEC)))

@@ -154,12 +154,6 @@ static int sb_trapped(uintptr_t addr, uint32_t access, uint32_t *flags)
 	return 1;
 }
 
-static int sb_resident(uintptr_t page)
-{
-	const struct fl_range *r = fl_range_find(page);
-	return r && fl_range_home(r, page);
-}
-
 /*
  * Without the gate (FAULTLINE_GATE=off) an eviction checks first that its page still lies in
  * registered memory, with a one-page cache of the last scan (uffd_evict): the lock's path.
@@ -196,7 +190,7 @@ const struct fl_engine fl_engine_sigbus = {
 	.untrace_all = uffd_untrace_all,
 	.fork_child = uffd_fork_child,
 	.trapped = sb_trapped,
-	.resident = sb_resident,
+	.resident = uffd_resident,
 	.shared = sb_shared,
 	.protect = sb_protect,
 	.watch = uffd_watch,

@@ -940,12 +940,10 @@ static int uffd_fd(void)
 	return fl_uffd;
 }
 
-static struct uffd_msg *msgs; /* read buffer of uffd_read (handler threads, lock held) */
-
+/* handler threads, with the lock or without (fault.c, fl_fault_drain_shared): the read buffer on the reader's stack */
 static int uffd_read(struct fl_trap *out, uint32_t max)
 {
-	if (!msgs && !(msgs = fl_mem_map(FL_BATCH * sizeof(*msgs))))
-		return -ENOMEM;
+	struct uffd_msg msgs[FL_BATCH];
 	if (max > FL_BATCH)
 		max = FL_BATCH;
 	ssize_t r = read(fl_uffd, msgs, max * sizeof(*msgs));
@@ -986,6 +984,13 @@ static int uffd_read(struct fl_trap *out, uint32_t max)
 static void uffd_wake(uintptr_t page)
 {
 	fl_uffd_wake(fl_uffd, page, FL_PAGE);
+}
+
+/* the home map says (engine_uffd.h): exact under the page's lock, which every move of it holds on the shared path */
+int uffd_resident(uintptr_t page)
+{
+	const struct fl_range *r = fl_range_find(page);
+	return r && fl_range_home(r, page);
 }
 
 int uffd_first_touch(struct fl_range *r, uintptr_t page)
@@ -1067,6 +1072,7 @@ const struct fl_engine fl_engine_uffd = {
 	.peek = uffd_peek,
 	.untrace_all = uffd_untrace_all,
 	.fork_child = uffd_fork_child,
+	.resident = uffd_resident,
 	.watch = uffd_watch,
 	.unwatch = uffd_unwatch,
 	.disable_enabled = uffd_disable_enabled,

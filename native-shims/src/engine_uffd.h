@@ -130,6 +130,7 @@ void uffd_discard(uintptr_t s, uintptr_t e);
 int uffd_untrace(uintptr_t s, uintptr_t e, int unmapped);
 void uffd_relocate(uintptr_t from, uintptr_t to, size_t len);
 int uffd_first_touch(struct fl_range *r, uintptr_t page);
+int uffd_resident(uintptr_t page);
 int uffd_enable(uintptr_t page, int write, int read_only);
 int uffd_protect_writes(uintptr_t page, int protect);
 int uffd_evict(uintptr_t page);

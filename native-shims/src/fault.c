@@ -22,6 +22,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -50,6 +51,12 @@
  */
 #define SOFT_REREF 1
 #define SOFT_DIRTY 2
+/*
+ * A fault on a page the set holds enabled: another thread's fault of the same page brought it
+ * in first (two userfaultfd messages, or a shared fault's move home not yet done), so this
+ * reference found it in the set: no record, as the model says (fault_shared decides it so too).
+ */
+#define SOFT_RACE  3
 
 static struct fl_trap *msgs;
 static struct fl_fault *staged;
@@ -199,8 +206,17 @@ static void label_and_publish(uint32_t from, uint32_t to)
 		FL_CHECK_LOG(FL_OP_FAULT, staged[i].address, staged[i].tid, (int)staged[i].flags);
 		if (staged[i].soft)
 			continue;
-		if (fl_evms_state(page) == FL_EVMS_DISABLED) {
-			staged[i].soft = SOFT_REREF;
+		int state = fl_evms_state(page);
+		if (state != FL_EVMS_OUT) {
+			staged[i].soft = state == FL_EVMS_DISABLED ? SOFT_REREF : SOFT_RACE;
+			continue;
+		}
+		/* another thread's fault of the page earlier in this batch brings it in: a race too */
+		int earlier = 0;
+		for (uint32_t k = from; k < i && !earlier; k++)
+			earlier = !staged[k].soft && FL_PAGE_DOWN(staged[k].address) == page;
+		if (earlier) {
+			staged[i].soft = SOFT_RACE;
 			continue;
 		}
 		struct fl_range *r = fl_range_find(page);
@@ -349,6 +365,23 @@ static void retry_deferred(void)
  */
 static void handle_batch(uint32_t n)
 {
+	int events = 0;
+	for (uint32_t i = 0; i < n; i++)
+		events |= msgs[i].kind != FL_TRAP_FAULT;
+	if (!events) {
+		/*
+		 * Without an event each fault is a batch of one, in order: its record, then its
+		 * resolution, whose evictions take the clock after that record and before the next
+		 * one's, as the model says (FORMAT.md, "EVMS"); published all first, a batch of faults of
+		 * several threads put its evictions after every record of the batch.
+		 */
+		for (uint32_t i = 0; i < n; i++) {
+			staged[0] = as_read(msgs[i].a, msgs[i].tid, msgs[i].flags);
+			label_and_publish(0, 1);
+			resolve_faults(1);
+		}
+		return;
+	}
 	uint32_t k = 0, published = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct fl_trap *m = &msgs[i];
@@ -372,14 +405,18 @@ static void handle_batch(uint32_t n)
  * Bring the page's state in line with the EVMS, its lock held: whatever decisions about it were
  * made, and in whatever order their threads get here, the last decision is the state the page
  * ends in (policy.h, target). An enabled page that must go has its written bit learned first
- * (asynchronous dirty tracking: the move out drops it): 1 if it had been written. A pinned page
- * stays enabled; so does a page a system call holds (pins.c: it goes when the call releases it,
- * gate.c), and every page while a fork is prepared. wp: the fault was a write to a page enabled
- * read-only, whose protection goes if the page stays.
+ * (asynchronous dirty tracking: the move out drops it): SYNC_WRITTEN if it had been written. A
+ * pinned page stays enabled; so does a page a system call holds (pins.c: it goes when the call
+ * releases it, gate.c), and every page while a fork is prepared. wp: the fault was a write to a
+ * page enabled read-only, whose protection goes if the page stays. SYNC_STUCK: the userfaultfd
+ * refused the move for now (an event is pending: fault.c's lock path retries it once it is read).
  */
+#define SYNC_WRITTEN 1
+#define SYNC_STUCK   2
+#define SYNC_HOME    4 /* the page is enabled now (its faulting threads may be woken) */
 static int sync_page(struct fl_range *r, uintptr_t page, int write, int wp, struct fl_emitter *e)
 {
-	int learned = 0;
+	int out = 0;
 	fl_page_lock(r, page);
 	int dirty;
 	int target = fl_evms_target(page, &dirty);
@@ -389,18 +426,24 @@ static int sync_page(struct fl_range *r, uintptr_t page, int write, int wp, stru
 		if (!resident) {
 			int read_only = !pinned && !dirty && !write && !(fl_agent.flags & FL_FLAG_NO_DIRTY) &&
 					(fl_mode->flags & FL_TRACKS_DIRTY);
-			fl_engine->enable(page, write, read_only);
-		} else if (wp) {
-			fl_engine->protect_writes(page, 0);
+			if (fl_engine->enable(page, write, read_only) == -EAGAIN)
+				out |= SYNC_STUCK;
+		} else if (wp && fl_engine->protect_writes(page, 0) == -EAGAIN) {
+			out |= SYNC_STUCK;
 		}
+		if (!(out & SYNC_STUCK))
+			out |= SYNC_HOME;
 	} else if (resident && !fl_pins_held(page) && !fl_fork_depth) {
-		if (fl_engine->page_written)
-			learned = fl_engine->page_written(page) == 1;
-		if (fl_engine->evict(page) == 1)
+		if (fl_engine->page_written && fl_engine->page_written(page) == 1)
+			out |= SYNC_WRITTEN;
+		int evicted = fl_engine->evict(page);
+		if (evicted == 1)
 			fl_emitter_count(e, FL_TRING_EVICTIONS, 1);
+		else if (evicted == -EAGAIN)
+			out |= SYNC_STUCK;
 	}
 	fl_page_unlock(r, page);
-	return learned;
+	return out;
 }
 
 static void emit_eviction(struct fl_emitter *e, const struct fl_decision_record *r)
@@ -409,15 +452,108 @@ static void emit_eviction(struct fl_emitter *e, const struct fl_decision_record 
 }
 
 /*
- * One fault, resolved on the faulting thread beside other threads' faults: 1 ours (recorded or
- * settled), 2 a race (the page allows the access now: retry), 0 the program's, NEEDS_LOCK: the
- * lock's path must decide (before anything was changed). The steps of a batch of one, in the
- * same order: label; the policy's decision, which takes the reference's seq (policy.h); the
- * record published; the pages that left disabled, each learning whether it was written, and
- * their eviction records written (their seq the clock after the record: FORMAT.md, "EVMS"); the
- * page enabled. Each page is moved under its own lock, which no other room takes; the thread's
- * messages go to its own ring, whose watermark is open from before the seq until after the last
- * of them (faultline_shm.h, "Producers and rings").
+ * What a fault resolved without the lock left undone: the userfaultfd refused a move while an
+ * event was pending (SYNC_STUCK), and only the lock's path, which reads events, can finish it
+ * (fl_fault_drain_shared hands it over).
+ */
+struct stuck {
+	uintptr_t page;
+	uint32_t tid;
+	int write, pinned, soft;
+	int page_stuck;            /* the page is not home yet */
+	uint32_t n;                /* pages that left and are still enabled */
+	uintptr_t victims[FL_DECISION_OUT];
+};
+
+/*
+ * The steps of a batch of one, in the same order, beside other threads' faults: the policy's
+ * decision, which takes the reference's seq (policy.h); the record published; the pages that
+ * left or were disabled brought in line (each learning whether it was written) and their
+ * eviction records written (their seq the clock after the record: FORMAT.md, "EVMS"); the page
+ * enabled. Each page is moved under its own lock, which no other room takes; the messages go to
+ * the producer's own ring, whose watermark is open from before the seq until after the last of
+ * them (faultline_shm.h, "Producers and rings"). Returns 1, NEEDS_LOCK (nothing changed), or
+ * NEEDS_LOCK - 1 with *stuck saying what is left (userfaultfd only). f: the fault as read;
+ * regs: the faulting thread's registers (the in-thread engines' stacks), else NULL.
+ */
+#define STUCK (NEEDS_LOCK - 1)
+static int resolve_shared(struct fl_range *r, struct fl_fault f, const struct fl_stack_regs *regs, struct fl_emitter *e,
+			  struct stuck *stuck)
+{
+	uintptr_t page = FL_PAGE_DOWN(f.address);
+	uint32_t tid = f.tid;
+	int write = (f.flags & FL_REC_WRITE) != 0;
+	int wp = f.soft == SOFT_DIRTY;
+	int pinned = fl_pins_has(page);
+	struct fl_decision d;
+	fl_emit_open(e);
+	/*
+	 * The call stack before the decision: a stack seen for the first time goes out as an event
+	 * whose seq is the clock's under the stack table's lock, so that the record naming it (its seq
+	 * taken in the decision, later) comes after it, here and on any other thread that finds it
+	 * (stacks.c). Only for a page outside the set: a soft fault is no record (should the set have
+	 * changed before the decision, the record goes without its stack).
+	 */
+	if (fl_stacks_on() && !wp && !(f.flags & FL_REC_KERNEL) && regs) {
+		int dirty;
+		if (fl_evms_target(page, &dirty) == FL_EVMS_OUT)
+			f.stack = fl_stack_take_to(e, regs, tid);
+	}
+	int kind = fl_evms_decide(page, tid, write, wp, !pinned, &d);
+	if (kind == FL_DECIDED_LOCK) {
+		fl_emit_close(e);
+		return NEEDS_LOCK;
+	}
+	if (page == test_pause_page && test_pause_ms && !__atomic_exchange_n(&test_paused, 1, __ATOMIC_ACQ_REL)) {
+		struct timespec ts = { test_pause_ms / 1000, (test_pause_ms % 1000) * 1000000L };
+		fl_raw_syscall3(SYS_nanosleep, (long)&ts, 0, 0);
+	}
+	fl_emitter_count(e, FL_TRING_FAULTS, 1);
+	if (kind == FL_DECIDED_REFERENCE) {
+		if (fl_engine->first_touch(r, page))
+			f.flags |= FL_REC_FIRST_TOUCH;
+		fl_emit_record_to(e, &f, d.seq);
+	}
+	/* the pages that left or were disabled go out before the page comes home: its thread never
+	 * sees a larger set; each learns whether it was written as it goes */
+	struct fl_decision_record handed[FL_DECISION_OUT], out[FL_DECISION_OUT];
+	uint32_t n_handed = 0;
+	stuck->n = 0;
+	for (uint32_t i = 0; i < d.n_sync; i++) {
+		struct fl_range *vr = fl_range_find(d.sync[i].page);
+		int s = vr ? sync_page(vr, d.sync[i].page, 0, 0, e) : 0;
+		if (d.sync[i].learn && fl_evms_learned(&d.sync[i], (s & SYNC_WRITTEN) != 0, &handed[n_handed]))
+			n_handed++;
+		if ((s & SYNC_STUCK) && stuck->n < FL_DECISION_OUT)
+			stuck->victims[stuck->n++] = d.sync[i].page;
+	}
+	uint32_t n_out = fl_evms_settle(&d, out);
+	/* in seq order: this decision's records, then those of later decisions it finished */
+	for (uint32_t i = 0; i < n_out; i++)
+		emit_eviction(e, &out[i]);
+	for (uint32_t i = 0; i < n_handed; i++)
+		emit_eviction(e, &handed[i]);
+	/* a victim still enabled keeps the page away (resolve_one says why): the lock's path finishes both */
+	int s = stuck->n ? SYNC_STUCK : sync_page(r, page, write, wp, e);
+	fl_emit_close(e);
+	if (s & SYNC_STUCK) {
+		stuck->page = page;
+		stuck->tid = tid;
+		stuck->write = write;
+		stuck->pinned = pinned;
+		stuck->soft = f.soft;
+		stuck->page_stuck = 1;
+		return STUCK;
+	}
+	if (s & SYNC_HOME)
+		fl_engine->wake(page); /* a handler thread's move home never wakes (DONTWAKE) */
+	return 1;
+}
+
+/*
+ * One fault on the faulting thread (an engine without fd), beside other threads' faults: 1 ours
+ * (recorded or settled), 2 a race (the page allows the access now: retry), 0 the program's,
+ * NEEDS_LOCK: the lock's path must decide (before anything was changed).
  */
 static int fault_shared(uintptr_t address, uint32_t tid, uint32_t access, const struct fl_stack_regs *regs,
 			struct fl_emitter *e)
@@ -447,58 +583,9 @@ static int fault_shared(uintptr_t address, uint32_t tid, uint32_t access, const 
 	struct fl_fault f = as_read(address, tid, flags);
 	if (access & FL_ACCESS_KERNEL)
 		f.flags |= FL_REC_KERNEL;
-	int write = (f.flags & FL_REC_WRITE) != 0;
-	int wp = f.soft == SOFT_DIRTY;
-	int pinned = fl_pins_has(page);
-	struct fl_decision d;
-	fl_emit_open(e);
-	/*
-	 * The call stack before the decision: a stack seen for the first time goes out as an event
-	 * whose seq is the clock's under the stack table's lock, so that the record naming it (its seq
-	 * taken in the decision, later) comes after it, here and on any other thread that finds it
-	 * (stacks.c). Only for a page outside the set: a soft fault is no record (should the set have
-	 * changed before the decision, the record goes without its stack).
-	 */
-	if (fl_stacks_on() && !wp && !(f.flags & FL_REC_KERNEL) && regs) {
-		int dirty;
-		if (fl_evms_target(page, &dirty) == FL_EVMS_OUT)
-			f.stack = fl_stack_take_to(e, regs, tid);
-	}
-	int kind = fl_evms_decide(page, tid, write, wp, !pinned, &d);
-	if (kind == FL_DECIDED_LOCK) {
-		fl_emit_close(e);
-		return NEEDS_LOCK;
-	}
-	FL_DEBUG("shared-decided", page, test_pause_page, test_pause_ms);
-	if (page == test_pause_page && test_pause_ms && !__atomic_exchange_n(&test_paused, 1, __ATOMIC_ACQ_REL)) {
-		struct timespec ts = { test_pause_ms / 1000, (test_pause_ms % 1000) * 1000000L };
-		fl_raw_syscall3(SYS_nanosleep, (long)&ts, 0, 0);
-	}
-	fl_emitter_count(e, FL_TRING_FAULTS, 1);
-	if (kind == FL_DECIDED_REFERENCE) {
-		if (fl_engine->first_touch(r, page))
-			f.flags |= FL_REC_FIRST_TOUCH;
-		fl_emit_record_to(e, &f, d.seq);
-	}
-	/* the pages that left or were disabled go out before the page comes home: its thread never
-	 * sees a larger set; each learns whether it was written as it goes */
-	struct fl_decision_record handed[FL_DECISION_OUT], out[FL_DECISION_OUT];
-	uint32_t n_handed = 0;
-	for (uint32_t i = 0; i < d.n_sync; i++) {
-		struct fl_range *vr = fl_range_find(d.sync[i].page);
-		int written = vr ? sync_page(vr, d.sync[i].page, 0, 0, e) : 0;
-		if (d.sync[i].learn && fl_evms_learned(&d.sync[i], written, &handed[n_handed]))
-			n_handed++;
-	}
-	uint32_t n_out = fl_evms_settle(&d, out);
-	/* in seq order: this decision's records, then those of later decisions it finished */
-	for (uint32_t i = 0; i < n_out; i++)
-		emit_eviction(e, &out[i]);
-	for (uint32_t i = 0; i < n_handed; i++)
-		emit_eviction(e, &handed[i]);
-	sync_page(r, page, write, wp, e);
-	fl_emit_close(e);
-	return 1;
+	struct stuck stuck;
+	int r2 = resolve_shared(r, f, regs, e, &stuck);
+	return r2 == STUCK ? 1 : r2; /* an in-thread engine's moves are never refused for an event */
 }
 
 /*
@@ -558,6 +645,86 @@ int fl_fault_drain(void)
 	handle_batch(n);
 	if (deferred_n || held_n)
 		retry_deferred();
+	return (int)n;
+}
+
+/*
+ * A handler thread's duty without the lock (guard.c, the fault threads): one read(2) of the
+ * engine's traps, each fault resolved on the shared path with the thread's own ring, e. A batch
+ * holding a mapping event goes through the lock's path whole (handle_batch: no fault of it is
+ * resolved before its events are applied, fact 9 of docs/ARCHITECTURE.md). A fault the shared path
+ * leaves (NEEDS_LOCK) is handled there as a batch of one; one it left stuck (a move refused while an
+ * event was pending) is finished there: its victims held, its page deferred, as resolve_one does,
+ * and the lock's reads and retries go on until nothing is stuck. self: the handler thread's tid.
+ * Traps handled, 0 when none was queued, or -errno.
+ */
+int fl_fault_drain_shared(struct fl_emitter *e, uint32_t self)
+{
+	struct fl_trap batch[FL_BATCH];
+	/*
+	 * The read is shared too: teardown, which closes the userfaultfd, takes the lock first, so no
+	 * read can come after the close (the descriptor's number may be the program's by then), and a
+	 * read after tracing stopped is none (teardown resolves what is queued).
+	 */
+	if (!fl_shared_enter(self)) {
+		fl_lock();
+		int n = fl_tracing() ? fl_fault_drain() : 0;
+		fl_unlock();
+		return n;
+	}
+	int got = fl_tracing() ? fl_engine->read(batch, FL_BATCH) : 0;
+	fl_shared_exit(self);
+	if (got <= 0)
+		return got;
+	uint32_t n = (uint32_t)got;
+	int events = 0;
+	for (uint32_t i = 0; i < n; i++)
+		events |= batch[i].kind != FL_TRAP_FAULT;
+	int shared = !events && !fl_check && (fl_mode->flags & FL_SHARES_FAULTS) && (fl_mode->flags & FL_KEEPS_EVMS) &&
+		     fl_emitter_bind(e, self) == 0;
+	if (!shared) {
+		fl_lock();
+		memcpy(msgs, batch, n * sizeof(*msgs));
+		handle_batch(n);
+		while (deferred_n || held_n)
+			if (fl_fault_drain() < 0)
+				break;
+		fl_unlock();
+		return (int)n;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct fl_fault f = as_read(batch[i].a, batch[i].tid, batch[i].flags);
+		uintptr_t page = FL_PAGE_DOWN(f.address);
+		struct stuck stuck;
+		int r = NEEDS_LOCK;
+		if (fl_shared_enter(self)) {
+			struct fl_range *rg = fl_tracing() ? fl_range_find(page) : NULL;
+			if (rg)
+				r = resolve_shared(rg, f, NULL, e, &stuck);
+			fl_shared_exit(self);
+		}
+		if (r == 1)
+			continue;
+		fl_lock();
+		if (r == NEEDS_LOCK) {
+			staged[0] = f;
+			label_and_publish(0, 1);
+			resolve_faults(1);
+		} else {
+			for (uint32_t k = 0; k < stuck.n; k++)
+				hold(stuck.victims[k], stuck.page);
+			/* let go meanwhile by another thread's decision: its thread faults again, a new record */
+			if (fl_evms_state(stuck.page) == FL_EVMS_OUT)
+				fl_wake_later(stuck.page);
+			else
+				defer(stuck.page, stuck.write, stuck.pinned, stuck.soft, stuck.tid);
+		}
+		while (deferred_n || held_n)
+			if (fl_fault_drain() < 0)
+				break;
+		fl_unlock();
+	}
+	fl_progress();
 	return (int)n;
 }
 

@@ -15,6 +15,13 @@ void fl_fault_reset(void); /* a fork child or a new session: nothing deferred or
  * (or retried), 0 when none was queued, or -errno (the engine's fd failed: tracing must stop) */
 int fl_fault_drain(void);
 /*
+ * A handler thread without the lock: read the engine's traps and resolve their faults on the
+ * shared path (fault.c), each into the thread's own ring e (self: its tid), taking the lock for
+ * what needs it. Traps handled, 0 when none was queued, or -errno.
+ */
+struct fl_emitter;
+int fl_fault_drain_shared(struct fl_emitter *e, uint32_t self);
+/*
  * Lock held: op() until it reports nothing stuck (0). A move meets EAGAIN while a mapping event
  * is pending, and only reading the event clears it: between tries the queued traps are read,
  * or, with none yet, the event's thread is given time to queue it. -EAGAIN after the last try.

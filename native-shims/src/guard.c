@@ -159,12 +159,16 @@ static void teardown(uint32_t reason, int err)
  * A fault thread's duty cycle, on its own CPU at SCHED_IDLE: drain the traps, serve requests,
  * sleep in poll until the next fault, request or stop. A fatal uffd error is left to the guard.
  */
-static int fatal_error; /* under the lock: -errno from reading the uffd; the guard tears down */
+static int fatal_error; /* -errno from reading the uffd (atomic); the guard tears down */
+/* each fault thread's ring, for the faults it resolves without the lock (fault.c, fl_fault_drain_shared) */
+static struct fl_emitter fault_emitters[MAX_FAULT_THREADS];
 
 static void *fault_main(void *arg)
 {
 	fl_handler_thread_note();
-	int cpu = (int)(intptr_t)arg;
+	int cpu = (int)((intptr_t)arg & 0xffff);
+	struct fl_emitter *e = &fault_emitters[(intptr_t)arg >> 16];
+	uint32_t self = (uint32_t)fl_gettid();
 	cpu_set_t set;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
@@ -188,25 +192,23 @@ static void *fault_main(void *arg)
 			pthread_setschedparam(pthread_self(), want_normal ? SCHED_OTHER : SCHED_IDLE, &sp);
 			normal = want_normal;
 		}
-		fl_lock();
-		if (stopping || fatal_error) {
-			fl_unlock();
+		if (__atomic_load_n(&stopping, __ATOMIC_ACQUIRE) || __atomic_load_n(&fatal_error, __ATOMIC_ACQUIRE))
 			break;
-		}
-		int n = fl_fault_drain();
+		uint64_t before = fl_progress_count();
+		/* the faults beside the other fault threads', each into this thread's own ring (fault.c) */
+		int n = fl_fault_drain_shared(e, self);
 		if (n < 0) {
 			__atomic_store_n(&fatal_error, n, __ATOMIC_RELEASE);
-			fl_unlock();
 			fl_guard_poke(); /* the guard tears down */
 			break;
 		}
-		uint64_t before = fl_progress_count();
-		if (n > 0)
-			fl_progress();
-		if (fl_req_pending())
-			serve_requests();
-		int busy = fl_progress_count() != before;
-		fl_unlock();
+		if (fl_req_pending()) {
+			fl_lock();
+			if (!stopping)
+				serve_requests();
+			fl_unlock();
+		}
+		int busy = n > 0 || fl_progress_count() != before;
 		if (busy)
 			continue;
 		if (poll(fds, 3, -1) < 0 && errno != EINTR)
@@ -538,7 +540,7 @@ int fl_handler_start(void)
 				continue;
 			__atomic_fetch_add(&fault_threads_alive, 1, __ATOMIC_ACQ_REL);
 			if ((err = start_thread(&fault_threads[n_fault_threads], FAULT_STACK, fault_main,
-						(void *)(intptr_t)cpu)) != 0) {
+						(void *)(intptr_t)((intptr_t)n_fault_threads << 16 | cpu))) != 0) {
 				__atomic_fetch_sub(&fault_threads_alive, 1, __ATOMIC_ACQ_REL);
 				break;
 			}

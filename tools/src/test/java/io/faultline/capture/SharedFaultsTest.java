@@ -122,9 +122,17 @@ class SharedFaultsTest
         return page0;
     }
 
-    @ParameterizedTest(name = "--engine {0}, {1} {2}")
-    @CsvSource({"sigbus, fifo, 0", "sigbus, segq, 8", "mprotect, fifo, 0", "mprotect, segq, 8"})
-    void threadsFaultingAtOnceKeepTheModelsOrder(final String engine, final String policy, final int lead) throws Exception
+    /**
+     * Under the in-thread engines each thread resolves its own faults; under uffd with
+     * FAULTLINE_HANDLERS=percpu the fault threads resolve theirs at once (fault.c,
+     * fl_fault_drain_shared), and with the one handler thread one at a time under the lock, each
+     * fault of a batch its record then its evictions.
+     */
+    @ParameterizedTest(name = "--engine {0} {3}, {1} {2}")
+    @CsvSource({"sigbus, fifo, 0, ''", "sigbus, segq, 8, ''", "mprotect, fifo, 0, ''", "mprotect, segq, 8, ''",
+        "uffd, fifo, 0, percpu", "uffd, segq, 8, percpu", "uffd, fifo, 0, ''", "uffd, segq, 8, ''"})
+    void threadsFaultingAtOnceKeepTheModelsOrder(final String engine, final String policy, final int lead,
+        final String handlers) throws Exception
     {
         final int threads = 4;
         final int pages = 64;
@@ -138,7 +146,8 @@ class SharedFaultsTest
         {
             options.addAll(List.of("--policy", "segq", "--lead", String.valueOf(lead), "--trail", "fifo"));
         }
-        final Faultline.Result traced = record(trace, engine, options, Map.of(), program);
+        final Faultline.Result traced = record(trace, engine, options,
+            handlers.isEmpty() ? Map.of() : Map.of("FAULTLINE_HANDLERS", handlers), program);
         assertEquals(checksum(natively), checksum(traced), "the program's memory ends as natively");
         final Traces t = Traces.read(trace);
         final Map<Integer, Integer> perThread = new HashMap<>();
