@@ -766,7 +766,10 @@ int uffd_evict(uintptr_t page)
 		if (err == -EEXIST) {
 			if (slot_taken(r, page))
 				continue;
-			return 0; /* parked already: this EVMS entry was stale */
+			/* parked already: this EVMS entry was stale, and so was the home bit (the next fault
+			 * on the page must move it home, not take it for a race) */
+			fl_range_set_home(r, page, 0);
+			return 0;
 		}
 		if (err == -EINVAL && fl_uffd_no_events && evict_by_copy(r, page) == 0) {
 			fl_range_set_home(r, page, 0);

@@ -36,6 +36,7 @@
 #include "map_events.h"
 #include "mem.h"
 #include "mode.h"
+#include "pagemap.h"
 #include "pins.h"
 #include "policy.h"
 #include "ranges.h"
@@ -413,8 +414,7 @@ static void handle_batch(uint32_t n)
  */
 #define SYNC_WRITTEN 1
 #define SYNC_STUCK   2
-#define SYNC_HOME    4 /* the page is enabled now (its faulting threads may be woken) */
-static int sync_page(struct fl_range *r, uintptr_t page, int write, int wp, struct fl_emitter *e)
+static int sync_page(struct fl_range *r, uintptr_t page, int write, int wp, int faulted, struct fl_emitter *e)
 {
 	int out = 0;
 	fl_page_lock(r, page);
@@ -422,6 +422,16 @@ static int sync_page(struct fl_range *r, uintptr_t page, int write, int wp, stru
 	int target = fl_evms_target(page, &dirty);
 	int pinned = fl_pins_has(page);
 	int resident = fl_engine->resident(page);
+	/*
+	 * A missing fault on a page its home bit calls resident: another thread's fault on it was
+	 * resolved first (the usual case, the page is there), or the page left home behind our back
+	 * (an occupied parking slot and an empty home, engine_uffd.c's slot_taken). Only pagemap
+	 * tells them apart; believing the bit would wake the thread into the same fault forever.
+	 */
+	if (resident && faulted && !wp && fl_engine->fd() >= 0 && !fl_page_present(page)) {
+		FL_COUNT(races);
+		resident = 0; /* enable sets the bit again as it moves the page home */
+	}
 	if (target == FL_EVMS_ENABLED || pinned) {
 		if (!resident) {
 			int read_only = !pinned && !dirty && !write && !(fl_agent.flags & FL_FLAG_NO_DIRTY) &&
@@ -431,8 +441,6 @@ static int sync_page(struct fl_range *r, uintptr_t page, int write, int wp, stru
 		} else if (wp && fl_engine->protect_writes(page, 0) == -EAGAIN) {
 			out |= SYNC_STUCK;
 		}
-		if (!(out & SYNC_STUCK))
-			out |= SYNC_HOME;
 	} else if (resident && !fl_pins_held(page) && !fl_fork_depth) {
 		if (fl_engine->page_written && fl_engine->page_written(page) == 1)
 			out |= SYNC_WRITTEN;
@@ -521,7 +529,7 @@ static int resolve_shared(struct fl_range *r, struct fl_fault f, const struct fl
 	stuck->n = 0;
 	for (uint32_t i = 0; i < d.n_sync; i++) {
 		struct fl_range *vr = fl_range_find(d.sync[i].page);
-		int s = vr ? sync_page(vr, d.sync[i].page, 0, 0, e) : 0;
+		int s = vr ? sync_page(vr, d.sync[i].page, 0, 0, 0, e) : 0;
 		if (d.sync[i].learn && fl_evms_learned(&d.sync[i], (s & SYNC_WRITTEN) != 0, &handed[n_handed]))
 			n_handed++;
 		if ((s & SYNC_STUCK) && stuck->n < FL_DECISION_OUT)
@@ -534,7 +542,7 @@ static int resolve_shared(struct fl_range *r, struct fl_fault f, const struct fl
 	for (uint32_t i = 0; i < n_handed; i++)
 		emit_eviction(e, &handed[i]);
 	/* a victim still enabled keeps the page away (resolve_one says why): the lock's path finishes both */
-	int s = stuck->n ? SYNC_STUCK : sync_page(r, page, write, wp, e);
+	int s = stuck->n ? SYNC_STUCK : sync_page(r, page, write, wp, 1, e);
 	fl_emit_close(e);
 	if (s & SYNC_STUCK) {
 		stuck->page = page;
@@ -545,8 +553,12 @@ static int resolve_shared(struct fl_range *r, struct fl_fault f, const struct fl
 		stuck->page_stuck = 1;
 		return STUCK;
 	}
-	if (s & SYNC_HOME)
-		fl_engine->wake(page); /* a handler thread's move home never wakes (DONTWAKE) */
+	/*
+	 * A handler thread's move home never wakes (DONTWAKE), and the faulting thread must run
+	 * again whatever became of its page: home, or let go by another decision meanwhile (it then
+	 * faults again, a new record)
+	 */
+	fl_engine->wake(page);
 	return 1;
 }
 
