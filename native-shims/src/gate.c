@@ -246,12 +246,29 @@ struct held_set {
 };
 
 /*
- * Lock held: hold every page of the regions; they are touched after the lock is released. Not
- * only the traced ones: a mapping made while a thread was starting is registered later (scope.c,
- * register_gap), by a rescan that may come while this call waits, and its pages must not be
- * disabled under the call then (pins.c, fl_pins_around).
+ * Hold every page of the regions; they are touched after. Not only the traced ones: a mapping
+ * made while a thread was starting is registered later (scope.c, register_gap), by a rescan that
+ * may come while this call waits, and its pages must not be disabled under the call then (pins.c,
+ * fl_pins_around). Under the agent lock, or without it beside faults resolved without it (shared:
+ * each traced page held under its page lock, so that a fault's move of it either comes before the
+ * hold, and the touch brings the page home, or sees it held and leaves it: fault.c, sync_page).
  */
-static void hold(const struct fl_gate_region *r, uint32_t n, struct held_set *h)
+static void hold_page(uintptr_t p, int shared, struct held_set *h, uint32_t k)
+{
+	struct fl_range *r = shared ? fl_range_find(p) : NULL;
+	if (r)
+		fl_page_lock(r, p);
+	if (fl_pins_hold(p) == 0) {
+		h->bit[k >> 6] |= 1ull << (k & 63);
+		h->held++;
+	} else {
+		h->missed++;
+	}
+	if (r)
+		fl_page_unlock(r, p);
+}
+
+static void hold(const struct fl_gate_region *r, uint32_t n, struct held_set *h, int shared)
 {
 	h->walked = h->held = h->missed = 0;
 	for (uint32_t i = 0; i < n; i++) {
@@ -264,36 +281,43 @@ static void hold(const struct fl_gate_region *r, uint32_t n, struct held_set *h)
 				h->bit[k >> 6] = 0;
 			if (fl_pins_has(p))
 				continue;
-			if (fl_pins_hold(p) == 0) {
-				h->bit[k >> 6] |= 1ull << (k & 63);
-				h->held++;
-			} else {
-				h->missed++;
-			}
+			hold_page(p, shared, h, k);
 		}
 	}
 }
 
 /*
- * Lock held: the call is over; a page the EVMS let go meanwhile is disabled now. Only a mode
- * that keeps an EVMS lets pages go: under monitor mode no page is ever enabled in one, and its
- * traced ranges are not registered, so a move out of a page there would lose it (the program
- * found an empty stack page after its first call and jumped to 0); Moca disables its interval's
- * pages itself at the interval's end. Nor while a fork is prepared (fl_fork_depth): the pages
- * stay enabled until the parent's side (serve.c, on_fork_prepare), and a fork made from this
- * handler returns here in the child too, whose copy of a disabled page would stay disabled for
- * good (the untraced child of a raw clone3 died of SIGSEGV on its stack page holding the
- * clone_args, 2 runs in 30 under mprotect).
+ * The call is over; a page the EVMS let go meanwhile is disabled now. Only a mode that keeps an
+ * EVMS lets pages go: under monitor mode no page is ever enabled in one, and its traced ranges
+ * are not registered, so a move out of a page there would lose it (the program found an empty
+ * stack page after its first call and jumped to 0); Moca disables its interval's pages itself at
+ * the interval's end. Nor while a fork is prepared (fl_fork_depth): the pages stay enabled until
+ * the parent's side (serve.c, on_fork_prepare), and a fork made from this handler returns here in
+ * the child too, whose copy of a disabled page would stay disabled for good (the untraced child of
+ * a raw clone3 died of SIGSEGV on its stack page holding the clone_args, 2 runs in 30 under
+ * mprotect). Under the agent lock, or without it (e: the thread's ring, whose counters count the
+ * eviction; the page's lock held, as a fault's move of it holds it).
  */
-static void release_page(uintptr_t p, int evms)
+static void release_page(uintptr_t p, int evms, struct fl_emitter *e)
 {
-	if (fl_pins_release(p) && evms && fl_evms_state(p) != FL_EVMS_ENABLED && fl_range_find(p) && !fl_pins_has(p) &&
-	    fl_engine->evict(p) == 1)
-		fl_cnt.evictions++;
+	struct fl_range *r = e ? fl_range_find(p) : NULL;
+	if (r)
+		fl_page_lock(r, p);
+	int dirty;
+	if (fl_pins_release(p) && evms && fl_evms_target(p, &dirty) != FL_EVMS_ENABLED && fl_range_find(p) &&
+	    !fl_pins_has(p) && fl_engine->evict(p) == 1) {
+		if (e)
+			fl_emitter_count(e, FL_TRING_EVICTIONS, 1);
+		else
+			fl_cnt.evictions++;
+	}
+	if (r)
+		fl_page_unlock(r, p);
 }
 
 /* the pages of the regions a call held (bit k: the k-th page walked), given back */
-static void release_held(const struct fl_gate_region *r, uint32_t n, const uint64_t *bit, uint32_t walked)
+static void release_held(const struct fl_gate_region *r, uint32_t n, const uint64_t *bit, uint32_t walked,
+			 struct fl_emitter *e)
 {
 	int evms = (fl_mode->flags & FL_KEEPS_EVMS) != 0 && !fl_fork_depth;
 	uint32_t k = 0;
@@ -303,13 +327,13 @@ static void release_held(const struct fl_gate_region *r, uint32_t n, const uint6
 		uintptr_t end = FL_PAGE_UP(r[i].addr + r[i].len);
 		for (uintptr_t p = FL_PAGE_DOWN(r[i].addr); p < end && k < walked; p += FL_PAGE, k++)
 			if ((bit[k >> 6] >> (k & 63)) & 1)
-				release_page(p, evms);
+				release_page(p, evms, e);
 	}
 }
 
-static void release(const struct fl_gate_region *r, uint32_t n, const struct held_set *h)
+static void release(const struct fl_gate_region *r, uint32_t n, const struct held_set *h, struct fl_emitter *e)
 {
-	release_held(r, n, h->bit, h->walked);
+	release_held(r, n, h->bit, h->walked, e);
 }
 
 /*
@@ -340,7 +364,7 @@ static void give_back_open(struct fl_gate_thread *g)
 {
 	fl_lock();
 	if (g->open_sp) {
-		release_held(g->open, g->open_n, g->open_held, g->open_walked);
+		release_held(g->open, g->open_n, g->open_held, g->open_walked, NULL);
 		g->open_sp = 0;
 	}
 	fl_unlock();
@@ -584,11 +608,17 @@ static long gated_call(long nr, const long *a, ucontext_t *uc, struct fl_gate_th
 		}
 		if (n) {
 			h = &hs;
-			fl_lock();
-			hold(regions, n, h);
+			/* beside the faults resolved without the lock (lock.c), else under it */
+			int shared = fl_shared_enter((uint32_t)g->tid);
+			if (!shared)
+				fl_lock();
+			hold(regions, n, h, shared);
 			if (h->held && !h->missed)
 				open_call(g, regions, n, h, (uintptr_t)__builtin_frame_address(0));
-			fl_unlock();
+			if (shared)
+				fl_shared_exit((uint32_t)g->tid);
+			else
+				fl_unlock();
 			touch(regions, n);
 		}
 		g->kernel = 0;
@@ -622,15 +652,38 @@ static long gated_call(long nr, const long *a, ucontext_t *uc, struct fl_gate_th
 	if (kev)
 		fl_kev_after(nr, a, r, &kc); /* before release: a pipe's descriptors are read from held pages */
 	if ((h && h->held) || kc.n) {
-		fl_lock();
-		if (kc.n && fl_tracing())
-			fl_kev_write(&kc, (uint32_t)g->tid);
+		/*
+		 * Beside the faults resolved without the lock: the events into the thread's own ring,
+		 * whose watermark is open around them (faultline_shm.h), the pages given back under their
+		 * page locks. Under the lock when it is held or wanted, or the thread has no ring.
+		 */
+		uint32_t tid = (uint32_t)g->tid;
+		int shared = fl_shared_enter(tid);
+		struct fl_emitter *e = &g->emitter;
+		if (shared && fl_emitter_bind(e, tid) != 0) { /* its counters count the evictions too */
+			fl_shared_exit(tid);
+			shared = 0;
+		}
+		if (!shared)
+			fl_lock();
+		if (kc.n && fl_tracing()) {
+			if (shared) {
+				fl_emit_open(e);
+				fl_kev_write_to(e, &kc, tid);
+				fl_emit_close(e);
+			} else {
+				fl_kev_write(&kc, tid);
+			}
+		}
 		if (h && h->held) {
-			release(regions, n, h);
+			release(regions, n, h, shared ? e : NULL);
 			if (g->open_sp == (uintptr_t)__builtin_frame_address(0))
 				g->open_sp = 0;
 		}
-		fl_unlock();
+		if (shared)
+			fl_shared_exit(tid);
+		else
+			fl_unlock();
 	}
 	map_events_after(nr, a, r);
 	return r;

@@ -96,6 +96,8 @@ int fl_kev_wanted(long nr, const long *a); /* call nr may make kernel events */
 void fl_kev_before(long nr, const long *a, struct fl_kev_call *k); /* what is gone after the call */
 void fl_kev_after(long nr, const long *a, long r, struct fl_kev_call *k); /* its events, if it succeeded */
 void fl_kev_write(struct fl_kev_call *k, uint32_t tid); /* lock held */
+/* without the lock, into the thread's ring e, its watermark open */
+void fl_kev_write_to(struct fl_emitter *e, struct fl_kev_call *k, uint32_t tid);
 /* an open event for standard descriptor fd (0, 1, 2) as the image starts with it; 0 if it is not open */
 int fl_kev_standard(int fd, struct fl_kev_call *k);
 

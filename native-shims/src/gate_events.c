@@ -364,14 +364,32 @@ static void recall(struct fl_kev *e)
 		}
 }
 
+static int attached_lock; /* calls of several threads write their events at once (fl_kev_write_to) */
+
+static void attach_bookkeeping(struct fl_kev *e)
+{
+	fl_spin_lock(&attached_lock);
+	if (e->type == FL_EV_SHMAT)
+		remember(e);
+	else if (e->type == FL_EV_SHMDT)
+		recall(e);
+	fl_spin_unlock(&attached_lock);
+}
+
 void fl_kev_write(struct fl_kev_call *k, uint32_t tid)
 {
 	for (uint32_t i = 0; i < k->n; i++) {
 		struct fl_kev *e = &k->ev[i];
-		if (e->type == FL_EV_SHMAT)
-			remember(e);
-		else if (e->type == FL_EV_SHMDT)
-			recall(e);
+		attach_bookkeeping(e);
 		fl_emit_event(e->type, tid, e->a, e->b, e->c, e->d, e->text, e->text_len);
+	}
+}
+
+void fl_kev_write_to(struct fl_emitter *out, struct fl_kev_call *k, uint32_t tid)
+{
+	for (uint32_t i = 0; i < k->n; i++) {
+		struct fl_kev *e = &k->ev[i];
+		attach_bookkeeping(e);
+		fl_emit_event_to(out, e->type, tid, fl_clock_now(), e->a, e->b, e->c, e->d, e->text, e->text_len);
 	}
 }

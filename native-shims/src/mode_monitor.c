@@ -225,8 +225,8 @@ static void arm(uint32_t count, void (*between)(void))
 			state = FL_SAMPLE_UNTRACED;
 		else if (table_get(page))
 			state = FL_SAMPLE_ARMED; /* two entries on one page: the first one's check answers */
-		else if (fl_pins_has(page) || fl_mem_is_agent(page, page + FL_PAGE))
-			state = FL_SAMPLE_BUSY;
+		else if (fl_pins_has(page) || fl_pins_held(page) || fl_mem_is_agent(page, page + FL_PAGE))
+			state = FL_SAMPLE_BUSY; /* pinned, agent memory, or in use by a system call (gate.c): never disabled */
 		else if (fl_engine->watch(page) != 0)
 			state = FL_SAMPLE_BUSY; /* unmapped since, no longer private anonymous, or an event pending */
 		else

@@ -2,7 +2,8 @@
  * pins.c: the pinned-page set: pages holding a thread descriptor (struct pthread). They stay
  * enabled and never enter the EVMS, because the kernel writes the descriptor's tid field at
  * thread exit (CLONE_CHILD_CLEARTID) from a task that is already exiting: userfaultfd cannot
- * make such a task wait, the write fails, and pthread_join would wait forever. Agent lock held.
+ * make such a task wait, the write fails, and pthread_join would wait forever. Agent lock held,
+ * but for the held pages, which the gate holds and releases without it too (their own lock).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +33,13 @@ static struct held {
 	uint32_t count;
 } *held;
 static uint32_t held_n;
+/*
+ * The held table's own lock: the system-call gate holds and releases pages without the agent lock
+ * too (gate.c, beside faults resolved without it), each call a few probes of the table. Under the
+ * agent lock nobody else holds or releases (the lock excludes them), so its readers there (the
+ * runs a range is disabled in) need not take it.
+ */
+static int held_lock;
 
 static uint32_t held_hash(uintptr_t page)
 {
@@ -48,25 +56,43 @@ static struct held *held_find(uintptr_t page)
 
 int fl_pins_held(uintptr_t page)
 {
-	return held_n && held_find(page)->page == page;
+	if (!__atomic_load_n(&held_n, __ATOMIC_ACQUIRE))
+		return 0;
+	fl_spin_lock(&held_lock);
+	int r = held_find(page)->page == page;
+	fl_spin_unlock(&held_lock);
+	return r;
 }
 
 int fl_pins_hold(uintptr_t page)
 {
+	fl_spin_lock(&held_lock);
 	struct held *h = held_find(page);
+	int r = 0;
 	if (h->page == page) {
 		h->count++;
-		return 0;
+	} else if (held_n >= HELD_SLOTS / 2) { /* kept half empty: probes stay short */
+		r = -ENOSPC;
+	} else {
+		h->page = page;
+		h->count = 1;
+		__atomic_store_n(&held_n, held_n + 1, __ATOMIC_RELEASE);
 	}
-	if (held_n >= HELD_SLOTS / 2) /* kept half empty: probes stay short */
-		return -ENOSPC;
-	h->page = page;
-	h->count = 1;
-	held_n++;
-	return 0;
+	fl_spin_unlock(&held_lock);
+	return r;
 }
 
+static int release_locked(uintptr_t page);
+
 int fl_pins_release(uintptr_t page)
+{
+	fl_spin_lock(&held_lock);
+	int r = release_locked(page);
+	fl_spin_unlock(&held_lock);
+	return r;
+}
+
+static int release_locked(uintptr_t page)
 {
 	struct held *h = held_find(page);
 	if (h->page != page)
@@ -84,7 +110,7 @@ int fl_pins_release(uintptr_t page)
 	}
 	held[i].page = 0;
 	held[i].count = 0;
-	held_n--;
+	__atomic_store_n(&held_n, held_n - 1, __ATOMIC_RELEASE);
 	return 1;
 }
 
@@ -93,6 +119,7 @@ void fl_pins_held_reset(void)
 	if (held)
 		memset(held, 0, HELD_SLOTS * sizeof(*held));
 	held_n = 0;
+	held_lock = 0; /* a fork child: another thread of the parent may have held it */
 }
 
 int fl_pins_init(uint32_t capacity)

@@ -1,6 +1,7 @@
 /*
  * pins.h: the pinned pages, thread descriptors: enabled, never in the EVMS; and the held pages,
- * in use by a system call: enabled until it ends, whatever the EVMS says (pins.c). Lock held.
+ * in use by a system call: enabled until it ends, whatever the EVMS says (pins.c). Lock held, but
+ * for hold, release and held, which any thread may call (the held table has its own lock).
  */
 #ifndef FL_PINS_H
 #define FL_PINS_H

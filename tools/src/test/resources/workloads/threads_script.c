@@ -8,6 +8,10 @@
  *       every thread makes REFS references of its own pseudo-random sequence over the whole
  *       region (one in four a write of a byte that its thread owns on the page, so that writes
  *       never race), all threads at once
+ *   threads_script random-calls THREADS PAGES REFS
+ *       as random, and one reference in eight is a system call's instead: the thread writes its
+ *       byte into a pipe of its own and reads it back into place (under the in-thread engines
+ *       the system-call gate holds and releases the page beside the other threads' faults)
  *   threads_script evict-during-fault PAGES       (EVMS PAGES / 4 or less; page 0 paused)
  *       thread A reads page 0; 100 ms later thread B reads every other page twice over, which
  *       lets page 0 go (FIFO) while A's fault is held open; then A reads page 0 again
@@ -74,6 +78,7 @@ struct worker {
 	pthread_t th;
 	long index;
 	uint64_t sum;
+	int pipe[2]; /* random-calls: its own pipe, else -1 */
 };
 
 static void *random_refs(void *arg)
@@ -87,7 +92,11 @@ static void *random_refs(void *arg)
 		long page = (long)((x >> 8) % (uint64_t)pages);
 		/* a byte of its own on every page: writes of different threads never meet */
 		volatile uint8_t *b = region + page * PAGE + 64 + (uint64_t)w->index;
-		if ((x & 3) == 0)
+		if (w->pipe[0] >= 0 && (x & 7) == 1) {
+			if (write(w->pipe[1], (const void *)b, 1) != 1 || read(w->pipe[0], (void *)b, 1) != 1)
+				abort();
+			sum += *b;
+		} else if ((x & 3) == 0)
 			*b = (uint8_t)(*b + 1);
 		else
 			sum += *b;
@@ -162,11 +171,12 @@ static void *thread_b(void *arg)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: threads_script random THREADS PAGES REFS | MODE PAGES\n");
+		fprintf(stderr, "usage: threads_script random|random-calls THREADS PAGES REFS | MODE PAGES\n");
 		return 2;
 	}
 	mode = argv[1];
-	int random_mode = !strcmp(mode, "random");
+	int calls_mode = !strcmp(mode, "random-calls");
+	int random_mode = !strcmp(mode, "random") || calls_mode;
 	long threads = random_mode ? atol(argv[2]) : 2;
 	pages = atol(argv[random_mode ? 3 : 2]);
 	refs = random_mode && argc > 4 ? atol(argv[4]) : 0;
@@ -199,6 +209,11 @@ int main(int argc, char **argv)
 		struct worker w[MAX_THREADS];
 		for (long i = 0; i < threads; i++) {
 			w[i].index = i;
+			w[i].pipe[0] = w[i].pipe[1] = -1;
+			if (calls_mode && pipe(w[i].pipe) != 0) {
+				perror("pipe");
+				return 1;
+			}
 			pthread_create(&w[i].th, NULL, random_refs, &w[i]);
 		}
 		for (long i = 0; i < threads; i++) {

@@ -134,13 +134,32 @@ class SharedFaultsTest
     void threadsFaultingAtOnceKeepTheModelsOrder(final String engine, final String policy, final int lead,
         final String handlers) throws Exception
     {
+        assertRandomKeepsTheModels("random", engine, policy, lead, handlers);
+    }
+
+    /**
+     * System calls beside the faults: the gate holds a call's pages, has the kernel's accesses
+     * recorded and gives the pages back, each under its page lock and without the agent lock
+     * (gate.c, gated_call), while the other threads fault.
+     */
+    @ParameterizedTest(name = "--engine {0}, {1} {2}")
+    @CsvSource({"sigbus, fifo, 0", "sigbus, segq, 8", "mprotect, fifo, 0"})
+    void systemCallsBesideFaultsKeepTheModelsOrder(final String engine, final String policy, final int lead)
+        throws Exception
+    {
+        assertRandomKeepsTheModels("random-calls", engine, policy, lead, "");
+    }
+
+    private void assertRandomKeepsTheModels(final String mode, final String engine, final String policy,
+        final int lead, final String handlers) throws Exception
+    {
         final int threads = 4;
         final int pages = 64;
         final int evms = 32;
-        final String[] program = {"random", String.valueOf(threads), String.valueOf(pages), "3000"};
+        final String[] program = {mode, String.valueOf(threads), String.valueOf(pages), "3000"};
         final Faultline.Result natively = Faultline.exec(List.of(Workloads.build("threads_script").toString(), program[0],
             program[1], program[2], program[3]), 60);
-        final Path trace = tmp.resolve("random-" + engine + policy);
+        final Path trace = tmp.resolve(mode + "-" + engine + policy);
         final List<String> options = new ArrayList<>(List.of("--evms", String.valueOf(evms)));
         if (lead > 0)
         {
