@@ -1,5 +1,6 @@
 package io.faultline.damon.schemes;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -90,11 +91,24 @@ public final class Damos
         }
         for (final Target t : ctx.targets())
         {
-            // The kernel walks with damon_for_each_region_safe(): pieces split off a region while
-            // it is handled are not visited in this pass.
+            // The kernel walks with damon_for_each_region_safe(): a piece split off a region while
+            // it is handled is not visited in this pass. For the piece a core address filter cuts
+            // off that starves a scheme: the regions are merged before every application, so the
+            // piece merges back into its neighbour and is cut off again at the next one, and a
+            // region that qualifies behind a filter's edge (or behind another scheme's filter) is
+            // never tried (issue 43: a scheme on a cold area tried nothing in a whole run). Here
+            // that piece is offered, in the same pass, to the scheme whose filter cut it and to
+            // those after it (the ones before it have handled it as part of the whole region).
+            // Pieces split off for a quota stay unvisited, as in the kernel.
             for (final Region r : new ArrayList<>(t.regions()))
             {
-                doApplySchemes(ctx, t, r);
+                final ArrayDeque<Piece> pieces = new ArrayDeque<>();
+                pieces.add(new Piece(r, 0));
+                while (!pieces.isEmpty())
+                {
+                    final Piece p = pieces.poll();
+                    doApplySchemes(ctx, t, p.region(), p.fromScheme(), pieces);
+                }
             }
         }
         for (final Scheme s : ctx.schemes())
@@ -107,12 +121,23 @@ public final class Damos
         }
     }
 
-    /** damon_do_apply_schemes(): offers one region to every scheme due. */
-    static void doApplySchemes(final DamonContext ctx, final Target t, final Region region)
+    /** A region still to be offered to the schemes from {@code fromScheme} on. */
+    private record Piece(Region region, int fromScheme)
+    {
+    }
+
+    /**
+     * damon_do_apply_schemes(): offers one region to every scheme due from {@code fromScheme} on;
+     * a piece a core address filter splits off goes to {@code pieces} (see applySchemes).
+     */
+    static void doApplySchemes(final DamonContext ctx, final Target t, final Region region, final int fromScheme,
+        final ArrayDeque<Piece> pieces)
     {
         Region r = region;
-        for (final Scheme s : ctx.schemes())
+        final List<Scheme> schemes = ctx.schemes();
+        for (int i = fromScheme; i < schemes.size(); i++)
         {
+            final Scheme s = schemes.get(i);
             final Quota quota = s.quota();
             if (ctx.passedSampleIntervals() < s.nextApplySis || !s.watermarks().activated())
             {
@@ -132,7 +157,11 @@ public final class Damos
             {
                 continue;
             }
-            applyScheme(ctx, t, r, s);
+            final Region cut = applyScheme(ctx, t, r, s);
+            if (cut != null)
+            {
+                pieces.addFirst(new Piece(cut, i));
+            }
         }
     }
 
@@ -215,8 +244,11 @@ public final class Damos
         return s.coreFiltersDefaultReject();
     }
 
-    /** damos_apply_scheme(). */
-    static void applyScheme(final DamonContext ctx, final Target t, final Region r, final Scheme s)
+    /**
+     * damos_apply_scheme(). Returns the piece of {@code r} a core address filter split off (the
+     * region after it, to be offered again), else null.
+     */
+    static Region applyScheme(final DamonContext ctx, final Target t, final Region r, final Scheme s)
     {
         final Quota quota = s.quota();
         long sz = r.size();
@@ -228,13 +260,16 @@ public final class Damos
             if (sz == 0)
             {
                 s.stats = s.stats.plus(0, 0, 0);
-                return;
+                return null;
             }
             AdaptiveRegions.splitRegionAt(t, t.regions().indexOf(r), sz);
         }
-        if (filterOut(ctx, t, r, s))
+        final long end = r.end();
+        final boolean out = filterOut(ctx, t, r, s);
+        final Region cut = r.end() != end ? t.regions().get(t.regions().indexOf(r) + 1) : null;
+        if (out)
         {
-            return;
+            return cut;
         }
         final long begin = ctx.clock().nowNs();
         applied = ctx.ops().applyScheme(ctx, t, r, s);
@@ -250,6 +285,7 @@ public final class Damos
             r.age(0);
         }
         s.stats = s.stats.plus(sz, applied.sz(), applied.szOpsFilterPassed());
+        return cut;
     }
 
     /**

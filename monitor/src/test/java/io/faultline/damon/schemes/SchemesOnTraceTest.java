@@ -163,6 +163,46 @@ class SchemesOnTraceTest
     }
 
     /**
+     * Two schemes each filtered to one of two idle areas of 16 KiB that touch, X and then C
+     * (after a hot area A of 256 KiB, which makes the largest region a third of 304 KiB): X, C and
+     * the idle area D after them merge into one region before every
+     * application, which starts at X. The first scheme's filter cuts that region at X's end and
+     * tries X; the second scheme's filter cuts what is left at C's end and tries C. The kernel's
+     * walk would not visit the pieces cut off (damon_for_each_region_safe), and as they merge
+     * back before the next application the second scheme would try nothing in the whole run
+     * (issue 43); here each scheme tries its area in every aggregation in which it qualifies
+     * (age 5 and up: from aggregation 4), and nothing else.
+     */
+    @Test
+    void twoFilteredSchemesEachTryTheirAreaEveryTime() throws Exception
+    {
+        runs++;
+        final long area = 4 * SyntheticTrace.PAGE;
+        final long x = 0x300000;
+        final long c = x + area;
+        final long d = c + area;
+        final SyntheticTrace trace = new SyntheticTrace();
+        trace.touchPages(1000, 100, x, 12);
+        for (long k = 0; k < 200; k++)
+        {
+            trace.touchPages(k * 5_000_000 + 10_000, 100, 0x100000, 64);
+        }
+        final Path dir = trace.write(tmp.resolve("t" + runs), 1_000_000_000L);
+        final AccessPattern idle = new AccessPattern(0, AccessPattern.MAX, 0, 0, 5, AccessPattern.MAX);
+        final Scheme onX = scheme(SchemeAction.STAT, idle, Quota.unlimited(), List.of(Filter.addr(true, true, x, c)));
+        final Scheme onC = scheme(SchemeAction.STAT, idle, Quota.unlimited(), List.of(Filter.addr(true, true, c, d)));
+        final Path out = tmp.resolve("r" + runs);
+        assertEquals(10, TraceMonitor.run(dir, out, ATTRS, 1, List.of(onX, onC)).aggregations());
+        final List<Snapshot> snapshots = MonitorRecordReader.open(out).snapshots();
+        for (int k = 0; k < 10; k++)
+        {
+            final long tried = Math.max(0, k - 3);
+            assertEquals(tried, snapshots.get(k).schemes().get(0).nrTried(), "scheme on X, aggregation " + k);
+            assertEquals(tried, snapshots.get(k).schemes().get(1).nrTried(), "scheme on C, aggregation " + k);
+        }
+    }
+
+    /**
      * anon is handled by the operations set: every page of a trace is anonymous, so
      * {@code anon:out} leaves every region tried but nothing passed or applied, and
      * {@code anon:in} passes everything.
