@@ -5,7 +5,8 @@
 #
 #   bench/scale-bench.sh [runs=3] [refs=200000] [THREADS...]
 # THREADS: the thread counts to measure, by default 1 2 4 8 16 up to the machine's CPUs.
-# Environment: ENGINES (default "sigbus mprotect uffd"; uffd needs /dev/userfaultfd or root),
+# Environment: ENGINES (default "sigbus mprotect uffd"; uffd needs /dev/userfaultfd or root; uffd/percpu
+# and uffd/single name the userfaultfd engine's fault handling, FAULTLINE_HANDLERS),
 # EVMS (default 1024), BEFORE=PATH a second built checkout whose sigbus and uffd rows are measured
 # alternately with this one's (the same workload; each checkout its own recorder and agent).
 # Needs: mvn -q package -DskipTests first (the launcher's jar), gcc.
@@ -73,9 +74,12 @@ for ((i = 1; i <= runs; i++)); do
         [[ $name == before && $e == mprotect ]] && continue
         key=$e.$name.$n
         rm -rf "$out/trace" "$out/base"
-        traced[$key]+=" $(timeout 1200 "$dir/faultline" record -q --engine "$e" --evms "$evms" -o "$out/trace" -- \
-          "$out/scale_work" "$n" "$refs" | phase)"
-        timeout 600 "$dir/faultline" record -q --engine "$e" --evms "$evms" -o "$out/base" -- "$out/scale_work" "$n" 0 > /dev/null
+        eng=${e%%/*} handlers=
+        [[ $e == */* ]] && handlers=${e#*/}
+        traced[$key]+=" $(FAULTLINE_HANDLERS=$handlers timeout 1200 "$dir/faultline" record -q --engine "$eng" \
+          --evms "$evms" -o "$out/trace" -- "$out/scale_work" "$n" "$refs" | phase)"
+        FAULTLINE_HANDLERS=$handlers timeout 600 "$dir/faultline" record -q --engine "$eng" --evms "$evms" \
+          -o "$out/base" -- "$out/scale_work" "$n" 0 > /dev/null
         base[$key]+=" $(( $(refs_of "$dir" "$out/trace") - $(refs_of "$dir" "$out/base") ))"
         waits[$key]=$(waits_of "$dir" "$out/trace")
       done
