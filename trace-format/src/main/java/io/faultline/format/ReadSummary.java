@@ -18,12 +18,18 @@ import java.util.Locale;
  * @param processes       processes with records or events
  * @param lastExcerpt     position in the queue (from 0) of the last sound excerpt, -1 if none
  * @param lastTimeNs      the latest time_ns of any record or event read
- * @param skipped         corrupt excerpts skipped
+ * @param skipped         corrupt excerpts skipped (damaged places, in a format-4 trace)
+ * @param skippedReferences references lost with them, -1 if not known (a partial trace has no total)
  * @param unreadable      why the queue could not be read to its end, or null
+ * @param damage          one line for each damaged place found (file, byte, what is wrong, what
+ *                        was lost), also those that lost nothing
  */
 public record ReadSummary(boolean partial, boolean live, long excerpts, long references, long events, int processes,
-    long lastExcerpt, long lastTimeNs, long skipped, String unreadable)
+    long lastExcerpt, long lastTimeNs, long skipped, long skippedReferences, String unreadable, List<String> damage)
 {
+    /** Damaged places named one by one in {@link #notes}; more are counted. */
+    static final int DAMAGE_LINES = 10;
+
     /** One line each for stderr: the trace is partial; excerpts were skipped; the rest was unreadable. */
     public List<String> notes(final Path dir)
     {
@@ -39,10 +45,20 @@ public record ReadSummary(boolean partial, boolean live, long excerpts, long ref
                 + "read %,d references and %,d events, up to excerpt %d at %.3f s", dir, references, events,
                 lastExcerpt, lastTimeNs / 1e9));
         }
+        for (int i = 0; i < damage.size() && i < DAMAGE_LINES; i++)
+        {
+            notes.add("damaged: " + damage.get(i));
+        }
+        if (damage.size() > DAMAGE_LINES)
+        {
+            notes.add(String.format(Locale.ROOT, "damaged: %,d more places", damage.size() - DAMAGE_LINES));
+        }
         if (skipped > 0)
         {
-            notes.add(String.format(Locale.ROOT, "skipped %,d corrupt excerpt%s of %s (--skip-corrupt)", skipped,
-                skipped == 1 ? "" : "s", dir));
+            notes.add(String.format(Locale.ROOT, "skipped %,d corrupt excerpt%s of %s (--skip-corrupt): %s", skipped,
+                skipped == 1 ? "" : "s", dir, skippedReferences < 0 ? "the references in them are not known (a partial "
+                + "trace has no total)" : String.format(Locale.ROOT, "%,d reference%s lost", skippedReferences,
+                skippedReferences == 1 ? "" : "s")));
         }
         if (unreadable != null)
         {

@@ -58,6 +58,11 @@ public final class TraceHeader
     public static final String START_TIME = "start_time";
     public static final String END_TIME = "end_time";
     public static final String DURATION_NS = "duration_ns";
+    /**
+     * Format 4, a finished trace: when the program started (the time readers count from, FORMAT.md
+     * "Time"), in nanoseconds since the recording started.
+     */
+    public static final String PROGRAM_START_NS = "program_start_ns";
     public static final String EXIT_STATUS = "exit_status";
     public static final String REFERENCES = "references";
     public static final String READS = "reads";

@@ -390,7 +390,7 @@ public final class TracePack
     }
 
     /** Deletes {@code dir} and everything in it (a temporary unpacked trace). */
-    static void deleteTree(final Path dir)
+    public static void deleteTree(final Path dir)
     {
         try (Stream<Path> walk = Files.walk(dir))
         {

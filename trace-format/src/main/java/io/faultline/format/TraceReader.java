@@ -2,9 +2,11 @@ package io.faultline.format;
 
 import java.io.IOException;
 import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -17,25 +19,27 @@ import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.LongHashSet;
+import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * Reads a trace directory written by {@link TraceWriter}: checks the header, then delivers
  * references and events in the trace's true order, global {@code seq} order across processes
- * (trace-format/FORMAT.md, "Order").
+ * (trace-format/FORMAT.md, "Order"). It reads format 4 (blocks) and formats 1 to 3 (an excerpt
+ * per chunk or event), walking the queue files itself ({@link QueueScanner}).
  * <p>
- * A read makes two passes over the queue. The first, a survey, checks every excerpt
- * ({@link ExcerptCheck}, and that each process's excerpts keep their seq order), finds the
- * processes, and decides where reading stops: at the first corrupt excerpt, or, with
- * {@code skipCorrupt}, nowhere but at a break in the queue itself, leaving the corrupt excerpts
- * out. The second delivers. The agent writes one process's ring from one thread and the
- * recorder copies each ring in order, so each process's excerpts are in seq order in the queue;
- * several processes are merged with one cursor per process (a k-way merge: memory for k
- * excerpts, each cursor passing over the others' excerpts by their pid alone).
+ * A read makes two passes over the queue. The first, a survey, checks every excerpt (a block's
+ * two checksums, {@link BlockDecoder}; an older excerpt's fields, {@link ExcerptCheck}) and that
+ * each process's excerpts keep their seq order, finds the processes, finds what damage took
+ * ({@link QueueDamage}), and decides where reading stops: at the first damage, or, with
+ * {@code skipCorrupt}, nowhere, leaving the damaged excerpts out. The second delivers, merging
+ * the processes' sequences with one cursor per process (a k-way merge: memory for k blocks).
+ * A format-4 block is decoded whole and checked against its header before any of it is
+ * delivered; its process's cursor reads it by its place, which the survey kept.
  * <p>
  * A trace whose header says {@code state=recording} (its recorder died) is read up to its
  * last complete excerpt; {@link ReadSummary#notes} says so. Every problem is a
  * {@link TraceFormatException} with one line that names it, delivered after everything before
- * the corrupt excerpt and nothing from it.
+ * the damage and nothing from it.
  * <p>
  * Times are delivered from the program's start ({@link #programStartNs}), not from the
  * recording's, which the trace's bytes count from: the recorder's own start-up (its queue, the
@@ -51,24 +55,28 @@ public final class TraceReader implements AutoCloseable
 
     private final Path dir;
     private final TraceHeader header;
-    private final SingleChronicleQueue queue;
+    /** The queue's directory; null when it holds no queue file. */
+    private final Path queueDir;
     private final boolean skipCorrupt;
     private final boolean live;
+    /** Format 4: blocks; else one excerpt per chunk or event. */
+    private final boolean blocks;
     private Survey survey;
     /** What the user named: the directory, or the packed trace that {@link #dir} was unpacked from. */
     private Path shown;
     /** For a packed trace: deletes its unpacked directory (also at exit, should close not come). */
     private Thread cleanUp;
 
-    private TraceReader(final Path dir, final TraceHeader header, final SingleChronicleQueue queue,
-        final boolean skipCorrupt, final boolean live)
+    private TraceReader(final Path dir, final TraceHeader header, final Path queueDir, final boolean skipCorrupt,
+        final boolean live)
     {
         this.dir = dir;
         this.shown = dir;
         this.header = header;
-        this.queue = queue;
+        this.queueDir = queueDir;
         this.skipCorrupt = skipCorrupt;
         this.live = live;
+        this.blocks = header.longValue(TraceHeader.FORMAT_VERSION) >= 4;
     }
 
     /** Opens a trace; a corrupt excerpt stops every read with an error. */
@@ -192,31 +200,19 @@ public final class TraceReader implements AutoCloseable
                 throw new TraceFormatException("truncated trace " + dir + ": the queue files are missing");
             }
         }
-        if (!hasData)
-        {
-            return new TraceReader(dir, header, null, skipCorrupt, live);
-        }
-        try
-        {
-            return new TraceReader(dir, header,
-                openQueue(queueDir), skipCorrupt, live);
-        }
-        catch (final Exception | InternalError ex)
-        {
-            throw new TraceFormatException("corrupt trace " + dir + ": its queue cannot be opened ("
-                + QueueFaults.describe(ex) + ")");
-        }
+        return new TraceReader(dir, header, hasData ? queueDir : null, skipCorrupt, live);
     }
 
     /**
-     * How long a reader waits for a queue file's first header to be complete. Chronicle waits
-     * for a writer to finish it, 10 s by default; a damaged or zeroed header never finishes, and
-     * every read of such a trace hung that long (TraceReaderFuzzTest). A live writer completes
-     * it microseconds after it creates the file.
+     * How long a Chronicle reader waits for a queue file's first header to be complete. Chronicle
+     * waits for a writer to finish it, 10 s by default; a damaged or zeroed header never finishes,
+     * and every read of such a record hung that long (TraceReaderFuzzTest). A live writer
+     * completes it microseconds after it creates the file. (Traces are read without Chronicle:
+     * {@link QueueScanner}.)
      */
     static final long FIRST_HEADER_TIMEOUT_MS = 1_000;
 
-    /** A queue opened for reading only; the trace and monitoring-record readers share it. */
+    /** A Chronicle queue opened for reading only: the monitoring-record reader's. */
     public static SingleChronicleQueue openQueue(final Path queueDir)
     {
         return SingleChronicleQueueBuilder.binary(queueDir.toFile()).readOnly(true).timeoutMS(FIRST_HEADER_TIMEOUT_MS)
@@ -308,7 +304,7 @@ public final class TraceReader implements AutoCloseable
 
     public ReadSummary forEachReference(final ReferenceVisitor visitor)
     {
-        return forEach(new TraceVisitor()
+        return deliver(new TraceVisitor()
         {
             @Override
             public void onReference(final long seq, final long timeNs, final int pid, final int tid,
@@ -330,94 +326,155 @@ public final class TraceReader implements AutoCloseable
             {
                 visitor.onReference(seq, timeNs, pid, tid, address, write, kernel, stack);
             }
-        });
+        }, false);
     }
 
     /**
      * Delivers every reference and event in seq order (events before records of the same seq;
      * events of the same seq by time, then by process in order of appearance).
      *
-     * @throws TraceFormatException after delivering everything the corrupt excerpt did not hold
+     * @throws TraceFormatException after delivering everything the damage did not take
      */
     public ReadSummary forEach(final TraceVisitor visitor)
     {
+        return deliver(visitor, true);
+    }
+
+    /** Receives a version 1 to 3 trace's excerpts: u32 kind, then the payload ({@link #forEachExcerpt}). */
+    @FunctionalInterface
+    interface ExcerptConsumer
+    {
+        void accept(int kind, DirectBuffer excerpt, int length);
+    }
+
+    /**
+     * Hands {@code consumer} every sound excerpt of a version 1 to 3 trace in queue order, as the
+     * recorder wrote them (what {@link TraceUpgrade} rewrites): those the survey found sound, up to
+     * where it stopped; with {@code skipCorrupt}, past corrupt ones.
+     *
+     * @throws TraceFormatException as {@link #scan} would, before handing anything
+     */
+    ReadSummary forEachExcerpt(final ExcerptConsumer consumer)
+    {
+        if (blocks)
+        {
+            throw new IllegalStateException("a format-4 trace has blocks, not excerpts");
+        }
         final Survey s = survey();
+        s.verify();
+        if (queueDir == null)
+        {
+            return s.summary;
+        }
+        final UnsafeBuffer view = new UnsafeBuffer(0, 0);
+        try (QueueScanner scanner = new QueueScanner(queueDir))
+        {
+            long ordinal = -1;
+            while (ordinal + 1 < Math.min(s.brokenOrdinal, Math.min(s.endOrdinal, s.stopOrdinal)))
+            {
+                final QueueScanner.Step step = scanner.next();
+                if (step == QueueScanner.Step.END_OF_FILE && (scanner.endKind() == QueueScanner.EndKind.MARKER
+                    || scanner.endKind() == QueueScanner.EndKind.LENGTH))
+                {
+                    continue;
+                }
+                if (step != QueueScanner.Step.DOCUMENT)
+                {
+                    break;
+                }
+                ordinal++;
+                if (s.skippedOrdinals.contains(ordinal))
+                {
+                    continue;
+                }
+                view.wrap(scanner.bytes(), scanner.offset(), scanner.length());
+                if (ExcerptCheck.problem(view, scanner.length()) != null)
+                {
+                    throw new TraceFormatException("trace " + shownFile(scanner.file()) + " changed while it was read: excerpt "
+                        + ordinal);
+                }
+                consumer.accept(view.getInt(0, LE), view, scanner.length());
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new TraceFormatException("corrupt trace " + shown + ": its queue cannot be read ("
+                + InputProblem.reason(ex) + ")");
+        }
+        return s.summary;
+    }
+
+    /** @param events whether the visitor sees events (not for {@link #forEachReference}, which then makes none) */
+    private ReadSummary deliver(final TraceVisitor visitor, final boolean events)
+    {
+        final Survey s = survey();
+        final BlockFiles files = blocks && queueDir != null ? new BlockFiles(s.files) : null;
         try
         {
             if (s.streams.size() == 1)
             {
                 final ProcessStream only = s.streams.values().iterator().next();
-                only.open(queue, 0, s.origin);
-                while (only.advance(s))
+                only.open(s, files, events);
+                while (only.nextBatch())
                 {
-                    only.deliver(visitor);
+                    only.deliverBatch(visitor, events);
                 }
-                only.close();
             }
             else if (s.streams.size() > 1)
             {
-                merge(s, visitor);
+                merge(s, files, visitor, events);
             }
         }
-        catch (final InternalError ex)
+        catch (final IOException ex)
         {
-            if (!header.isComplete() && s.brokenOrdinal != Long.MAX_VALUE)
-            {
-                // A partial trace cut short mid-write: the fault of the cut, which reached the
-                // survey late, reached this pass an excerpt or so earlier. Its end is here.
-                return s.summary;
-            }
-            // The survey read the same bytes without a fault: the files changed under us.
-            throw new TraceFormatException("trace " + shown + " changed while it was read: its queue file is now "
-                + "cut short; read it again");
-        }
-        catch (final TraceFormatException ex)
-        {
-            throw ex;
-        }
-        catch (final VisitorFailure ex)
-        {
-            // the visitor's own (dump's closed output: dump | head), not the trace's
-            throw (RuntimeException)ex.getCause();
-        }
-        catch (final Exception ex)
-        {
-            // Chronicle's own checks of a damaged file, past the cursor's guard (TraceReaderFuzzTest)
             throw new TraceFormatException("corrupt trace " + shown + ": its queue cannot be read ("
-                + QueueFaults.describe(ex) + ")");
-        }
-        s.verify();
-        return s.summary;
-    }
-
-    private void merge(final Survey s, final TraceVisitor visitor)
-    {
-        final PriorityQueue<ProcessStream> heads = new PriorityQueue<>(s.streams.size(), HEAD_ORDER);
-        try
-        {
-            for (final ProcessStream stream : s.streams.values())
-            {
-                stream.open(queue, stream.pid, s.origin);
-                if (stream.advance(s))
-                {
-                    heads.add(stream);
-                }
-            }
-            while (!heads.isEmpty())
-            {
-                final ProcessStream stream = heads.poll();
-                stream.deliver(visitor);
-                if (stream.advance(s))
-                {
-                    heads.add(stream);
-                }
-            }
+                + InputProblem.reason(ex) + ")");
         }
         finally
         {
             for (final ProcessStream stream : s.streams.values())
             {
                 stream.close();
+            }
+            if (files != null)
+            {
+                files.close();
+            }
+        }
+        s.verify();
+        return s.late.isEmpty() ? s.summary : s.withLate();
+    }
+
+    private void merge(final Survey s, final BlockFiles files, final TraceVisitor visitor, final boolean events)
+        throws IOException
+    {
+        final PriorityQueue<ProcessStream> heads = new PriorityQueue<>(s.streams.size(), HEAD_ORDER);
+        for (final ProcessStream stream : s.streams.values())
+        {
+            stream.open(s, files, events);
+            if (stream.advance())
+            {
+                heads.add(stream);
+            }
+        }
+        while (!heads.isEmpty())
+        {
+            ProcessStream stream = heads.poll();
+            final ProcessStream rival = heads.peek();
+            // a run of one process's items before the next process's head: no heap operation each
+            do
+            {
+                stream.deliver(visitor, events);
+                if (!stream.advance())
+                {
+                    stream = null;
+                    break;
+                }
+            }
+            while (rival == null || HEAD_ORDER.compare(stream, rival) < 0);
+            if (stream != null)
+            {
+                heads.add(stream);
             }
         }
     }
@@ -440,42 +497,32 @@ public final class TraceReader implements AutoCloseable
     {
         if (survey == null)
         {
-            survey = new Survey();
-            if (queue != null)
+            final Survey s = new Survey();
+            if (queueDir != null)
             {
-                try
-                {
-                    survey.run();
-                }
-                catch (final TraceFormatException ex)
-                {
-                    survey = null;
-                    throw ex;
-                }
-                catch (final Exception | InternalError ex)
-                {
-                    // Chronicle's checks of the first cycle file, met as the tailer is made
-                    // (TraceReaderFuzzTest: StreamCorruptedException "Unexpected magic number")
-                    survey = null;
-                    throw new TraceFormatException("corrupt trace " + shown + ": its queue cannot be read ("
-                        + QueueFaults.describe(ex) + ")");
-                }
+                s.run();
             }
-            else
-            {
-                survey.finish();
-            }
+            s.finish();
+            survey = s;
         }
         return survey;
     }
 
-    /** The first pass: every excerpt checked, the processes found, the stop decided. */
+    /** A queue file as the user should see it: a packed trace's by the packed trace's name, not the temporary directory's. */
+    private String shownFile(final Path file)
+    {
+        return String.valueOf(file).replace(dir.toString(), shown.toString());
+    }
+
+    /** The first pass: every excerpt checked, the processes found, the damage found, the stop decided. */
     private final class Survey
     {
         final Map<Integer, ProcessStream> streams = new LinkedHashMap<>();
-        final LongHashSet skippedIndexes = new LongHashSet();
-        /** Chronicle index of the corrupt excerpt reading stops at; MAX_VALUE if none. */
-        long stopIndex = Long.MAX_VALUE;
+        List<Path> files = List.of();
+        // formats 1 to 3
+        final LongHashSet skippedOrdinals = new LongHashSet();
+        /** Position of the corrupt excerpt reading stops at; MAX_VALUE if none. */
+        long stopOrdinal = Long.MAX_VALUE;
         /** Position of the excerpt where the queue itself could not be read; MAX_VALUE if none. */
         long brokenOrdinal = Long.MAX_VALUE;
         /**
@@ -485,6 +532,13 @@ public final class TraceReader implements AutoCloseable
          * processes' streams and not others: a read delivers the trace as the survey saw it.
          */
         long endOrdinal = Long.MAX_VALUE;
+        // format 4
+        final QueueDamage damage = new QueueDamage();
+        final List<String> damageLines = new ArrayList<>();
+        /** Blocks whose checksums match but whose items do not decode, met while delivering (a faulty writer's). */
+        final List<String> late = new ArrayList<>();
+        long lateReferences;
+
         String stopError;
         String unreadable;
         long excerpts;
@@ -492,6 +546,8 @@ public final class TraceReader implements AutoCloseable
         long events;
         long lastExcerpt = -1;
         long lastTimeNs;
+        long skipped;
+        long skippedReferences;
         /** The earliest time of a process-start event, and of anything; MAX_VALUE while none. */
         long processStartNs = Long.MAX_VALUE;
         long firstTimeNs = Long.MAX_VALUE;
@@ -501,99 +557,107 @@ public final class TraceReader implements AutoCloseable
 
         void run()
         {
-            try (ExcerptCursor cursor = new ExcerptCursor(queue))
+            try (QueueScanner scanner = new QueueScanner(queueDir))
             {
-                try
+                files = scanner.files();
+                if (blocks)
                 {
-                    survey(cursor);
+                    surveyBlocks(scanner);
                 }
-                catch (final InternalError ex)
+                else
                 {
-                    // A fault in mapped memory that surfaced after the cursor's own guard (it is
-                    // delivered a little after the access): the queue breaks about here.
-                    broken(cursor, "the queue file cannot be read there (it is cut short or its framing is damaged)");
-                }
-                catch (final TraceFormatException ex)
-                {
-                    throw ex;
-                }
-                catch (final Exception ex)
-                {
-                    // Chronicle's framing checks, past the cursor's guard (TraceReaderFuzzTest)
-                    broken(cursor, "the queue cannot be read there (" + QueueFaults.describe(ex) + ")");
+                    surveyExcerpts(scanner);
                 }
             }
-            finish();
-        }
-
-        private void broken(final ExcerptCursor cursor, final String problem)
-        {
-            brokenOrdinal = Math.min(brokenOrdinal, cursor.ordinal());
-            final String where = where(cursor) + problem;
-            if (skipCorrupt || !header.isComplete())
+            catch (final IOException ex)
             {
-                // a partial trace ends where its recorder stopped writing, often mid-excerpt
-                unreadable = where;
-            }
-            else if (stopError == null)
-            {
-                stopError = "truncated trace " + shown + ": " + where;
-            }
-        }
-
-        private void survey(final ExcerptCursor cursor)
-        {
-            {
-                while (true)
+                final String where = "its queue cannot be read (" + InputProblem.reason(ex) + ")";
+                if (!header.isComplete() || skipCorrupt)
                 {
-                    final ExcerptCursor.Step step = cursor.next(0);
-                    if (step == ExcerptCursor.Step.END)
-                    {
-                        endOrdinal = cursor.ordinal();
-                        break;
-                    }
-                    if (step == ExcerptCursor.Step.BROKEN)
-                    {
-                        broken(cursor, cursor.problem());
-                        break;
-                    }
-                    String problem = step == ExcerptCursor.Step.CORRUPT ? cursor.problem() : null;
-                    ProcessStream stream = null;
-                    if (problem == null)
-                    {
-                        final int pid = ExcerptCheck.pid(cursor.excerpt());
-                        stream = streams.get(pid);
-                        problem = stream == null ? null : stream.goesBack(cursor.excerpt());
-                    }
-                    if (problem != null)
-                    {
-                        if (!skipCorrupt)
-                        {
-                            stopIndex = cursor.index();
-                            stopError = "corrupt trace " + shown + ": " + where(cursor) + problem
-                                + "; faultline reads past it with --skip-corrupt";
-                            break;
-                        }
-                        skippedIndexes.add(cursor.index());
-                        continue;
-                    }
-                    if (stream == null)
-                    {
-                        final int pid = ExcerptCheck.pid(cursor.excerpt());
-                        stream = new ProcessStream(pid, streams.size(), skippedIndexes);
-                        streams.put(pid, stream);
-                    }
-                    stream.noteLast(cursor.excerpt());
-                    count(cursor);
+                    unreadable = where;
+                }
+                else if (stopError == null)
+                {
+                    stopError = "corrupt trace " + shown + ": " + where;
                 }
             }
         }
 
-        private void count(final ExcerptCursor cursor)
+        // ---- formats 1 to 3: one excerpt per chunk or event, no checksums
+
+        private void surveyExcerpts(final QueueScanner scanner) throws IOException
         {
-            final DirectBuffer e = cursor.excerpt();
+            final UnsafeBuffer view = new UnsafeBuffer(0, 0);
+            long ordinal = -1;
+            while (true)
+            {
+                final QueueScanner.Step step = scanner.next();
+                if (step == QueueScanner.Step.END || step == QueueScanner.Step.END_OF_FILE
+                    && scanner.endKind() != QueueScanner.EndKind.MARKER && scanner.endKind() != QueueScanner.EndKind.LENGTH)
+                {
+                    endOrdinal = ordinal + 1;
+                    return;
+                }
+                if (step == QueueScanner.Step.END_OF_FILE)
+                {
+                    continue;
+                }
+                if (step == QueueScanner.Step.BROKEN)
+                {
+                    brokenOrdinal = ordinal + 1;
+                    final String where = whereExcerpt(scanner.file(), ordinal + 1) + scanner.problem();
+                    if (skipCorrupt || !header.isComplete())
+                    {
+                        // a partial trace ends where its recorder stopped writing, often mid-excerpt
+                        unreadable = where;
+                    }
+                    else
+                    {
+                        stopError = "truncated trace " + shown + ": " + where;
+                    }
+                    return;
+                }
+                ordinal++;
+                view.wrap(scanner.bytes(), scanner.offset(), scanner.length());
+                String problem = ExcerptCheck.problem(view, scanner.length());
+                ProcessStream stream = null;
+                if (problem == null)
+                {
+                    stream = streams.get(ExcerptCheck.pid(view));
+                    problem = stream == null ? null : stream.goesBack(view);
+                }
+                if (problem != null)
+                {
+                    if (!skipCorrupt)
+                    {
+                        stopOrdinal = ordinal;
+                        stopError = "corrupt trace " + shown + ": " + whereExcerpt(scanner.file(), ordinal) + problem
+                            + "; faultline reads past it with --skip-corrupt";
+                        return;
+                    }
+                    skippedOrdinals.add(ordinal);
+                    continue;
+                }
+                if (stream == null)
+                {
+                    final int pid = ExcerptCheck.pid(view);
+                    stream = new ProcessStream(pid, streams.size());
+                    streams.put(pid, stream);
+                }
+                stream.noteLast(view);
+                countExcerpt(view, ordinal);
+            }
+        }
+
+        private String whereExcerpt(final Path file, final long ordinal)
+        {
+            return shownFile(file) + ": excerpt " + ordinal + ": ";
+        }
+
+        private void countExcerpt(final DirectBuffer e, final long ordinal)
+        {
             excerpts++;
-            lastExcerpt = cursor.ordinal();
+            lastExcerpt = ordinal;
             if (e.getInt(0, LE) == TraceLayout.EXCERPT_CHUNK && isMoca(e))
             {
                 final int count = e.getInt(KIND + ChunkDescriptor.COUNT, LE);
@@ -629,11 +693,226 @@ public final class TraceReader implements AutoCloseable
             }
         }
 
+        // ---- format 4: blocks
+
+        private void surveyBlocks(final QueueScanner scanner) throws IOException
+        {
+            try (BlockDecoder decoder = new BlockDecoder())
+            {
+                surveyBlocks(scanner, decoder);
+            }
+        }
+
+        private void surveyBlocks(final QueueScanner scanner, final BlockDecoder decoder) throws IOException
+        {
+            final Map<Integer, List<BlockRef>> all = new LinkedHashMap<>();
+            long ordinal = -1;
+            boolean tornEnd = false;
+            while (true)
+            {
+                final QueueScanner.Step step = scanner.next();
+                if (step == QueueScanner.Step.END)
+                {
+                    break;
+                }
+                final int file = scanner.fileIndex();
+                final long at = scanner.position();
+                if (step == QueueScanner.Step.END_OF_FILE)
+                {
+                    if (!live && scanner.endKind() != QueueScanner.EndKind.LENGTH)
+                    {
+                        // the written part ends here, unless damage to a header word made it look so
+                        final long found = scanner.findBlock(at + QueueScanner.HEADER_WORD, decoder);
+                        if (found >= 0)
+                        {
+                            damage.add(new QueueDamage.Region(file, at, found - QueueScanner.HEADER_WORD, ordinal + 1,
+                                "its Chronicle header word says the written part of the file ends there, yet blocks follow",
+                                null));
+                        }
+                    }
+                    continue;
+                }
+                if (step == QueueScanner.Step.BROKEN)
+                {
+                    final String what = scanner.problem();
+                    final long found = scanner.findBlock(at + QueueScanner.HEADER_WORD, decoder);
+                    damage.add(new QueueDamage.Region(file, at, found >= 0 ? found - QueueScanner.HEADER_WORD
+                        : scanner.fileLength(), ordinal + 1, what, null));
+                    tornEnd = found < 0 && scanner.isLastFile();
+                    continue;
+                }
+                ordinal++;
+                final byte[] bytes = scanner.bytes();
+                final int offset = scanner.offset();
+                final int length = scanner.length();
+                final long start = at + QueueScanner.HEADER_WORD;
+                if (!decoder.header(bytes, offset, length))
+                {
+                    final String what = decoder.problem();
+                    final long found = scanner.findBlock(start, decoder);
+                    damage.add(new QueueDamage.Region(file, at, found >= 0 ? found - QueueScanner.HEADER_WORD
+                        : scanner.fileLength(), ordinal, "the excerpt there is no sound block: " + what, null));
+                    tornEnd = found < 0 && scanner.isLastFile();
+                    continue;
+                }
+                tornEnd = false;
+                final BlockRef block = new BlockRef(file, start, ordinal, bytes, offset);
+                all.computeIfAbsent(block.pid, p -> new ArrayList<>()).add(block);
+                if (!decoder.body(bytes, offset, length))
+                {
+                    damage.add(new QueueDamage.Region(file, start, start + length, ordinal, decoder.problem(), block));
+                    continue;
+                }
+                ProcessStream stream = streams.get(block.pid);
+                final String back = stream == null ? null : stream.goesBack(block);
+                if (back != null)
+                {
+                    damage.add(new QueueDamage.Region(file, start, start + length, ordinal, back, block));
+                    continue;
+                }
+                if (stream == null)
+                {
+                    stream = new ProcessStream(block.pid, streams.size());
+                    streams.put(block.pid, stream);
+                }
+                stream.add(block);
+            }
+            if (tornEnd && !header.isComplete())
+            {
+                // a partial trace ends where its recorder stopped writing: its last region is its end, not damage
+                final QueueDamage.Region end = damage.regions.remove(damage.regions.size() - 1);
+                unreadable = shownFile(files.get(end.file)) + " at byte " + end.start + ": " + end.what;
+            }
+            damage.account(all, this::expectedReferences, files);
+        }
+
+        /** A process's references by the header of a complete trace ({@code process.PID}), -1 if not known. */
+        private Long expectedReferences(final int pid)
+        {
+            if (!header.isComplete())
+            {
+                return -1L;
+            }
+            final String line = header.get(TraceHeader.PROCESS_PREFIX + pid);
+            if (line == null)
+            {
+                return -1L;
+            }
+            for (final String field : line.split(" "))
+            {
+                if (field.startsWith("references="))
+                {
+                    try
+                    {
+                        return Long.parseLong(field.substring("references=".length()));
+                    }
+                    catch (final NumberFormatException ex)
+                    {
+                        return -1L;
+                    }
+                }
+            }
+            return -1L;
+        }
+
+        /** After the survey of blocks: the stop, the counts of what will be delivered, the damage in words. */
+        private void settleBlocks()
+        {
+            final QueueDamage.Region first = damage.firstLoss();
+            if (first != null && !skipCorrupt)
+            {
+                for (final ProcessStream stream : streams.values())
+                {
+                    stream.cutAt(first.place());
+                }
+            }
+            for (final ProcessStream stream : streams.values())
+            {
+                for (final BlockRef b : stream.blocks)
+                {
+                    excerpts++;
+                    lastExcerpt = Math.max(lastExcerpt, b.ordinal);
+                    references += b.records;
+                    events += b.events;
+                    lastTimeNs = Math.max(lastTimeNs, b.maxTime);
+                    firstTimeNs = Math.min(firstTimeNs, b.minTime);
+                    if (b.startTime != BlockDescriptor.NO_TIME)
+                    {
+                        processStartNs = Math.min(processStartNs, b.startTime);
+                    }
+                }
+            }
+        }
+
         void finish()
         {
+            if (blocks)
+            {
+                settleBlocks();
+            }
             origin = processStartNs == Long.MAX_VALUE ? 0 : Math.min(processStartNs, firstTimeNs);
+            final String recorded = header.get(TraceHeader.PROGRAM_START_NS);
+            if (blocks && recorded != null)
+            {
+                // the writer's, from every block: damage that took the process-start event's block
+                // does not move the times delivered
+                try
+                {
+                    origin = Math.max(0, Long.parseLong(recorded.trim()));
+                }
+                catch (final NumberFormatException ex)
+                {
+                    // a damaged header value: the blocks' own, as computed
+                }
+            }
+            if (blocks)
+            {
+                for (final QueueDamage.Region r : damage.regions)
+                {
+                    damageLines.add(QueueDamage.describe(r, shownFile(files.get(r.file)), origin));
+                }
+                final QueueDamage.Region first = damage.firstLoss();
+                if (first != null && !skipCorrupt)
+                {
+                    final boolean tail = first.block == null && first.gaps.stream().allMatch(g -> g.before == null);
+                    stopError = (tail ? "truncated trace " : "corrupt trace ") + shown + ": "
+                        + QueueDamage.describe(first, shownFile(files.get(first.file)), origin)
+                        + (tail ? "" : "; faultline reads past it with --skip-corrupt");
+                }
+                skipped = damage.losses();
+                final long missing = header.isComplete() ? header.longValue(TraceHeader.REFERENCES) - references : 0;
+                if (skipCorrupt && skipped == 0 && missing > 0)
+                {
+                    // lost where nothing was seen damaged and no process's header line counts it: the end
+                    skipped = 1;
+                    damageLines.add(String.format(java.util.Locale.ROOT, "%s: the queue holds %,d references fewer "
+                        + "than its header counts: its end is lost", shown, missing));
+                }
+                if (skipped > 0)
+                {
+                    skippedReferences = header.isComplete() ? Math.max(0, missing) : damage.referencesLost();
+                }
+            }
+            else
+            {
+                skipped = skippedOrdinals.size();
+                skippedReferences = header.isComplete() ? Math.max(0, header.longValue(TraceHeader.REFERENCES)
+                    - references) : -1;
+            }
             summary = new ReadSummary(isPartial(), live, excerpts, references, events, streams.size(), lastExcerpt,
-                Math.max(0, lastTimeNs - origin), skippedIndexes.size(), unreadable);
+                Math.max(0, lastTimeNs - origin), skipped, skippedReferences, unreadable,
+                skipCorrupt || stopError == null ? List.copyOf(damageLines) : List.of());
+        }
+
+        /** The summary once delivery met blocks whose checksums match but whose items do not decode. */
+        ReadSummary withLate()
+        {
+            final List<String> lines = new ArrayList<>(summary.damage());
+            lines.addAll(late);
+            return new ReadSummary(summary.partial(), summary.live(), summary.excerpts() - late.size(),
+                summary.references() - lateReferences, summary.events(), summary.processes(), summary.lastExcerpt(),
+                summary.lastTimeNs(), summary.skipped() + late.size(), summary.skippedReferences() < 0 ? -1
+                : summary.skippedReferences() + lateReferences, summary.unreadable(), lines);
         }
 
         /** Throws the reason reading stopped, or a complete trace's shortfall against its header. */
@@ -643,7 +922,7 @@ public final class TraceReader implements AutoCloseable
             {
                 throw new TraceFormatException(stopError);
             }
-            if (header.isComplete() && summary.skipped() == 0 && unreadable == null)
+            if (header.isComplete() && skipped == 0 && unreadable == null && late.isEmpty())
             {
                 final long expected = header.longValue(TraceHeader.REFERENCES);
                 if (references != expected)
@@ -654,28 +933,89 @@ public final class TraceReader implements AutoCloseable
             }
         }
 
-        private String where(final ExcerptCursor cursor)
+        /** A block that the survey passed but that does not decode: a faulty writer's. */
+        void decodeFailed(final BlockRef block, final String problem)
         {
-            // a packed trace's queue file by the packed trace's name, not the temporary directory's
-            return String.valueOf(cursor.file()).replace(dir.toString(), shown.toString()) + ": excerpt "
-                + cursor.ordinal() + ": ";
+            final String line = QueueDamage.describe(new QueueDamage.Region(block.file, block.start,
+                block.start + block.length, block.ordinal, problem, block), shownFile(files.get(block.file)), origin);
+            if (!skipCorrupt)
+            {
+                throw new TraceFormatException("corrupt trace " + shown + ": " + line
+                    + "; faultline reads past it with --skip-corrupt");
+            }
+            late.add(line);
+            lateReferences += block.records;
+        }
+    }
+
+    /** Every file of a format-4 queue, open for the blocks' reads while delivering. */
+    private static final class BlockFiles implements AutoCloseable
+    {
+        private final List<Path> files;
+        private final FileChannel[] channels;
+
+        BlockFiles(final List<Path> files)
+        {
+            this.files = files;
+            this.channels = new FileChannel[files.size()];
+        }
+
+        void read(final int file, final long at, final byte[] into, final int count) throws IOException
+        {
+            if (channels[file] == null)
+            {
+                channels[file] = FileChannel.open(files.get(file), StandardOpenOption.READ);
+            }
+            final java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(into, 0, count);
+            while (b.hasRemaining())
+            {
+                if (channels[file].read(b, at + b.position()) < 0)
+                {
+                    throw new IOException("the queue file ends before the block");
+                }
+            }
+        }
+
+        @Override
+        public void close()
+        {
+            for (final FileChannel c : channels)
+            {
+                if (c != null)
+                {
+                    try
+                    {
+                        c.close();
+                    }
+                    catch (final IOException ignored)
+                    {
+                        // read only
+                    }
+                }
+            }
         }
     }
 
     /**
-     * The excerpts of one process, read by a cursor of its own, one record or event at a time:
-     * the merge's unit. The head is the item not yet delivered.
+     * The items of one process, a batch (a block, or an older trace's excerpt) at a time: the
+     * merge's unit. The head is the item not yet delivered.
      */
-    private static final class ProcessStream
+    private final class ProcessStream
     {
         final int pid;
         final int order;
-        private final LongHashSet skipped;
-        private ExcerptCursor cursor;
-        private DirectBuffer excerpt;
-        private int kind;
-        private boolean moca;
-        private int count;
+        /** Format 4: the process's sound blocks, in queue order. */
+        final List<BlockRef> blocks = new ArrayList<>();
+        private int nextBlock;
+        private BlockFiles files;
+        private BlockDecoder decoder;
+        private byte[] buffer = new byte[0];
+        /** Formats 1 to 3: a walk of the whole queue that keeps this process's excerpts. */
+        private QueueScanner scanner;
+        private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
+        private long ordinal = -1;
+        private Survey survey;
+        final ItemBatch batch = new ItemBatch();
         private int position;
         private boolean started;
         /** The survey's view of the last excerpt: its last item's seq and rank. */
@@ -684,43 +1024,63 @@ public final class TraceReader implements AutoCloseable
         long headSeq;
         int headRank;
         long headTimeNs;
+        /** Delivered times are less this: the program's start. */
+        private long origin;
+        /** Only references are delivered: blocks are decoded without their events. */
+        private boolean referencesOnly;
 
-        ProcessStream(final int pid, final int order, final LongHashSet skipped)
+        ProcessStream(final int pid, final int order)
         {
             this.pid = pid;
             this.order = order;
-            this.skipped = skipped;
         }
 
-        /** Null if the excerpt's first item does not go back before this process's last one. */
+        void add(final BlockRef block)
+        {
+            blocks.add(block);
+            lastSeq = block.lastSeq;
+            lastRank = block.lastRank();
+        }
+
+        /** Keeps only the blocks before {@code place} in the queue. */
+        void cutAt(final long place)
+        {
+            blocks.removeIf(b -> b.place() >= place);
+        }
+
+        /** Null if the block's first item does not go back before this process's last one. */
+        String goesBack(final BlockRef block)
+        {
+            return goesBack(block.firstSeq, block.firstRank(), false);
+        }
+
+        private String goesBack(final long seq, final int rank, final boolean moca)
+        {
+            final int c = Long.compareUnsigned(seq, lastSeq);
+            if (lastRank >= 0 && (c < 0 || !moca && (c == 0 && rank < lastRank || c == 0 && rank == RECORD_RANK
+                && lastRank == RECORD_RANK)))
+            {
+                return (moca ? "Moca chunk closed at seq " : "seq ") + Long.toUnsignedString(seq) + " of process " + pid
+                    + " goes back before seq " + Long.toUnsignedString(lastSeq) + ", which the queue holds before it";
+            }
+            return null;
+        }
+
+        /** An older trace's excerpt: null if its first item does not go back before this process's last one. */
         String goesBack(final DirectBuffer e)
         {
             if (e.getInt(0, LE) == TraceLayout.EXCERPT_CHUNK && isMoca(e))
             {
                 // placed at its interval's end, as an event is at the moment it happened
-                final long close = e.getLong(KIND + ChunkDescriptor.MOCA_CLOSE_SEQ, LE);
-                if (lastRank >= 0 && Long.compareUnsigned(close, lastSeq) < 0)
-                {
-                    return "Moca chunk closed at seq " + Long.toUnsignedString(close) + " of process " + pid
-                        + " goes back before seq " + Long.toUnsignedString(lastSeq) + ", which the queue holds before it";
-                }
-                return null;
+                return goesBack(e.getLong(KIND + ChunkDescriptor.MOCA_CLOSE_SEQ, LE), EVENT_RANK, true);
             }
             final boolean chunk = e.getInt(0, LE) == TraceLayout.EXCERPT_CHUNK;
-            final long seq = chunk ? e.getLong(KIND + ChunkDescriptor.recordOffset(0) + ChunkDescriptor.RECORD_SEQ, LE)
-                : e.getLong(KIND + EventDescriptor.SEQ, LE);
-            final int rank = chunk ? RECORD_RANK : EVENT_RANK;
             if (chunk && e.getInt(KIND + ChunkDescriptor.COUNT, LE) == 0)
             {
                 return null;
             }
-            final int c = Long.compareUnsigned(seq, lastSeq);
-            if (lastRank >= 0 && (c < 0 || (c == 0 && rank < lastRank) || (c == 0 && chunk && lastRank == RECORD_RANK)))
-            {
-                return "seq " + Long.toUnsignedString(seq) + " of process " + pid + " goes back before seq "
-                    + Long.toUnsignedString(lastSeq) + ", which the queue holds before it";
-            }
-            return null;
+            return goesBack(chunk ? e.getLong(KIND + ChunkDescriptor.recordOffset(0) + ChunkDescriptor.RECORD_SEQ, LE)
+                : e.getLong(KIND + EventDescriptor.SEQ, LE), chunk ? RECORD_RANK : EVENT_RANK, false);
         }
 
         void noteLast(final DirectBuffer e)
@@ -746,143 +1106,199 @@ public final class TraceReader implements AutoCloseable
             }
         }
 
-        /**
-         * @param onlyPid pass over other processes' excerpts by pid (0: this is the only process)
-         */
-        void open(final SingleChronicleQueue queue, final int onlyPid, final long origin)
+        void open(final Survey s, final BlockFiles blockFiles, final boolean events) throws IOException
         {
-            // From the start, not by Chronicle's index: its index arrays may be what is damaged.
-            cursor = new ExcerptCursor(queue);
-            filter = onlyPid;
-            this.origin = origin;
+            survey = s;
+            referencesOnly = !events;
+            origin = s.origin;
+            files = blockFiles;
+            if (blockFiles != null)
+            {
+                decoder = new BlockDecoder();
+            }
+            else
+            {
+                // from the start, by the queue files' own framing
+                scanner = new QueueScanner(queueDir);
+            }
         }
 
-        private int filter;
-        /** Delivered times are less this: the program's start. */
-        private long origin;
+        /** Moves to the next batch; false at the end of this process's part of the queue. */
+        boolean nextBatch() throws IOException
+        {
+            position = 0;
+            return files != null ? nextBlock() : nextExcerpt();
+        }
+
+        private boolean nextBlock() throws IOException
+        {
+            while (nextBlock < blocks.size())
+            {
+                final BlockRef b = blocks.get(nextBlock++);
+                if (buffer.length < b.length)
+                {
+                    buffer = new byte[Math.max(b.length, buffer.length * 2)];
+                }
+                files.read(b.file, b.start, buffer, b.length);
+                if (!decoder.header(buffer, 0, b.length) || !decoder.body(buffer, 0, b.length))
+                {
+                    throw new TraceFormatException("trace " + shown + " changed while it was read: "
+                        + shownFile(survey.files.get(b.file)) + " at byte " + b.start + ": " + decoder.problem());
+                }
+                if (!decoder.decode(buffer, 0, b.length, batch, referencesOnly))
+                {
+                    survey.decodeFailed(b, decoder.problem());
+                    continue;
+                }
+                if (batch.size > 0)
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private boolean nextExcerpt() throws IOException
+        {
+            final boolean filter = survey.streams.size() > 1;
+            while (true)
+            {
+                if (ordinal + 1 >= Math.min(survey.brokenOrdinal, Math.min(survey.endOrdinal, survey.stopOrdinal)))
+                {
+                    return false;
+                }
+                final QueueScanner.Step step = scanner.next();
+                if (step == QueueScanner.Step.END_OF_FILE && (scanner.endKind() == QueueScanner.EndKind.MARKER
+                    || scanner.endKind() == QueueScanner.EndKind.LENGTH))
+                {
+                    continue;
+                }
+                if (step != QueueScanner.Step.DOCUMENT)
+                {
+                    return false;
+                }
+                ordinal++;
+                if (survey.skippedOrdinals.contains(ordinal))
+                {
+                    continue;
+                }
+                view.wrap(scanner.bytes(), scanner.offset(), scanner.length());
+                if (filter && scanner.length() >= 12)
+                {
+                    final int kind = view.getInt(0, LE);
+                    final int owner = view.getInt(KIND + (kind == TraceLayout.EXCERPT_EVENT ? EventDescriptor.PID
+                        : ChunkDescriptor.PID), LE);
+                    if (owner != pid)
+                    {
+                        continue;
+                    }
+                }
+                final String problem = ExcerptCheck.problem(view, scanner.length());
+                if (problem != null)
+                {
+                    // the survey passed this excerpt: the queue changed under us
+                    throw new TraceFormatException("trace " + shownFile(scanner.file()) + " changed while it was read: excerpt "
+                        + ordinal + ": " + problem);
+                }
+                ExcerptItems.fill(view, scanner.length(), batch);
+                if (batch.size == 0)
+                {
+                    continue;
+                }
+                return true;
+            }
+        }
 
         /** Moves the head to the next item; false at the end of this process's part of the queue. */
-        boolean advance(final Survey survey)
+        boolean advance() throws IOException
         {
-            if (started && position + 1 < count)
+            if (started && position + 1 < batch.size)
             {
                 position++;
                 head();
                 return true;
             }
-            while (true)
+            if (!nextBatch())
             {
-                if (cursor.ordinal() + 1 >= Math.min(survey.brokenOrdinal, survey.endOrdinal))
-                {
-                    return false;
-                }
-                final ExcerptCursor.Step step = cursor.next(filter);
-                if (step == ExcerptCursor.Step.END || step == ExcerptCursor.Step.BROKEN
-                    || cursor.index() >= survey.stopIndex)
-                {
-                    return false;
-                }
-                if (step == ExcerptCursor.Step.OTHER || skipped.contains(cursor.index()))
-                {
-                    continue;
-                }
-                if (step == ExcerptCursor.Step.CORRUPT)
-                {
-                    // The survey passed this excerpt: the queue changed under us.
-                    throw new TraceFormatException("trace " + cursor.file() + " changed while it was read: excerpt "
-                        + cursor.ordinal() + ": " + cursor.problem());
-                }
-                excerpt = cursor.excerpt();
-                kind = excerpt.getInt(0, LE);
-                moca = kind == TraceLayout.EXCERPT_CHUNK && isMoca(excerpt);
-                count = kind == TraceLayout.EXCERPT_CHUNK && !moca ? excerpt.getInt(KIND + ChunkDescriptor.COUNT, LE) : 1;
-                if (count == 0)
-                {
-                    continue;
-                }
-                position = 0;
-                started = true;
-                head();
-                return true;
+                return false;
             }
+            started = true;
+            head();
+            return true;
         }
 
         private void head()
         {
-            if (moca)
+            headSeq = batch.seq[position];
+            headRank = batch.rank(position);
+            headTimeNs = batch.time[position];
+        }
+
+        /** Delivers the head. */
+        void deliver(final TraceVisitor visitor, final boolean events)
+        {
+            deliverItem(visitor, events, position);
+        }
+
+        /** Delivers every item of the current batch (a single process: nothing to merge). */
+        void deliverBatch(final TraceVisitor visitor, final boolean events)
+        {
+            final ItemBatch b = batch;
+            final int n = b.size;
+            final long o = origin;
+            final int p = b.pid;
+            for (int i = 0; i < n; i++)
             {
-                headSeq = excerpt.getLong(KIND + ChunkDescriptor.MOCA_CLOSE_SEQ, LE);
-                headRank = EVENT_RANK;
-                headTimeNs = excerpt.getLong(KIND + ChunkDescriptor.MOCA_CLOSE_NS, LE);
-            }
-            else if (kind == TraceLayout.EXCERPT_CHUNK)
-            {
-                final int r = KIND + ChunkDescriptor.recordOffset(position);
-                headSeq = excerpt.getLong(r + ChunkDescriptor.RECORD_SEQ, LE);
-                headRank = RECORD_RANK;
-                headTimeNs = excerpt.getLong(r + ChunkDescriptor.RECORD_TIME_NS, LE);
-            }
-            else
-            {
-                headSeq = excerpt.getLong(KIND + EventDescriptor.SEQ, LE);
-                headRank = EVENT_RANK;
-                headTimeNs = excerpt.getLong(KIND + EventDescriptor.TIME_NS, LE);
+                if (b.kind[i] == ItemBatch.RECORD)
+                {
+                    final int f = b.flags[i];
+                    visitor.onReference(b.seq[i], b.time[i] - o, p, b.tid[i], b.address[i],
+                        (f & ChunkDescriptor.REC_WRITE) != 0, (f & ChunkDescriptor.REC_KERNEL) != 0, b.stack[i]);
+                }
+                else if (events)
+                {
+                    deliverItem(visitor, true, i);
+                }
             }
         }
 
-        void deliver(final TraceVisitor visitor)
+        private void deliverItem(final TraceVisitor visitor, final boolean events, final int i)
         {
-            try
+            final ItemBatch b = batch;
+            if (b.kind[i] == ItemBatch.RECORD)
             {
-                deliverTo(visitor);
+                final int f = b.flags[i];
+                visitor.onReference(b.seq[i], b.time[i] - origin, b.pid, b.tid[i], b.address[i],
+                    (f & ChunkDescriptor.REC_WRITE) != 0, (f & ChunkDescriptor.REC_KERNEL) != 0, b.stack[i]);
             }
-            catch (final RuntimeException ex)
+            else if (!events)
             {
-                throw new VisitorFailure(ex);
+                return;
             }
-        }
-
-        private void deliverTo(final TraceVisitor visitor)
-        {
-            if (moca)
+            else if (b.kind[i] == ItemBatch.MOCA)
             {
-                visitor.onMocaChunk(MocaChunk.read(excerpt, KIND, origin));
-            }
-            else if (kind == TraceLayout.EXCERPT_CHUNK)
-            {
-                final int r = KIND + ChunkDescriptor.recordOffset(position);
-                final int flags = excerpt.getInt(r + ChunkDescriptor.RECORD_FLAGS, LE);
-                visitor.onReference(headSeq, headTimeNs - origin, excerpt.getInt(KIND + ChunkDescriptor.PID, LE),
-                    excerpt.getInt(KIND + ChunkDescriptor.TID, LE),
-                    excerpt.getLong(r + ChunkDescriptor.RECORD_ADDRESS, LE),
-                    (flags & ChunkDescriptor.REC_WRITE) != 0, (flags & ChunkDescriptor.REC_KERNEL) != 0,
-                    excerpt.getInt(r + ChunkDescriptor.RECORD_STACK, LE));
+                visitor.onMocaChunk(MocaChunk.read(new UnsafeBuffer(b.moca[i]), KIND, origin));
             }
             else
             {
-                visitor.onEvent(event(excerpt, origin));
+                final int code = b.flags[i];
+                visitor.onEvent(new TraceEvent(code, EventType.of(code), b.pid, b.tid[i], b.seq[i], b.time[i] - origin,
+                    b.address[i], b.b[i], b.c[i], b.d[i], b.text[i] == null ? "" : b.text[i]));
             }
         }
 
         void close()
         {
-            if (cursor != null)
+            if (scanner != null)
             {
-                cursor.close();
-                cursor = null;
+                scanner.close();
+                scanner = null;
             }
-        }
-    }
-
-    /**
-     * What a visitor threw, carried past the catch that turns Chronicle's failures into "corrupt
-     * trace": a closed standard output under dump read as a damaged queue file.
-     */
-    private static final class VisitorFailure extends RuntimeException
-    {
-        VisitorFailure(final RuntimeException cause)
-        {
-            super(cause);
+            if (decoder != null)
+            {
+                decoder.close();
+                decoder = null;
+            }
         }
     }
 
@@ -892,6 +1308,7 @@ public final class TraceReader implements AutoCloseable
         return ChunkDescriptor.isMoca(e.getInt(KIND + ChunkDescriptor.FLAGS, LE));
     }
 
+    /** An event excerpt of an older trace (u32 kind, then the event) as delivered. */
     static TraceEvent event(final DirectBuffer e, final long origin)
     {
         final int code = e.getInt(KIND + EventDescriptor.TYPE, LE);
@@ -913,10 +1330,6 @@ public final class TraceReader implements AutoCloseable
     @Override
     public void close()
     {
-        if (queue != null)
-        {
-            queue.close();
-        }
         if (cleanUp != null)
         {
             removeUnpacked(dir, cleanUp);

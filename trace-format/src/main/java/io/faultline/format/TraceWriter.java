@@ -8,8 +8,11 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.ByteOrder;
+import java.util.ArrayDeque;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.zip.CRC32C;
 import java.util.stream.Stream;
 
 import net.openhft.chronicle.bytes.Bytes;
@@ -18,12 +21,28 @@ import net.openhft.chronicle.queue.ChronicleQueue;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import net.openhft.chronicle.wire.DocumentContext;
+import com.github.luben.zstd.ZstdCompressCtx;
 import org.agrona.DirectBuffer;
+import org.agrona.collections.Int2ObjectHashMap;
 
 /**
  * Writes a trace directory: the header (state=recording at once, state=complete at
- * {@link #finish}) and one Chronicle Queue excerpt per chunk or event, copied unchanged from the
- * agent's ring. Single writer: the recorder's logger thread.
+ * {@link #finish}) and a Chronicle Queue of blocks (format 4, trace-format/FORMAT.md "Blocks"):
+ * it is handed the chunks and events of the agents' rings, exactly as the agent wrote them, one
+ * process's in seq order, and codes each process's items into blocks of its own
+ * ({@link BlockEncoder}) with their checksums. One thread writes (the recorder's logger, or the
+ * thread that takes over from it); the writer's own flusher thread writes the blocks that the
+ * time bound makes due.
+ * <p>
+ * A block is written when it holds {@link #BLOCK_ITEMS} items (or nearly as many bytes as
+ * Chronicle takes in one excerpt), when its process's exit event has come, when the trace is
+ * finished or closed, and at the latest {@link #FLUSH_NS} after its first item came, so that a
+ * recorder that dies loses at most the last 100 ms of what its writer was handed (what reached
+ * the queue is in the page cache, and outlives the process).
+ * <p>
+ * A header whose format_version is 3, and a DAMON monitoring record (header key content), are
+ * written as they always were: one excerpt per {@link #write}, its kind and the payload
+ * unchanged (version-3 traces for the tests of the readers that still read them).
  * <p>
  * While it writes, the writer holds a write lock (fcntl, through {@link FileChannel#tryLock}) on
  * the starting header, so that a reader in another process can tell a trace still being
@@ -64,13 +83,29 @@ public final class TraceWriter implements AutoCloseable
      * reaches in millions, or gives the queue a clock of its own (null: the wall clock), to cross
      * midnight UTC, where the daily roll cycle starts a new file.
      */
-    record QueueShape(long blockSize, int indexCount, long reopenBytes, TimeProvider time)
+    record QueueShape(long blockSize, int indexCount, long reopenBytes, TimeProvider time, int blockItems)
     {
         QueueShape(final long blockSize, final int indexCount, final long reopenBytes)
         {
-            this(blockSize, indexCount, reopenBytes, null);
+            this(blockSize, indexCount, reopenBytes, null, BLOCK_ITEMS);
+        }
+
+        QueueShape(final long blockSize, final int indexCount, final long reopenBytes, final TimeProvider time)
+        {
+            this(blockSize, indexCount, reopenBytes, time, BLOCK_ITEMS);
+        }
+
+        /** The same, with blocks of at most {@code items} items (a test's many blocks from a small trace). */
+        QueueShape withBlockItems(final int items)
+        {
+            return new QueueShape(blockSize, indexCount, reopenBytes, time, items);
         }
     }
+
+    /** Items of one process in one block at most: the block size BENCHMARKS.md ("Compact traces") chose. */
+    static final int BLOCK_ITEMS = 65_536;
+    /** How long the first item of a block may wait for the block to be written: the most a dying recorder loses. */
+    public static final long FLUSH_NS = 100_000_000L;
 
     private final Path dir;
     private final QueueShape shape;
@@ -81,13 +116,51 @@ public final class TraceWriter implements AutoCloseable
     private boolean finished;
     private final FileChannel lockChannel;
 
-    private TraceWriter(final Path dir, final QueueShape shape, final ChronicleQueue queue, final FileChannel lockChannel)
+    /** Null when the writer writes excerpts as they come (version 3, monitoring records). */
+    private final Int2ObjectHashMap<BlockEncoder> encoders;
+    /** The processes whose block holds items, oldest first item first. */
+    private final ArrayDeque<BlockEncoder> pending = new ArrayDeque<>();
+    private final BlockEncoder.Output block = new BlockEncoder.Output();
+    /** Null until the first block: a version-3 trace or a monitoring record needs none. */
+    private ZstdCompressCtx zstd;
+    private final CRC32C crc = new CRC32C();
+    /** Bytes of body a block may hold: with its header, less than the quarter block Chronicle takes in one excerpt. */
+    private final int blockRawLimit;
+    /** The earliest process-start event's time and the earliest time of all, of the blocks written. */
+    private long processStartNs = Long.MAX_VALUE;
+    private long firstTimeNs = Long.MAX_VALUE;
+    private Thread flusher;
+    /** What the flusher thread met writing, thrown at the next write: the trace's writer must hear of it. */
+    private RuntimeException flushFailure;
+    private boolean closed;
+
+    private TraceWriter(final Path dir, final QueueShape shape, final ChronicleQueue queue, final FileChannel lockChannel,
+        final boolean blocks)
     {
         this.dir = dir;
         this.shape = shape;
         this.queue = queue;
         this.appender = queue.createAppender();
         this.lockChannel = lockChannel;
+        this.encoders = blocks ? new Int2ObjectHashMap<>() : null;
+        final long chronicleBlock = shape.blockSize() > 0 ? shape.blockSize() : CHRONICLE_BLOCK_SIZE;
+        this.blockRawLimit = (int)Math.min(16L << 20, chronicleBlock / 4 - 4 - BlockDescriptor.HEADER_SIZE - 4096);
+        if (blocks)
+        {
+            // the flusher writes too: Chronicle's appender checks that one thread uses it, and the
+            // writer's lock makes the two take turns
+            appender.singleThreadedCheckDisabled(true);
+            flusher = new Thread(this::flushLoop, "faultline-trace-flusher");
+            flusher.setDaemon(true);
+            flusher.start();
+        }
+    }
+
+    /** Whether a trace with this starting header is written in blocks (format 4): not for version 3, nor for a monitoring record. */
+    private static boolean inBlocks(final TraceHeader start)
+    {
+        final String version = start.get(TraceHeader.FORMAT_VERSION);
+        return start.get(TraceHeader.CONTENT) == null && (version == null || !version.trim().equals("3"));
     }
 
     private static ChronicleQueue openQueue(final Path dir, final QueueShape shape)
@@ -115,7 +188,7 @@ public final class TraceWriter implements AutoCloseable
      */
     public static TraceWriter create(final Path dir, final TraceHeader start) throws IOException
     {
-        return create(dir, start, new QueueShape(blockSize(start.get(TraceHeader.RING_CAPACITY)), 0, REOPEN_BYTES));
+        return create(dir, start, shape(start));
     }
 
     /**
@@ -138,6 +211,12 @@ public final class TraceWriter implements AutoCloseable
         {
             return CHRONICLE_BLOCK_SIZE;
         }
+    }
+
+    /** The shape {@link #create(Path, TraceHeader)} gives a trace with this starting header. */
+    static QueueShape shape(final TraceHeader start)
+    {
+        return new QueueShape(blockSize(start.get(TraceHeader.RING_CAPACITY)), 0, REOPEN_BYTES);
     }
 
     /** As {@link #create(Path, TraceHeader)}, with Chronicle blocks of {@code blockSize} bytes (benchmarks). */
@@ -165,7 +244,7 @@ public final class TraceWriter implements AutoCloseable
         final FileChannel lockChannel = lockWhileWriting(headerFile);
         final ChronicleQueue queue = openQueue(dir, shape);
         WRITING.add(dir.toAbsolutePath().normalize());
-        return new TraceWriter(dir, shape, queue, lockChannel);
+        return new TraceWriter(dir, shape, queue, lockChannel, inBlocks(start));
     }
 
     /**
@@ -393,8 +472,176 @@ public final class TraceWriter implements AutoCloseable
         return dir;
     }
 
+    /**
+     * Hands the writer one chunk or event of the agents' rings ({@code kind}
+     * {@link TraceLayout#EXCERPT_CHUNK} or {@link TraceLayout#EXCERPT_EVENT}, {@code length} bytes
+     * of {@code buffer} at {@code offset}: FORMAT.md, "Ring messages"), in seq order within its
+     * process. A monitoring record's excerpts, and a version-3 trace's, are appended as they come.
+     */
+    public synchronized void write(final int kind, final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (flushFailure != null)
+        {
+            final RuntimeException failure = flushFailure;
+            flushFailure = null;
+            throw failure;
+        }
+        if (encoders == null)
+        {
+            append(kind, buffer, offset, length);
+            return;
+        }
+        if (kind != TraceLayout.EXCERPT_CHUNK && kind != TraceLayout.EXCERPT_EVENT)
+        {
+            throw new IllegalArgumentException("excerpt kind " + kind + " is neither a chunk nor an event");
+        }
+        final int pid = buffer.getInt(offset + (kind == TraceLayout.EXCERPT_CHUNK ? ChunkDescriptor.PID : EventDescriptor.PID),
+            ByteOrder.LITTLE_ENDIAN);
+        BlockEncoder encoder = encoders.get(pid);
+        if (encoder == null)
+        {
+            encoder = new BlockEncoder(pid);
+            encoders.put(pid, encoder);
+        }
+        if (encoder.items() > 0 && (encoder.rawLength() + length + 64 > blockRawLimit
+            || encoder.wouldGoBack(firstKey(kind, buffer, offset))))
+        {
+            writeBlock(encoder);
+        }
+        final long now = System.nanoTime();
+        if (encoder.items() == 0)
+        {
+            encoder.openedNs = now;
+            pending.addLast(encoder);
+        }
+        if (kind == TraceLayout.EXCERPT_CHUNK)
+        {
+            encoder.addChunk(buffer, offset, length);
+        }
+        else
+        {
+            encoder.addEvent(buffer, offset, length);
+        }
+        if (encoder.items() >= shape.blockItems() || kind == TraceLayout.EXCERPT_EVENT
+            && buffer.getInt(offset + EventDescriptor.TYPE, ByteOrder.LITTLE_ENDIAN) == EventType.PROCESS_EXIT.code())
+        {
+            // a process that exited writes no more: its block need not wait
+            writeBlock(encoder);
+        }
+        writeDue(now);
+    }
+
+    /** The order key of the first item of a chunk or event (FORMAT.md, "Order"). */
+    private static long firstKey(final int kind, final DirectBuffer buffer, final int offset)
+    {
+        if (kind == TraceLayout.EXCERPT_EVENT)
+        {
+            return buffer.getLong(offset + EventDescriptor.SEQ, ByteOrder.LITTLE_ENDIAN);
+        }
+        if (ChunkDescriptor.isMoca(buffer.getInt(offset + ChunkDescriptor.FLAGS, ByteOrder.LITTLE_ENDIAN)))
+        {
+            return buffer.getLong(offset + ChunkDescriptor.MOCA_CLOSE_SEQ, ByteOrder.LITTLE_ENDIAN);
+        }
+        return buffer.getInt(offset + ChunkDescriptor.COUNT, ByteOrder.LITTLE_ENDIAN) == 0 ? Long.MAX_VALUE
+            : buffer.getLong(offset + ChunkDescriptor.recordOffset(0) + ChunkDescriptor.RECORD_SEQ, ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /**
+     * Writes every block that holds items now, whatever its age: what the writer was handed so
+     * far is then in the queue, where a reader in another process sees it.
+     */
+    public synchronized void flush()
+    {
+        if (encoders != null && !queue.isClosed())
+        {
+            writeAll();
+        }
+    }
+
+    /** Writes the blocks whose first item came {@link #FLUSH_NS} or more before {@code now}. */
+    private void writeDue(final long now)
+    {
+        BlockEncoder oldest;
+        while ((oldest = pending.peekFirst()) != null && now - oldest.openedNs >= FLUSH_NS)
+        {
+            writeBlock(oldest);
+        }
+    }
+
+    /** Writes every block that holds items, oldest first. */
+    private void writeAll()
+    {
+        BlockEncoder oldest;
+        while ((oldest = pending.peekFirst()) != null)
+        {
+            writeBlock(oldest);
+        }
+    }
+
+    private void writeBlock(final BlockEncoder encoder)
+    {
+        pending.remove(encoder);
+        if (zstd == null)
+        {
+            zstd = BlockEncoder.compressor();
+        }
+        if (encoder.items() > 0)
+        {
+            firstTimeNs = Math.min(firstTimeNs, encoder.minTime());
+            if (encoder.startTime() != BlockDescriptor.NO_TIME)
+            {
+                processStartNs = Math.min(processStartNs, encoder.startTime());
+            }
+        }
+        if (encoder.block(block, zstd, crc))
+        {
+            sinceReopen += block.length + 8;
+            if (sinceReopen > shape.reopenBytes())
+            {
+                reopen();
+            }
+            try (DocumentContext dc = appender.writingDocument())
+            {
+                dc.wire().bytes().write(block.bytes, 0, block.length);
+            }
+        }
+    }
+
+    private void flushLoop()
+    {
+        while (true)
+        {
+            try
+            {
+                Thread.sleep(FLUSH_NS / 4_000_000L);
+            }
+            catch (final InterruptedException ex)
+            {
+                return;
+            }
+            synchronized (this)
+            {
+                if (closed)
+                {
+                    return;
+                }
+                try
+                {
+                    writeDue(System.nanoTime());
+                }
+                catch (final RuntimeException | Error ex)
+                {
+                    // a full file system, a removed directory: the next write throws it to the logger
+                    flushFailure = ex instanceof RuntimeException ? (RuntimeException)ex
+                        : new IllegalStateException("the trace cannot be written", ex);
+                    return;
+                }
+            }
+        }
+    }
+
     /** Appends one excerpt of {@code kind} holding {@code length} bytes of {@code buffer} at {@code offset}. */
-    public void write(final int kind, final DirectBuffer buffer, final int offset, final int length)
+    private void append(final int kind, final DirectBuffer buffer, final int offset, final int length)
     {
         sinceReopen += length + 8;
         if (sinceReopen > shape.reopenBytes())
@@ -431,6 +678,10 @@ public final class TraceWriter implements AutoCloseable
         queue.close();
         queue = openQueue(dir, shape);
         appender = queue.createAppender();
+        if (encoders != null)
+        {
+            appender.singleThreadedCheckDisabled(true);
+        }
     }
 
     /**
@@ -440,14 +691,33 @@ public final class TraceWriter implements AutoCloseable
      * alive for a moment (Agrona's AgentRunner.close returns once the agent is closed, before its
      * thread ends).
      */
-    public void takeOver()
+    public synchronized void takeOver()
     {
         appender.singleThreadedCheckReset();
     }
 
-    /** Writes the final header (state=complete) after every excerpt, then closes the queue. */
-    public void finish(final TraceHeader end) throws IOException
+    /**
+     * The program's start, which readers count times from (FORMAT.md, "Time"), in the final
+     * header of a trace in blocks: readers take it from there, so that damage that takes the
+     * process-start event's block does not move every time they deliver.
+     */
+    private void programStart(final TraceHeader end)
     {
+        if (encoders != null)
+        {
+            end.put(TraceHeader.PROGRAM_START_NS, processStartNs == Long.MAX_VALUE ? 0
+                : Math.min(processStartNs, firstTimeNs));
+        }
+    }
+
+    /** Writes the final header (state=complete) after every excerpt, then closes the queue. */
+    public synchronized void finish(final TraceHeader end) throws IOException
+    {
+        if (encoders != null)
+        {
+            writeAll();
+        }
+        programStart(end);
         closeQueue();
         QueueFiles.trim(dir.resolve(TraceLayout.QUEUE_DIR));
         end.put(TraceHeader.STATE, TraceLayout.STATE_COMPLETE);
@@ -463,8 +733,20 @@ public final class TraceWriter implements AutoCloseable
      * on a full file system even it may not fit: then the trace keeps state=recording, which
      * readers also take as partial.
      */
-    public void finishIncomplete(final TraceHeader end) throws IOException
+    public synchronized void finishIncomplete(final TraceHeader end) throws IOException
     {
+        try
+        {
+            if (encoders != null)
+            {
+                writeAll();
+            }
+        }
+        catch (final RuntimeException | InternalError ex)
+        {
+            // what did not fit is lost with the stop; the blocks before it are whole
+        }
+        programStart(end);
         try
         {
             closeQueue();
@@ -492,10 +774,24 @@ public final class TraceWriter implements AutoCloseable
         return finished;
     }
 
-    /** Closes the queue; the trace is no longer written (its lock goes too). */
+    /**
+     * Writes the blocks that hold items and closes the queue; the trace is no longer written (its
+     * lock goes too).
+     */
     @Override
-    public void close()
+    public synchronized void close()
     {
+        try
+        {
+            if (encoders != null && !queue.isClosed())
+            {
+                writeAll();
+            }
+        }
+        catch (final RuntimeException | InternalError ex)
+        {
+            // the queue cannot take them (a full file system): what it holds stays readable
+        }
         try
         {
             closeQueue();
@@ -508,6 +804,17 @@ public final class TraceWriter implements AutoCloseable
 
     private void closeQueue()
     {
+        closed = true;
+        if (zstd != null)
+        {
+            zstd.close();
+            zstd = null;
+        }
+        if (flusher != null)
+        {
+            flusher.interrupt();
+            flusher = null;
+        }
         if (!queue.isClosed())
         {
             appender.close();

@@ -26,7 +26,11 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-/** Partial traces are read to their end; corrupt and cut queues give one line, never a Java exception. */
+/**
+ * Format 3 traces (an excerpt per chunk or event, no checksums): partial traces are read to their
+ * end; corrupt and cut queues give one line, never a Java exception. Format 4's damage:
+ * BlockDamageTest.
+ */
 class DamagedTraceTest
 {
     @TempDir
@@ -65,7 +69,7 @@ class DamagedTraceTest
     /** Two processes, 24 excerpts: chunks of 1 to 4 records and events with text. */
     private TestTrace sample(final Path dir) throws IOException
     {
-        final TestTrace t = new TestTrace(dir);
+        final TestTrace t = new TestTrace(dir, 3);
         long seq = 0;
         for (int i = 0; i < 12; i++)
         {
@@ -133,7 +137,8 @@ class DamagedTraceTest
             expected.subList(9, 13).clear();
             assertEquals(expected, seen);
             assertEquals(1, summary.skipped());
-            assertEquals(List.of("skipped 1 corrupt excerpt of " + dir + " (--skip-corrupt)"), summary.notes(dir));
+            assertEquals(List.of("skipped 1 corrupt excerpt of " + dir + " (--skip-corrupt): 4 references lost"),
+                summary.notes(dir));
         }
     }
 

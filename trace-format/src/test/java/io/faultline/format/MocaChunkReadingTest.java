@@ -53,7 +53,7 @@ class MocaChunkReadingTest
     void aChunkWhoseClocksDoNotMatchItsRecordsIsCorrupt() throws Exception
     {
         final Path dir = tmp.resolve("t");
-        final TestTrace t = new TestTrace(dir);
+        final TestTrace t = new TestTrace(dir, 3);
         t.mocaChunk(100, 100, 0, 0, 0, 2, 2, false).mocaChunk(100, 100, 1, 1, 2, 2, 4, true);
         t.finish();
         try (TraceReader reader = TraceReader.open(dir))
@@ -64,17 +64,41 @@ class MocaChunkReadingTest
         }
     }
 
+    /** In a block, the checksums match (the writer wrote what it was given): the block is refused whole when decoded. */
     @Test
-    void aChunkClosedBeforeWhatPrecedesItGoesBack() throws Exception
+    void aBlockHoldingAChunkWhoseClocksDoNotMatchItsRecordsIsCorrupt() throws Exception
     {
         final Path dir = tmp.resolve("t");
         final TestTrace t = new TestTrace(dir);
-        t.event(EventType.THREAD_START, 100, 101, 6, "").mocaChunk(100, 100, 0, 0, 0, 2, 5, false);
+        t.mocaChunk(100, 100, 0, 0, 0, 2, 2, false).flush().mocaChunk(100, 100, 1, 1, 2, 2, 4, true);
         t.finish();
+        final List<String> seen = new java.util.ArrayList<>();
         try (TraceReader reader = TraceReader.open(dir))
         {
-            assertTrue(assertThrows(TraceFormatException.class, () -> TestTrace.read(reader)).getMessage()
-                .contains("Moca chunk closed at seq 5 of process 100 goes back before seq 6"));
+            final TraceFormatException ex = assertThrows(TraceFormatException.class,
+                () -> reader.forEach(TestTrace.collector(seen)));
+            assertTrue(ex.getMessage().contains("a damaged block (its checksums match but Moca chunk 0 is not sound (Moca "
+                + "chunk's clocks (start 2, end 5, close 4) do not match its records' seq 2 to 3); a faulty writer wrote "
+                + "it); lost 2 references and 1 event of process 100"), ex.getMessage());
+        }
+        assertEquals(3, seen.size(), "the first chunk, whole: " + seen);
+    }
+
+    @Test
+    void aChunkClosedBeforeWhatPrecedesItGoesBack() throws Exception
+    {
+        for (final int version : new int[] {3, 4})
+        {
+            final Path dir = tmp.resolve("t" + version);
+            final TestTrace t = new TestTrace(dir, version);
+            t.event(EventType.THREAD_START, 100, 101, 6, "").mocaChunk(100, 100, 0, 0, 0, 2, 5, false);
+            t.finish();
+            try (TraceReader reader = TraceReader.open(dir))
+            {
+                final String message = assertThrows(TraceFormatException.class, () -> TestTrace.read(reader)).getMessage();
+                assertTrue(message.contains(version == 3 ? "Moca chunk closed at seq 5 of process 100 goes back before seq 6"
+                    : "seq 5 of process 100 goes back before seq 6"), message);
+            }
         }
     }
 
@@ -82,7 +106,7 @@ class MocaChunkReadingTest
     void aTraceOfFormatVersionOneStillReads() throws Exception
     {
         final Path dir = tmp.resolve("t");
-        final TestTrace t = new TestTrace(dir);
+        final TestTrace t = new TestTrace(dir, 3);
         t.chunk(100, 100, 0, 3).event(EventType.THREAD_START, 100, 101, 3, "").chunk(100, 101, 3, 2);
         t.finish();
         final Path header = dir.resolve(TraceLayout.HEADER_FILE);

@@ -27,17 +27,39 @@ final class TestTrace implements AutoCloseable
      */
     long startUpNs;
 
+    private final int version;
+
+    /** A trace of the current format (blocks, written when due: {@link #flush} writes them at once). */
     TestTrace(final Path dir) throws IOException
     {
-        writer = TraceWriter.create(dir, header());
+        this(dir, TraceLayout.FORMAT_VERSION);
+    }
+
+    /** A trace of format {@code version}: 3 writes an excerpt for each chunk and event, as recorders did. */
+    TestTrace(final Path dir, final int version) throws IOException
+    {
+        this.version = version;
+        writer = TraceWriter.create(dir, header(version));
     }
 
     static TraceHeader header()
     {
+        return header(TraceLayout.FORMAT_VERSION);
+    }
+
+    static TraceHeader header(final int version)
+    {
         return TraceHeader.create()
-            .put(TraceHeader.FORMAT_VERSION, TraceLayout.FORMAT_VERSION)
+            .put(TraceHeader.FORMAT_VERSION, version)
             .put(TraceHeader.PAGE_SIZE, 4096)
             .put(TraceHeader.COMMAND, "prog 'a b' = c:d #x");
+    }
+
+    /** Writes what the writer holds into the queue, where a reader sees it. */
+    TestTrace flush()
+    {
+        writer.flush();
+        return this;
     }
 
     static String line(final long seq, final long timeNs, final int pid, final int tid, final long address,
@@ -145,7 +167,7 @@ final class TestTrace implements AutoCloseable
     /** Ends the trace as a finished recording would. */
     void finish() throws IOException
     {
-        writer.finish(header().put(TraceHeader.REFERENCES, references).put(TraceHeader.EVENTS, events));
+        writer.finish(header(version).put(TraceHeader.REFERENCES, references).put(TraceHeader.EVENTS, events));
     }
 
     /** Ends it as a killed recorder would: header still state=recording. */

@@ -70,11 +70,12 @@ class TraceOrderTest
         }
     }
 
+    /** Format 3: the excerpt where a process's seq goes back is corrupt, and named. */
     @Test
     void aProcessWhoseSeqGoesBackInTheQueueIsCorruptAtThatExcerpt() throws IOException
     {
         final Path dir = tmp.resolve("t");
-        try (TestTrace t = new TestTrace(dir))
+        try (TestTrace t = new TestTrace(dir, 3))
         {
             t.chunk(100, 101, 10, 2).chunk(200, 201, 0, 1).chunk(100, 101, 5, 1).finish();
         }
@@ -88,5 +89,42 @@ class TraceOrderTest
         }
         assertEquals(List.of(TestTrace.line(0, 0, 200, 201, 0x1000, false), TestTrace.line(10, 100, 100, 101, 0xb000, false),
             TestTrace.line(11, 110, 100, 101, 0xc000, true)), seen, "everything before the corrupt excerpt, in seq order");
+    }
+
+    /**
+     * Format 4: the writer ends a process's block before an item that goes back, so the block it
+     * is in is named, by its place and what its header says it held, and nothing of it is
+     * delivered; --skip-corrupt reads on.
+     */
+    @Test
+    void aProcessWhoseSeqGoesBackInTheQueueIsCorruptAtThatBlock() throws IOException
+    {
+        final Path dir = tmp.resolve("t");
+        try (TestTrace t = new TestTrace(dir))
+        {
+            t.chunk(100, 101, 10, 2).flush().chunk(200, 201, 0, 1).flush().chunk(100, 101, 5, 1).chunk(100, 101, 6, 1)
+                .chunk(200, 201, 12, 1).finish();
+        }
+        final List<String> seen = new ArrayList<>();
+        try (TraceReader reader = TraceReader.open(dir))
+        {
+            final TraceFormatException ex = assertThrows(TraceFormatException.class,
+                () -> reader.forEach(TestTrace.collector(seen)));
+            assertTrue(ex.getMessage().matches("corrupt trace " + java.util.regex.Pattern.quote(dir.toString())
+                + ": .*\\.cq4 at byte \\d+: a damaged block \\(seq 5 of process 100 goes back before seq 11, which the "
+                + "queue holds before it\\); lost 2 references and 0 events of process 100 \\(thread 101\\), seq 5 to 6, "
+                + "0\\.000 s to 0\\.000 s; faultline reads past it with --skip-corrupt"), ex.getMessage());
+        }
+        assertEquals(List.of(TestTrace.line(0, 0, 200, 201, 0x1000, false), TestTrace.line(10, 100, 100, 101, 0xb000, false),
+            TestTrace.line(11, 110, 100, 101, 0xc000, true)), seen, "everything before the damaged block, in seq order");
+        seen.clear();
+        try (TraceReader reader = TraceReader.open(dir, true))
+        {
+            final ReadSummary summary = reader.forEach(TestTrace.collector(seen));
+            assertEquals(1, summary.skipped());
+            assertEquals(2, summary.skippedReferences());
+        }
+        assertEquals(List.of(TestTrace.line(0, 0, 200, 201, 0x1000, false), TestTrace.line(10, 100, 100, 101, 0xb000, false),
+            TestTrace.line(11, 110, 100, 101, 0xc000, true), TestTrace.line(12, 120, 200, 201, 0xd000, false)), seen);
     }
 }

@@ -1,0 +1,697 @@
+package io.faultline.format;
+
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.zip.CRC32C;
+
+import com.github.luben.zstd.ZstdDecompressCtx;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * Checks and decodes the blocks of a format-4 trace ({@link BlockDescriptor}; FORMAT.md,
+ * "Blocks"), the reverse of {@link BlockEncoder}: first the header's own checksum, then the
+ * body's, then, decoding, that every column is read exactly to its end and that the items agree
+ * with everything the header says of them. A block that fails any check is never delivered in
+ * part.
+ */
+final class BlockDecoder implements AutoCloseable
+{
+    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+
+    private final CRC32C crc = new CRC32C();
+    /** Null until the first compressed block: native memory, until {@link #close}. */
+    private ZstdDecompressCtx zstd;
+    private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
+    /** The header of the block being decoded ({@link #view} moves on to its Moca chunks). */
+    private final UnsafeBuffer headerView = new UnsafeBuffer(0, 0);
+    private final ResidentPages resident = new ResidentPages();
+    private final ThreadAddresses lastAddress = new ThreadAddresses();
+    private byte[] raw = new byte[1 << 16];
+    private final int[] start = new int[BlockDescriptor.COLUMNS];
+    private final int[] end = new int[BlockDescriptor.COLUMNS];
+    /** The varint columns, decoded in bulk before the items are (COLUMN_TIMES to COLUMN_EVENT_ADDRESSES). */
+    private final long[][] decoded = new long[BlockDescriptor.COLUMN_TEXTS][0];
+    private final int[] counts = new int[BlockDescriptor.COLUMN_TEXTS];
+    /** Cursors while decoding the items, by column. */
+    private final int[] at = new int[BlockDescriptor.COLUMN_TEXTS];
+    private int textAt;
+    private String problem;
+
+    /** What was wrong with the last block {@link #header} or {@link #decode} refused. */
+    String problem()
+    {
+        return problem;
+    }
+
+    /**
+     * Checks a block's header: its magic, its checksum, its lengths against {@code length} (the
+     * block's, header and body; only the header's bytes are read), and the few values that must
+     * hold of any block.
+     *
+     * @return false with {@link #problem} set if it is not a sound header
+     */
+    boolean header(final byte[] bytes, final int offset, final int length)
+    {
+        problem = null;
+        if (length < BlockDescriptor.HEADER_SIZE)
+        {
+            problem = "it is " + length + " bytes long, shorter than a block's header";
+            return false;
+        }
+        view.wrap(bytes, offset, BlockDescriptor.HEADER_SIZE);
+        if (view.getInt(0, LE) != BlockDescriptor.MAGIC)
+        {
+            problem = "it does not begin as a block does";
+            return false;
+        }
+        crc.reset();
+        crc.update(bytes, offset + BlockDescriptor.BODY_CRC, BlockDescriptor.HEADER_SIZE - BlockDescriptor.BODY_CRC);
+        if ((int)crc.getValue() != view.getInt(BlockDescriptor.HEADER_CRC, LE))
+        {
+            problem = "its header's checksum does not match";
+            return false;
+        }
+        final long bodyLength = view.getInt(BlockDescriptor.BODY_LENGTH, LE) & 0xffffffffL;
+        final long rawLength = view.getInt(BlockDescriptor.RAW_LENGTH, LE) & 0xffffffffL;
+        final int encoding = view.getByte(BlockDescriptor.ENCODING);
+        if (BlockDescriptor.HEADER_SIZE + bodyLength != length)
+        {
+            problem = "its header says " + bodyLength + " bytes of body but it holds " + (length - BlockDescriptor.HEADER_SIZE);
+            return false;
+        }
+        if (encoding != BlockDescriptor.ENCODING_STORED && encoding != BlockDescriptor.ENCODING_ZSTD
+            || rawLength > BlockDescriptor.MAX_RAW_LENGTH
+            || encoding == BlockDescriptor.ENCODING_STORED && rawLength != bodyLength
+            || (view.getByte(BlockDescriptor.ORDER) & ~3) != 0 || view.getShort(BlockDescriptor.RESERVED_16, LE) != 0
+            || view.getLong(BlockDescriptor.RESERVED_64, LE) != 0 || view.getInt(BlockDescriptor.PID, LE) <= 0
+            || view.getInt(BlockDescriptor.ITEMS, LE) <= 0 || view.getInt(BlockDescriptor.RECORDS, LE) < 0
+            || view.getInt(BlockDescriptor.EVENTS, LE) < 0 || view.getInt(BlockDescriptor.THREADS, LE) < 0
+            || view.getLong(BlockDescriptor.BLOCK_INDEX, LE) < 0 || view.getLong(BlockDescriptor.RECORDS_BEFORE, LE) < 0)
+        {
+            problem = "its header holds values no block has (encoding " + encoding + ", pid "
+                + view.getInt(BlockDescriptor.PID, LE) + ", " + view.getInt(BlockDescriptor.ITEMS, LE) + " items)";
+            return false;
+        }
+        return true;
+    }
+
+    /** Checks the body of a block whose {@link #header} is sound against its checksum. */
+    boolean body(final byte[] bytes, final int offset, final int length)
+    {
+        crc.reset();
+        crc.update(bytes, offset + BlockDescriptor.HEADER_SIZE, length - BlockDescriptor.HEADER_SIZE);
+        view.wrap(bytes, offset, length);
+        if ((int)crc.getValue() != view.getInt(BlockDescriptor.BODY_CRC, LE))
+        {
+            problem = "its checksum does not match its contents";
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Decodes a block whose header and body are sound into {@code out}: every item, or with
+     * {@code referencesOnly} its references alone (no byte of the events' columns is read: what
+     * {@link TraceReader#forEachReference} needs).
+     *
+     * @return false with {@link #problem} set if its items are not what its header says
+     */
+    boolean decode(final byte[] bytes, final int offset, final int length, final ItemBatch out,
+        final boolean referencesOnly)
+    {
+        problem = null;
+        try
+        {
+            problem = decodeOrSay(bytes, offset, length, out, referencesOnly);
+        }
+        catch (final RuntimeException ex)
+        {
+            // a zstd frame or a varint that runs past its column: only a faulty writer makes one
+            // that its checksums pass
+            problem = "its contents do not decode (" + ex.getClass().getSimpleName() + ")";
+        }
+        if (problem != null)
+        {
+            problem = "its checksums match but " + problem + "; a faulty writer wrote it";
+        }
+        return problem == null;
+    }
+
+    private String decodeOrSay(final byte[] bytes, final int offset, final int length, final ItemBatch out,
+        final boolean referencesOnly)
+    {
+        view.wrap(bytes, offset, length);
+        headerView.wrap(bytes, offset, BlockDescriptor.HEADER_SIZE);
+        final int bodyLength = length - BlockDescriptor.HEADER_SIZE;
+        final int rawLength = view.getInt(BlockDescriptor.RAW_LENGTH, LE);
+        final int pid = view.getInt(BlockDescriptor.PID, LE);
+        final int items = view.getInt(BlockDescriptor.ITEMS, LE);
+        final byte[] body;
+        final int bodyAt;
+        if (view.getByte(BlockDescriptor.ENCODING) == BlockDescriptor.ENCODING_ZSTD)
+        {
+            if (raw.length < rawLength)
+            {
+                raw = new byte[Math.max(rawLength, raw.length * 2)];
+            }
+            if (zstd == null)
+            {
+                zstd = new ZstdDecompressCtx();
+            }
+            final int n = zstd.decompressByteArray(raw, 0, rawLength, bytes, offset + BlockDescriptor.HEADER_SIZE, bodyLength);
+            if (n != rawLength)
+            {
+                return "its body decompresses to " + n + " bytes, not " + rawLength;
+            }
+            body = raw;
+            bodyAt = 0;
+        }
+        else
+        {
+            body = bytes;
+            bodyAt = offset + BlockDescriptor.HEADER_SIZE;
+        }
+        int p = bodyAt;
+        final int limit = bodyAt + rawLength;
+        for (int c = 0; c < BlockDescriptor.COLUMNS; c++)
+        {
+            long n = 0;
+            int shift = 0;
+            while (true)
+            {
+                if (p >= limit || shift > 28)
+                {
+                    return "its column lengths do not fit its body";
+                }
+                final int b = body[p++];
+                n |= (long)(b & 0x7f) << shift;
+                shift += 7;
+                if (b >= 0)
+                {
+                    break;
+                }
+            }
+            if (n > limit - p)
+            {
+                return "its column lengths do not fit its body";
+            }
+            start[c] = p;
+            end[c] = p + (int)n;
+            p += (int)n;
+        }
+        if (p != limit)
+        {
+            return "its columns leave " + (limit - p) + " bytes of its body unread";
+        }
+        if (end[BlockDescriptor.COLUMN_TAGS] - start[BlockDescriptor.COLUMN_TAGS] != items)
+        {
+            return "it has " + (end[BlockDescriptor.COLUMN_TAGS] - start[BlockDescriptor.COLUMN_TAGS]) + " tags for "
+                + items + " items";
+        }
+        // the varint columns in bulk, in tight loops; the items then take their values by index
+        final int last = referencesOnly ? BlockDescriptor.COLUMN_VALUES : BlockDescriptor.COLUMN_EVENT_ADDRESSES;
+        for (int c = BlockDescriptor.COLUMN_TIMES; c <= last; c++)
+        {
+            final int most = end[c] - start[c];
+            if (decoded[c].length < most)
+            {
+                decoded[c] = new long[Math.max(most, decoded[c].length * 2)];
+            }
+            counts[c] = varints(body, start[c], end[c], decoded[c], most);
+            if (counts[c] < 0)
+            {
+                return "a varint runs past its column";
+            }
+            at[c] = 0;
+        }
+        out.clear(pid, referencesOnly ? view.getInt(BlockDescriptor.RECORDS, LE) : items);
+        final String itemsProblem = referencesOnly ? references(body, items, out) : items(body, pid, items, out);
+        if (itemsProblem != null)
+        {
+            return itemsProblem;
+        }
+        for (int c = BlockDescriptor.COLUMN_TIMES; c <= last; c++)
+        {
+            if (at[c] != counts[c])
+            {
+                return "its column " + c + " is not read to its end";
+            }
+        }
+        if (!referencesOnly && textAt != end[BlockDescriptor.COLUMN_TEXTS])
+        {
+            return "its texts are not read to their end";
+        }
+        return null;
+    }
+
+    /**
+     * Decodes the varints of {@code body} from {@code from} to {@code to} into {@code into}, at
+     * most {@code most}.
+     *
+     * @return how many, or -1 if the last runs past {@code to} or there are more than {@code most}
+     */
+    static int varints(final byte[] body, final int from, final int to, final long[] into, final int most)
+    {
+        int p = from;
+        int n = 0;
+        // while a whole varint (at most 10 bytes) fits, no check of the end inside one
+        final int safe = to - 10;
+        while (p < safe && n < most)
+        {
+            long b = body[p++];
+            if (b >= 0)
+            {
+                into[n++] = b;
+                continue;
+            }
+            long v = b & 0x7f;
+            b = body[p++];
+            if (b >= 0)
+            {
+                into[n++] = v | b << 7;
+                continue;
+            }
+            v |= (b & 0x7f) << 7;
+            int shift = 14;
+            do
+            {
+                b = body[p++];
+                v |= (b & 0x7f) << shift;
+                shift += 7;
+            }
+            while (b < 0 && shift < 70);
+            if (b < 0)
+            {
+                return -1;
+            }
+            into[n++] = v;
+        }
+        while (p < to)
+        {
+            if (n >= most)
+            {
+                return -1;
+            }
+            long v = 0;
+            int shift = 0;
+            long b;
+            do
+            {
+                if (p >= to || shift >= 70)
+                {
+                    return -1;
+                }
+                b = body[p++];
+                v |= (b & 0x7f) << shift;
+                shift += 7;
+            }
+            while (b < 0);
+            into[n++] = v;
+        }
+        return n;
+    }
+
+    private static long unzigzag(final long z)
+    {
+        return (z >>> 1) ^ -(z & 1);
+    }
+
+    /** The next value of a varint column. */
+    private long next(final int column)
+    {
+        final int i = at[column];
+        if (i >= counts[column])
+        {
+            throw new IllegalStateException("column " + column + " ends early");
+        }
+        at[column] = i + 1;
+        return decoded[column][i];
+    }
+
+    private long nextSigned(final int column)
+    {
+        return unzigzag(next(column));
+    }
+
+    /** The references of a block, for a reader of references alone: the events' columns are not read. */
+    private String references(final byte[] body, final int items, final ItemBatch out)
+    {
+        int tagAt = start[BlockDescriptor.COLUMN_TAGS];
+        lastAddress.clear();
+        final long[] times = decoded[BlockDescriptor.COLUMN_TIMES];
+        final long[] addresses = decoded[BlockDescriptor.COLUMN_ADDRESSES];
+        final int recordCount = counts[BlockDescriptor.COLUMN_TIMES];
+        if (counts[BlockDescriptor.COLUMN_ADDRESSES] != recordCount || out.seq.length < recordCount)
+        {
+            return "its references' columns do not hold one time and one address for each reference";
+        }
+        long nextSeq = 0;
+        long previousTime = 0;
+        long previousAddress = 0;
+        int previousTid = 0;
+        int n = 0;
+        int events = 0;
+        final byte[] kind = out.kind;
+        final long[] seq = out.seq;
+        final long[] time = out.time;
+        final int[] tid = out.tid;
+        final long[] address = out.address;
+        final int[] flags = out.flags;
+        final int[] stack = out.stack;
+        for (int i = 0; i < items; i++)
+        {
+            final int tag = body[tagAt++] & 0xff;
+            if ((tag & 1) != 0)
+            {
+                events++;
+                continue;
+            }
+            if (n >= recordCount)
+            {
+                return "it has more references than times";
+            }
+            final long s = (tag & BlockDescriptor.TAG_RECORD_SEQ) != 0 ? nextSeq + nextSigned(BlockDescriptor.COLUMN_VALUES)
+                : nextSeq;
+            final int t = (tag & BlockDescriptor.TAG_RECORD_TID) != 0 ? (int)next(BlockDescriptor.COLUMN_VALUES) : previousTid;
+            final int st = (tag & BlockDescriptor.TAG_RECORD_STACK) != 0 ? (int)next(BlockDescriptor.COLUMN_VALUES) : 0;
+            int f = (tag >>> 1) & 7;
+            if ((tag & BlockDescriptor.TAG_RECORD_MORE_FLAGS) != 0)
+            {
+                f |= (int)next(BlockDescriptor.COLUMN_VALUES) << 3;
+            }
+            long base = previousAddress;
+            if (t != previousTid)
+            {
+                if (t <= 0)
+                {
+                    return "reference " + i + " has tid " + t;
+                }
+                if (previousTid != 0)
+                {
+                    lastAddress.put(previousTid, previousAddress);
+                }
+                base = lastAddress.get(t);
+                if (base == ThreadAddresses.NONE)
+                {
+                    base = previousAddress;
+                }
+            }
+            if (n > 0 && Long.compareUnsigned(s, nextSeq) < 0)
+            {
+                return "reference " + i + " (seq " + Long.toUnsignedString(s) + ") goes back before seq "
+                    + Long.toUnsignedString(nextSeq - 1);
+            }
+            previousTime += unzigzag(times[n]);
+            previousAddress = base + unzigzag(addresses[n]);
+            previousTid = t;
+            kind[n] = ItemBatch.RECORD;
+            seq[n] = s;
+            time[n] = previousTime;
+            tid[n] = t;
+            address[n] = previousAddress;
+            flags[n] = f;
+            stack[n] = st;
+            n++;
+            nextSeq = s + 1;
+        }
+        at[BlockDescriptor.COLUMN_TIMES] = n;
+        at[BlockDescriptor.COLUMN_ADDRESSES] = n;
+        if (previousTid != 0)
+        {
+            lastAddress.put(previousTid, previousAddress); // the last thread counts too
+        }
+        out.size = n;
+        final UnsafeBuffer h = headerView;
+        if (events != h.getInt(BlockDescriptor.EVENTS, LE) || lastAddress.size() != h.getInt(BlockDescriptor.THREADS, LE))
+        {
+            return "its items are not what its header says of them";
+        }
+        return null;
+    }
+
+    /** Every item of a block. */
+    private String items(final byte[] body, final int pid, final int items, final ItemBatch out)
+    {
+        int tagAt = start[BlockDescriptor.COLUMN_TAGS];
+        textAt = start[BlockDescriptor.COLUMN_TEXTS];
+        resident.clear();
+        lastAddress.clear();
+        long nextSeq = 0;
+        long previousRecordTime = 0;
+        long previousTime = 0;
+        long previousAddress = 0;
+        int previousTid = 0;
+        long previousEscape = 0;
+        // what the header says of the items, checked as they come
+        long previousKey = 0;
+        boolean previousRecord = false;
+        int records = 0;
+        int events = 0;
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        long startTime = BlockDescriptor.NO_TIME;
+        int firstTid = 0;
+        int order = 0;
+        final byte[] kind = out.kind;
+        final long[] seq = out.seq;
+        final long[] time = out.time;
+        final int[] tid = out.tid;
+        final long[] address = out.address;
+        final int[] flags = out.flags;
+        final int[] stack = out.stack;
+        for (int i = 0; i < items; i++)
+        {
+            final int tag = body[tagAt++] & 0xff;
+            final long key;
+            final int itemTid;
+            final boolean record = (tag & 1) == 0;
+            if (record)
+            {
+                final long s = (tag & BlockDescriptor.TAG_RECORD_SEQ) != 0
+                    ? nextSeq + nextSigned(BlockDescriptor.COLUMN_VALUES) : nextSeq;
+                final int t = (tag & BlockDescriptor.TAG_RECORD_TID) != 0 ? (int)next(BlockDescriptor.COLUMN_VALUES)
+                    : previousTid;
+                stack[i] = (tag & BlockDescriptor.TAG_RECORD_STACK) != 0 ? (int)next(BlockDescriptor.COLUMN_VALUES) : 0;
+                int f = (tag >>> 1) & 7;
+                if ((tag & BlockDescriptor.TAG_RECORD_MORE_FLAGS) != 0)
+                {
+                    f |= (int)next(BlockDescriptor.COLUMN_VALUES) << 3;
+                }
+                long base = previousAddress;
+                if (t != previousTid)
+                {
+                    if (t <= 0)
+                    {
+                        return "reference " + i + " has tid " + t;
+                    }
+                    if (previousTid != 0)
+                    {
+                        lastAddress.put(previousTid, previousAddress);
+                    }
+                    base = lastAddress.get(t);
+                    if (base == ThreadAddresses.NONE)
+                    {
+                        base = previousAddress;
+                    }
+                }
+                final long a = base + nextSigned(BlockDescriptor.COLUMN_ADDRESSES);
+                previousRecordTime += nextSigned(BlockDescriptor.COLUMN_TIMES);
+                previousTime = previousRecordTime;
+                previousAddress = a;
+                resident.admit(a >>> BlockDescriptor.PAGE_SHIFT, t);
+                previousTid = t;
+                if (records == 0)
+                {
+                    firstTid = t;
+                }
+                itemTid = t;
+                records++;
+                kind[i] = ItemBatch.RECORD;
+                seq[i] = s;
+                time[i] = previousTime;
+                tid[i] = t;
+                address[i] = a;
+                flags[i] = f;
+                nextSeq = s + 1;
+                key = s;
+                min = Math.min(min, previousTime);
+                max = Math.max(max, previousTime);
+            }
+            else if ((tag & BlockDescriptor.KIND_MASK) == BlockDescriptor.KIND_EVICT)
+            {
+                final long s = (tag & BlockDescriptor.TAG_EVICT_SEQ) != 0
+                    ? nextSeq + nextSigned(BlockDescriptor.COLUMN_EVENT_VALUES) : nextSeq;
+                final long page;
+                final int expectedTid;
+                if ((tag & BlockDescriptor.TAG_EVICT_PAGE) == 0)
+                {
+                    page = resident.takeAt(0);
+                    expectedTid = resident.takenTid();
+                }
+                else
+                {
+                    final long position = next(BlockDescriptor.COLUMN_EVENT_VALUES);
+                    if (position == 0)
+                    {
+                        previousEscape += nextSigned(BlockDescriptor.COLUMN_EVENT_ADDRESSES);
+                        page = previousEscape;
+                        expectedTid = previousTid;
+                    }
+                    else
+                    {
+                        page = resident.takeAt(position);
+                        expectedTid = resident.takenTid();
+                    }
+                }
+                if (page < 0)
+                {
+                    return "eviction " + i + " names a page no reference of the block brought in";
+                }
+                final int t = (tag & BlockDescriptor.TAG_EVICT_TID) != 0 ? (int)next(BlockDescriptor.COLUMN_EVENT_VALUES)
+                    : expectedTid;
+                previousTime += nextSigned(BlockDescriptor.COLUMN_EVENT_TIMES);
+                itemTid = t;
+                kind[i] = ItemBatch.EVENT;
+                seq[i] = s;
+                time[i] = previousTime;
+                tid[i] = t;
+                flags[i] = EventType.EVICT.code();
+                address[i] = page << BlockDescriptor.PAGE_SHIFT;
+                out.b[i] = BlockDescriptor.EVICT_TAGS.charAt((tag >>> BlockDescriptor.TAG_EVICT_TAG_SHIFT) & 3);
+                out.c[i] = (tag & BlockDescriptor.TAG_EVICT_DELETED) != 0 ? 1 : 0;
+                out.d[i] = 0;
+                out.text[i] = null;
+                key = s;
+                events++;
+                min = Math.min(min, previousTime);
+                max = Math.max(max, previousTime);
+            }
+            else if (tag == BlockDescriptor.TAG_EVENT)
+            {
+                final long type = next(BlockDescriptor.COLUMN_EVENT_VALUES);
+                final long s = nextSeq + nextSigned(BlockDescriptor.COLUMN_EVENT_VALUES);
+                final long t = next(BlockDescriptor.COLUMN_EVENT_VALUES);
+                address[i] = nextSigned(BlockDescriptor.COLUMN_EVENT_VALUES);
+                out.b[i] = nextSigned(BlockDescriptor.COLUMN_EVENT_VALUES);
+                out.c[i] = nextSigned(BlockDescriptor.COLUMN_EVENT_VALUES);
+                out.d[i] = nextSigned(BlockDescriptor.COLUMN_EVENT_VALUES);
+                final long textLength = next(BlockDescriptor.COLUMN_EVENT_VALUES);
+                if (type > Integer.MAX_VALUE || t > 0xffffffffL || textLength > end[BlockDescriptor.COLUMN_TEXTS] - textAt)
+                {
+                    return "event " + i + " holds values no event has";
+                }
+                out.text[i] = textLength == 0 ? null : new String(body, textAt, (int)textLength, StandardCharsets.UTF_8);
+                textAt += (int)textLength;
+                previousTime += nextSigned(BlockDescriptor.COLUMN_EVENT_TIMES);
+                itemTid = (int)t;
+                kind[i] = ItemBatch.EVENT;
+                seq[i] = s;
+                time[i] = previousTime;
+                tid[i] = (int)t;
+                flags[i] = (int)type;
+                if (type == EventType.PROCESS_START.code() && startTime == BlockDescriptor.NO_TIME)
+                {
+                    startTime = previousTime;
+                }
+                key = s;
+                events++;
+                min = Math.min(min, previousTime);
+                max = Math.max(max, previousTime);
+            }
+            else if (tag == BlockDescriptor.TAG_MOCA)
+            {
+                final long length = next(BlockDescriptor.COLUMN_EVENT_VALUES);
+                if (length > end[BlockDescriptor.COLUMN_TEXTS] - textAt)
+                {
+                    return "Moca chunk " + i + " runs past its column";
+                }
+                final byte[] payload = new byte[TraceLayout.EXCERPT_KIND_SIZE + (int)length];
+                payload[0] = TraceLayout.EXCERPT_CHUNK;
+                System.arraycopy(body, textAt, payload, TraceLayout.EXCERPT_KIND_SIZE, (int)length);
+                textAt += (int)length;
+                final UnsafeBuffer chunk = new UnsafeBuffer(payload);
+                final String wrong = ExcerptCheck.problem(chunk, payload.length);
+                if (wrong != null || !ChunkDescriptor.isMoca(chunk.getInt(TraceLayout.EXCERPT_KIND_SIZE + ChunkDescriptor.FLAGS, LE))
+                    || chunk.getInt(TraceLayout.EXCERPT_KIND_SIZE + ChunkDescriptor.PID, LE) != pid)
+                {
+                    return "Moca chunk " + i + " is not sound (" + (wrong == null ? "another process's, or no Moca chunk" : wrong) + ")";
+                }
+                previousTime += nextSigned(BlockDescriptor.COLUMN_EVENT_TIMES);
+                if (previousTime != chunk.getLong(TraceLayout.EXCERPT_KIND_SIZE + ChunkDescriptor.MOCA_CLOSE_NS, LE))
+                {
+                    return "Moca chunk " + i + "'s close time is not its item's";
+                }
+                key = chunk.getLong(TraceLayout.EXCERPT_KIND_SIZE + ChunkDescriptor.MOCA_CLOSE_SEQ, LE);
+                itemTid = chunk.getInt(TraceLayout.EXCERPT_KIND_SIZE + ChunkDescriptor.TID, LE);
+                kind[i] = ItemBatch.MOCA;
+                seq[i] = key;
+                time[i] = previousTime;
+                tid[i] = itemTid;
+                out.moca[i] = payload;
+                final int pages = chunk.getInt(TraceLayout.EXCERPT_KIND_SIZE + ChunkDescriptor.COUNT, LE);
+                records += pages;
+                for (int q = 0; q < pages; q++)
+                {
+                    min = Math.min(min, chunk.getLong(TraceLayout.EXCERPT_KIND_SIZE
+                        + ChunkDescriptor.recordOffset(ChunkDescriptor.MOCA, q) + ChunkDescriptor.RECORD_TIME_NS, LE));
+                }
+                max = Math.max(max, previousTime);
+                events++;
+            }
+            else
+            {
+                return "item " + i + " has tag 0x" + Integer.toHexString(tag) + ", which no item has";
+            }
+            // FORMAT.md, "Order": nothing goes back, nothing comes after a reference of the same seq
+            if (i == 0)
+            {
+                order = record ? BlockDescriptor.ORDER_FIRST_RECORD : 0;
+                if (key != headerView.getLong(BlockDescriptor.FIRST_SEQ, LE))
+                {
+                    return "its first item is not what its header says";
+                }
+                if (!record)
+                {
+                    firstTid = itemTid; // a reference later takes its place
+                }
+            }
+            else
+            {
+                final int c = Long.compareUnsigned(key, previousKey);
+                if (c < 0 || c == 0 && previousRecord)
+                {
+                    return "item " + i + " (seq " + Long.toUnsignedString(key) + ") goes back before seq "
+                        + Long.toUnsignedString(previousKey);
+                }
+            }
+            previousKey = key;
+            previousRecord = record;
+        }
+        if (previousTid != 0)
+        {
+            lastAddress.put(previousTid, previousAddress); // the last thread counts too
+        }
+        out.size = items;
+        order |= previousRecord ? BlockDescriptor.ORDER_LAST_RECORD : 0;
+        final UnsafeBuffer h = headerView;
+        if (records != h.getInt(BlockDescriptor.RECORDS, LE) || events != h.getInt(BlockDescriptor.EVENTS, LE)
+            || lastAddress.size() != h.getInt(BlockDescriptor.THREADS, LE) || firstTid != h.getInt(BlockDescriptor.TID, LE)
+            || previousKey != h.getLong(BlockDescriptor.LAST_SEQ, LE) || order != h.getByte(BlockDescriptor.ORDER)
+            || min != h.getLong(BlockDescriptor.MIN_TIME, LE) || max != h.getLong(BlockDescriptor.MAX_TIME, LE)
+            || startTime != h.getLong(BlockDescriptor.START_TIME, LE))
+        {
+            return "its items are not what its header says of them";
+        }
+        return null;
+    }
+
+    @Override
+    public void close()
+    {
+        if (zstd != null)
+        {
+            zstd.close();
+            zstd = null;
+        }
+    }
+}
