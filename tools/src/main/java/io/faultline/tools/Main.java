@@ -55,7 +55,7 @@ public final class Main implements Callable<Integer>
 
     /** The command words, in the order help lists them. */
     private static final List<String> COMMANDS = List.of("record", "info", "dump", "export", "simulate", "mrc",
-        "monitor", "report", "pack", "unpack", "completion");
+        "monitor", "report", "pack", "unpack", "upgrade", "completion");
 
     private final PrintStream err;
 
@@ -219,6 +219,7 @@ public final class Main implements Callable<Integer>
                 .addSubcommand("callsites", new CommandLine(new CallSitesCommand(out, err)));
             case "pack" -> new CommandLine(new PackCommand.Pack(out));
             case "unpack" -> new CommandLine(new PackCommand.Unpack(out));
+            case "upgrade" -> new CommandLine(new UpgradeCommand(out));
             case "completion" -> new CommandLine(new CompletionCommand(out));
             default -> throw new IllegalArgumentException("no command " + word);
         };

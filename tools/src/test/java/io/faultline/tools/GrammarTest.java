@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class GrammarTest
 {
     private static final String[] COMMANDS = {"record", "info", "dump", "export", "simulate", "mrc", "pack", "unpack",
-        "completion"};
+        "upgrade", "completion"};
 
     @TempDir
     Path tmp;
@@ -108,7 +108,7 @@ class GrammarTest
     void unknownWordsListTheCloseOnes()
     {
         assertOneLine("faultline: unknown command 'simulat' (did you mean simulate?); known commands: record, info, dump, export, "
-            + "simulate, mrc, monitor, report, pack, unpack, completion, help", "simulat");
+            + "simulate, mrc, monitor, report, pack, unpack, upgrade, completion, help", "simulat");
         assertOneLine("faultline dump: unknown option --formt (did you mean --format?); faultline dump --help lists "
             + "the options", "dump", "--formt", "csv", "t");
         assertOneLine("faultline info: unknown option --xyzzy; faultline info --help lists the options",

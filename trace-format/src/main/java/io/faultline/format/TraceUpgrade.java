@@ -79,7 +79,7 @@ public final class TraceUpgrade
             {
                 header.put(TraceHeader.STATE, TraceLayout.STATE_INCOMPLETE)
                     .put(TraceHeader.STOP_CAUSE, String.format(Locale.ROOT, "upgraded from a damaged format-%d trace: "
-                        + "%,d corrupt excerpts left out", version, summary.skipped()))
+                        + "%,d corrupt excerpt%s left out", version, summary.skipped(), summary.skipped() == 1 ? "" : "s"))
                     .put(TraceHeader.STOPPED_NS, old.get(TraceHeader.DURATION_NS) == null ? "0"
                         : old.get(TraceHeader.DURATION_NS));
                 writer.finishIncomplete(header);

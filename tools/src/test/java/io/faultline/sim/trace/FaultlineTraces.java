@@ -20,10 +20,17 @@ public final class FaultlineTraces
     /** Each chunk is {pid, tid, address, address, ...}. */
     public static Path write(final Path dir, final int pageSize, final long[]... chunks) throws IOException
     {
+        return write(dir, TraceLayout.FORMAT_VERSION, pageSize, chunks);
+    }
+
+    /** As {@link #write(Path, int, long[]...)}, in format {@code version} (3: an excerpt per chunk, as recorders wrote). */
+    public static Path write(final Path dir, final int version, final int pageSize, final long[]... chunks)
+        throws IOException
+    {
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[1 << 16]);
         long seq = 0;
         final TraceHeader header = TraceHeader.create()
-            .put(TraceHeader.FORMAT_VERSION, TraceLayout.FORMAT_VERSION)
+            .put(TraceHeader.FORMAT_VERSION, version)
             .put(TraceHeader.PAGE_SIZE, pageSize);
         try (TraceWriter writer = TraceWriter.create(dir, header))
         {
@@ -47,7 +54,7 @@ public final class FaultlineTraces
                 writer.write(TraceLayout.EXCERPT_CHUNK, buffer, 0, ChunkDescriptor.length(count));
             }
             writer.finish(TraceHeader.create()
-                .put(TraceHeader.FORMAT_VERSION, TraceLayout.FORMAT_VERSION)
+                .put(TraceHeader.FORMAT_VERSION, version)
                 .put(TraceHeader.PAGE_SIZE, pageSize)
                 .put(TraceHeader.REFERENCES, seq)
                 .put(TraceHeader.EVENTS, 0));
