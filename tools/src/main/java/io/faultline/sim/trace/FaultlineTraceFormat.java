@@ -88,6 +88,10 @@ final class FaultlineTraceFormat implements TraceFormat
             }
             else
             {
+                if (anyPid && anyTid && reader.header().isComplete())
+                {
+                    out.reserve(reader.header().longValue(TraceHeader.REFERENCES), true);
+                }
                 summary = reader.forEachReference((seq, timeNs, refPid, refTid, address, write) ->
                 {
                     if ((anyPid || refPid == pid) && (anyTid || refTid == tid))

@@ -74,6 +74,24 @@ public final class KeyTrace
             + " are below the EVMS that recorded this trace (" + evms + "): the trace cannot tell hits from misses there");
     }
 
+    /**
+     * Makes room for {@code references} more keys at once, tagged if {@code tagged}: a reader that
+     * knows how many it will add (a complete faultline trace's header) saves the copies of
+     * growing one doubling at a time.
+     */
+    public void reserve(final long references, final boolean tagged)
+    {
+        final long want = Math.min(Integer.MAX_VALUE - 8L, size + Math.max(0, references));
+        if (want > keys.length)
+        {
+            keys = Arrays.copyOf(keys, (int)want);
+        }
+        if (tagged && (tags == null || tags.length < keys.length))
+        {
+            tags = tags == null ? new int[keys.length] : Arrays.copyOf(tags, keys.length);
+        }
+    }
+
     /** Appends an untagged reference. */
     public void add(final long key)
     {
