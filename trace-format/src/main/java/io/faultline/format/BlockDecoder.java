@@ -27,8 +27,13 @@ final class BlockDecoder implements AutoCloseable
     private final ResidentPages resident = new ResidentPages();
     private final ThreadAddresses lastAddress = new ThreadAddresses();
     private byte[] raw = new byte[1 << 16];
+    /** Where each column is: its array (the block's bytes, or {@link #raw}), start and end. */
+    private final byte[][] array = new byte[BlockDescriptor.COLUMNS][];
     private final int[] start = new int[BlockDescriptor.COLUMNS];
     private final int[] end = new int[BlockDescriptor.COLUMNS];
+    private final long[] columnRaw = new long[BlockDescriptor.COLUMNS];
+    private final long[] lengths = new long[2];
+    private final long[] columnStored = new long[BlockDescriptor.COLUMNS];
     /** The varint columns, decoded in bulk before the items are (COLUMN_TIMES to COLUMN_EVENT_ADDRESSES). */
     private final long[][] decoded = new long[BlockDescriptor.COLUMN_TEXTS][0];
     private final int[] counts = new int[BlockDescriptor.COLUMN_TEXTS];
@@ -79,9 +84,7 @@ final class BlockDecoder implements AutoCloseable
             problem = "its header says " + bodyLength + " bytes of body but it holds " + (length - BlockDescriptor.HEADER_SIZE);
             return false;
         }
-        if (encoding != BlockDescriptor.ENCODING_STORED && encoding != BlockDescriptor.ENCODING_ZSTD
-            || rawLength > BlockDescriptor.MAX_RAW_LENGTH
-            || encoding == BlockDescriptor.ENCODING_STORED && rawLength != bodyLength
+        if (encoding != BlockDescriptor.ENCODING_COLUMNS || rawLength > BlockDescriptor.MAX_RAW_LENGTH
             || (view.getByte(BlockDescriptor.ORDER) & ~3) != 0 || view.getShort(BlockDescriptor.RESERVED_16, LE) != 0
             || view.getLong(BlockDescriptor.RESERVED_64, LE) != 0 || view.getInt(BlockDescriptor.PID, LE) <= 0
             || view.getInt(BlockDescriptor.ITEMS, LE) <= 0 || view.getInt(BlockDescriptor.RECORDS, LE) < 0
@@ -146,62 +149,82 @@ final class BlockDecoder implements AutoCloseable
         final int rawLength = view.getInt(BlockDescriptor.RAW_LENGTH, LE);
         final int pid = view.getInt(BlockDescriptor.PID, LE);
         final int items = view.getInt(BlockDescriptor.ITEMS, LE);
-        final byte[] body;
-        final int bodyAt;
-        if (view.getByte(BlockDescriptor.ENCODING) == BlockDescriptor.ENCODING_ZSTD)
-        {
-            if (raw.length < rawLength)
-            {
-                raw = new byte[Math.max(rawLength, raw.length * 2)];
-            }
-            if (zstd == null)
-            {
-                zstd = new ZstdDecompressCtx();
-            }
-            final int n = zstd.decompressByteArray(raw, 0, rawLength, bytes, offset + BlockDescriptor.HEADER_SIZE, bodyLength);
-            if (n != rawLength)
-            {
-                return "its body decompresses to " + n + " bytes, not " + rawLength;
-            }
-            body = raw;
-            bodyAt = 0;
-        }
-        else
-        {
-            body = bytes;
-            bodyAt = offset + BlockDescriptor.HEADER_SIZE;
-        }
-        int p = bodyAt;
-        final int limit = bodyAt + rawLength;
+        // the column directory, then each column needed: as stored, or decompressed alone
+        int p = offset + BlockDescriptor.HEADER_SIZE;
+        final int limit = offset + length;
+        long rawTotal = 0;
+        long storedTotal = 0;
         for (int c = 0; c < BlockDescriptor.COLUMNS; c++)
         {
-            long n = 0;
-            int shift = 0;
-            while (true)
+            final long[] pair = lengths;
+            for (int k = 0; k < 2; k++)
             {
-                if (p >= limit || shift > 28)
+                long n = 0;
+                int shift = 0;
+                while (true)
                 {
-                    return "its column lengths do not fit its body";
+                    if (p >= limit || shift > 28)
+                    {
+                        return "its column directory does not fit its body";
+                    }
+                    final int b = bytes[p++];
+                    n |= (long)(b & 0x7f) << shift;
+                    shift += 7;
+                    if (b >= 0)
+                    {
+                        break;
+                    }
                 }
-                final int b = body[p++];
-                n |= (long)(b & 0x7f) << shift;
-                shift += 7;
-                if (b >= 0)
-                {
-                    break;
-                }
+                pair[k] = n;
             }
-            if (n > limit - p)
+            if (pair[1] > pair[0])
             {
-                return "its column lengths do not fit its body";
+                return "its column " + c + " is stored in more bytes than it holds";
             }
-            start[c] = p;
-            end[c] = p + (int)n;
-            p += (int)n;
+            columnRaw[c] = pair[0];
+            columnStored[c] = pair[1];
+            rawTotal += pair[0];
+            storedTotal += pair[1];
         }
-        if (p != limit)
+        if (storedTotal != limit - p || rawTotal != rawLength)
         {
-            return "its columns leave " + (limit - p) + " bytes of its body unread";
+            return "its column directory does not add up to its body";
+        }
+        if (raw.length < rawLength)
+        {
+            raw = new byte[Math.max(rawLength, raw.length * 2)];
+        }
+        final int last = referencesOnly ? BlockDescriptor.COLUMN_VALUES : BlockDescriptor.COLUMNS - 1;
+        int rawAt = 0;
+        for (int c = 0; c < BlockDescriptor.COLUMNS; c++)
+        {
+            final int rawN = (int)columnRaw[c];
+            final int storedN = (int)columnStored[c];
+            if (c <= last)
+            {
+                if (storedN == rawN)
+                {
+                    array[c] = bytes;
+                    start[c] = p;
+                }
+                else
+                {
+                    if (zstd == null)
+                    {
+                        zstd = new ZstdDecompressCtx();
+                    }
+                    final int n = zstd.decompressByteArray(raw, rawAt, rawN, bytes, p, storedN);
+                    if (n != rawN)
+                    {
+                        return "its column " + c + " decompresses to " + n + " bytes, not " + rawN;
+                    }
+                    array[c] = raw;
+                    start[c] = rawAt;
+                }
+                end[c] = start[c] + rawN;
+            }
+            p += storedN;
+            rawAt += rawN;
         }
         if (end[BlockDescriptor.COLUMN_TAGS] - start[BlockDescriptor.COLUMN_TAGS] != items)
         {
@@ -209,15 +232,15 @@ final class BlockDecoder implements AutoCloseable
                 + items + " items";
         }
         // the varint columns in bulk, in tight loops; the items then take their values by index
-        final int last = referencesOnly ? BlockDescriptor.COLUMN_VALUES : BlockDescriptor.COLUMN_EVENT_ADDRESSES;
-        for (int c = BlockDescriptor.COLUMN_TIMES; c <= last; c++)
+        final int lastVarints = Math.min(last, BlockDescriptor.COLUMN_EVENT_ADDRESSES);
+        for (int c = BlockDescriptor.COLUMN_TIMES; c <= lastVarints; c++)
         {
             final int most = end[c] - start[c];
             if (decoded[c].length < most)
             {
                 decoded[c] = new long[Math.max(most, decoded[c].length * 2)];
             }
-            counts[c] = varints(body, start[c], end[c], decoded[c], most);
+            counts[c] = varints(array[c], start[c], end[c], decoded[c], most);
             if (counts[c] < 0)
             {
                 return "a varint runs past its column";
@@ -225,12 +248,12 @@ final class BlockDecoder implements AutoCloseable
             at[c] = 0;
         }
         out.clear(pid, referencesOnly ? view.getInt(BlockDescriptor.RECORDS, LE) : items);
-        final String itemsProblem = referencesOnly ? references(body, items, out) : items(body, pid, items, out);
+        final String itemsProblem = referencesOnly ? references(items, out) : items(pid, items, out);
         if (itemsProblem != null)
         {
             return itemsProblem;
         }
-        for (int c = BlockDescriptor.COLUMN_TIMES; c <= last; c++)
+        for (int c = BlockDescriptor.COLUMN_TIMES; c <= lastVarints; c++)
         {
             if (at[c] != counts[c])
             {
@@ -334,8 +357,9 @@ final class BlockDecoder implements AutoCloseable
     }
 
     /** The references of a block, for a reader of references alone: the events' columns are not read. */
-    private String references(final byte[] body, final int items, final ItemBatch out)
+    private String references(final int items, final ItemBatch out)
     {
+        final byte[] tags = array[BlockDescriptor.COLUMN_TAGS];
         int tagAt = start[BlockDescriptor.COLUMN_TAGS];
         lastAddress.clear();
         final long[] times = decoded[BlockDescriptor.COLUMN_TIMES];
@@ -360,7 +384,7 @@ final class BlockDecoder implements AutoCloseable
         final int[] stack = out.stack;
         for (int i = 0; i < items; i++)
         {
-            final int tag = body[tagAt++] & 0xff;
+            final int tag = tags[tagAt++] & 0xff;
             if ((tag & 1) != 0)
             {
                 events++;
@@ -430,8 +454,10 @@ final class BlockDecoder implements AutoCloseable
     }
 
     /** Every item of a block. */
-    private String items(final byte[] body, final int pid, final int items, final ItemBatch out)
+    private String items(final int pid, final int items, final ItemBatch out)
     {
+        final byte[] tags = array[BlockDescriptor.COLUMN_TAGS];
+        final byte[] texts = array[BlockDescriptor.COLUMN_TEXTS];
         int tagAt = start[BlockDescriptor.COLUMN_TAGS];
         textAt = start[BlockDescriptor.COLUMN_TEXTS];
         resident.clear();
@@ -461,7 +487,7 @@ final class BlockDecoder implements AutoCloseable
         final int[] stack = out.stack;
         for (int i = 0; i < items; i++)
         {
-            final int tag = body[tagAt++] & 0xff;
+            final int tag = tags[tagAt++] & 0xff;
             final long key;
             final int itemTid;
             final boolean record = (tag & 1) == 0;
@@ -580,7 +606,7 @@ final class BlockDecoder implements AutoCloseable
                 {
                     return "event " + i + " holds values no event has";
                 }
-                out.text[i] = textLength == 0 ? null : new String(body, textAt, (int)textLength, StandardCharsets.UTF_8);
+                out.text[i] = textLength == 0 ? null : new String(texts, textAt, (int)textLength, StandardCharsets.UTF_8);
                 textAt += (int)textLength;
                 previousTime += nextSigned(BlockDescriptor.COLUMN_EVENT_TIMES);
                 itemTid = (int)t;
@@ -607,7 +633,7 @@ final class BlockDecoder implements AutoCloseable
                 }
                 final byte[] payload = new byte[TraceLayout.EXCERPT_KIND_SIZE + (int)length];
                 payload[0] = TraceLayout.EXCERPT_CHUNK;
-                System.arraycopy(body, textAt, payload, TraceLayout.EXCERPT_KIND_SIZE, (int)length);
+                System.arraycopy(texts, textAt, payload, TraceLayout.EXCERPT_KIND_SIZE, (int)length);
                 textAt += (int)length;
                 final UnsafeBuffer chunk = new UnsafeBuffer(payload);
                 final String wrong = ExcerptCheck.problem(chunk, payload.length);

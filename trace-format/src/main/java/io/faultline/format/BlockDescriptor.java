@@ -11,8 +11,8 @@ package io.faultline.format;
  *   4   u32 header_crc     CRC32C of bytes 8 to HEADER_SIZE
  *   8   u32 body_crc       CRC32C of the body as stored
  *   12  u32 body_length    bytes of body after the header
- *   16  u32 raw_length     bytes of the body before compression
- *   20  u8  encoding       ENCODING_STORED or ENCODING_ZSTD
+ *   16  u32 raw_length     bytes of the columns before compression, in all
+ *   20  u8  encoding       ENCODING_COLUMNS
  *   21  u8  order          ORDER_FIRST_RECORD | ORDER_LAST_RECORD
  *   22  u16 reserved       0
  *   24  u32 pid
@@ -31,7 +31,9 @@ package io.faultline.format;
  *   104 u64 reserved       0
  *   112 body
  * </pre>
- * The body, before compression: eight columns, each its length as a varint and its bytes: tags
+ * The body: a directory of its eight columns (for each, two varints: its length before
+ * compression and its length as stored; stored shorter, it is one zstd frame of its own, else
+ * its bytes as they are), then the columns as stored. The columns: tags
  * (one byte an item); the references' times, addresses and other values; the events' times,
  * other values and addresses; texts. References and events keep columns of their own so that a
  * reader that wants only the references reads no byte of the events' (simulate and mrc).
@@ -64,9 +66,8 @@ public final class BlockDescriptor
     public static final int RESERVED_64 = 104;
     public static final int HEADER_SIZE = 112;
 
-    public static final int ENCODING_STORED = 0;
-    /** The body is one zstd frame (RFC 8878). */
-    public static final int ENCODING_ZSTD = 1;
+    /** The body is a column directory and the columns, each compressed alone (zstd, RFC 8878) or as it is. */
+    public static final int ENCODING_COLUMNS = 0;
 
     public static final int ORDER_FIRST_RECORD = 1;
     public static final int ORDER_LAST_RECORD = 2;

@@ -18,8 +18,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * The coding is the one the measurements in BENCHMARKS.md ("Compact traces") chose: the columns
  * of a block hold like values together (tags, time deltas, address deltas, other values, texts)
  * as varints, an eviction names its page by its place among the pages the block brought in (0
- * under FIFO), and zstd (RFC 8878, level 3, through zstd-jni) compresses the columns, where that
- * is smaller. A block reads alone: every model starts empty with it.
+ * under FIFO), and zstd (RFC 8878, level 3, through zstd-jni) compresses each column alone,
+ * where that is smaller. A block reads alone: every model starts empty with it.
  */
 final class BlockEncoder
 {
@@ -363,6 +363,19 @@ final class BlockEncoder
         return ctx;
     }
 
+    private static int putVarint(final byte[] into, final int at, final long value)
+    {
+        int p = at;
+        long v = value;
+        while ((v & ~0x7fL) != 0)
+        {
+            into[p++] = (byte)((v & 0x7f) | 0x80);
+            v >>>= 7;
+        }
+        into[p++] = (byte)v;
+        return p;
+    }
+
     /** What {@link #block} writes into: the block's bytes, from 0. */
     static final class Output
     {
@@ -383,42 +396,43 @@ final class BlockEncoder
         {
             return false;
         }
+        // the column directory, then each column: compressed alone where that is smaller (a
+        // column's own zstd frame has its own entropy tables: a fifth smaller than one frame for
+        // all on a JVM's blocks of 100 ms), else as it is
         int rawLength = 0;
+        int bound = BlockDescriptor.HEADER_SIZE + 20 * BlockDescriptor.COLUMNS;
         for (final ColumnSink c : columns)
         {
-            rawLength += ColumnSink.varintLength(c.length()) + c.length();
+            rawLength += c.length();
+            bound += (int)Math.max(c.length(), Zstd.compressBound(c.length()));
         }
-        if (out.raw.length < rawLength)
-        {
-            out.raw = new byte[Math.max(rawLength, out.raw.length * 2)];
-        }
-        int at = 0;
-        for (final ColumnSink c : columns)
-        {
-            long v = c.length();
-            while ((v & ~0x7fL) != 0)
-            {
-                out.raw[at++] = (byte)((v & 0x7f) | 0x80);
-                v >>>= 7;
-            }
-            out.raw[at++] = (byte)v;
-            System.arraycopy(c.bytes(), 0, out.raw, at, c.length());
-            at += c.length();
-        }
-        final int bound = BlockDescriptor.HEADER_SIZE + (int)Math.max(rawLength, Zstd.compressBound(rawLength));
         if (out.bytes.length < bound)
         {
             out.bytes = new byte[Math.max(bound, out.bytes.length * 2)];
         }
-        int bodyLength = zstd.compressByteArray(out.bytes, BlockDescriptor.HEADER_SIZE,
-            out.bytes.length - BlockDescriptor.HEADER_SIZE, out.raw, 0, rawLength);
-        int encoding = BlockDescriptor.ENCODING_ZSTD;
-        if (bodyLength >= rawLength)
+        if (out.raw.length < bound)
         {
-            System.arraycopy(out.raw, 0, out.bytes, BlockDescriptor.HEADER_SIZE, rawLength);
-            bodyLength = rawLength;
-            encoding = BlockDescriptor.ENCODING_STORED;
+            out.raw = new byte[Math.max(bound, out.raw.length * 2)];
         }
+        int directory = BlockDescriptor.HEADER_SIZE;
+        int stored = 0;
+        for (int c = 0; c < columns.length; c++)
+        {
+            final ColumnSink column = columns[c];
+            int n = column.length() < 64 ? column.length() : zstd.compressByteArray(out.raw, stored,
+                out.raw.length - stored, column.bytes(), 0, column.length());
+            if (n >= column.length())
+            {
+                System.arraycopy(column.bytes(), 0, out.raw, stored, column.length());
+                n = column.length();
+            }
+            directory = putVarint(out.bytes, directory, column.length());
+            directory = putVarint(out.bytes, directory, n);
+            stored += n;
+        }
+        System.arraycopy(out.raw, 0, out.bytes, directory, stored);
+        final int bodyLength = directory - BlockDescriptor.HEADER_SIZE + stored;
+        final int encoding = BlockDescriptor.ENCODING_COLUMNS;
         view.wrap(out.bytes);
         view.putInt(0, BlockDescriptor.MAGIC, LE);
         crc.reset();
