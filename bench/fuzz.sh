@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# fuzz.sh [tries=20000]: the readers' fuzzers (tools' io.faultline.fuzz, issue 24) with many
-# more tries than the test suite's 200: every import format (--format) on arbitrary and mutated
-# bytes, plain and compressed; the trace reader and the monitoring-record reader on damaged
-# directories. Each read must give its records or one line naming the problem, within 10 s and
-# a bounded allocation. Prints per property its tries and time, and the findings: the failing
-# properties and the inputs kept in tools/target/fuzz-findings (BENCHMARKS.md, "Fuzzed readers").
+# fuzz.sh [tries=20000] [seed=1]: the readers' fuzzers (tools' io.faultline.fuzz, issue 24) with
+# many more tries than the test suite's 200: every import format (--format) on arbitrary and
+# mutated bytes, plain and compressed; the trace reader and the monitoring-record reader on
+# damaged directories. Each read must give its records or one line naming the problem, within
+# 10 s and a bounded allocation. Prints per property its tries and time, and the findings: the
+# failing properties and the inputs kept in tools/target/fuzz-findings (BENCHMARKS.md, "Fuzzed
+# readers"). Then trace-format's TraceDamageFuzzTest (issue 39) with tries cases instead of CI's
+# 1,000, from seed: a real format-4 trace damaged in its queue file, read strictly and with
+# --skip-corrupt, no misread, no exception text, no hang, the skipped references counted exactly.
 # Runs Maven offline in this checkout; tries applies to each property.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+out_log=$(mktemp /tmp/fuzz-damage.XXXXXX)
+trap 'rm -f "$out_log"' EXIT
 tries=${1:-20000}
+seed=${2:-1}
 echo "$(machine); jqwik, $tries tries per property"
 rm -rf "$root/tools/target/fuzz-findings"
 s=$EPOCHREALTIME
@@ -31,3 +37,11 @@ findings=0
   && findings=$(find "$root/tools/target/fuzz-findings" -mindepth 1 -maxdepth 1 | wc -l)
 printf 'total %.0f s (with the build); %d finding input(s) kept; maven status %d\n' \
   "$(awk -v s="$s" -v e="$e" 'BEGIN{print e - s}')" "$findings" "$status"
+s=$EPOCHREALTIME
+damage=0
+(cd "$root" && mvn -o -q -ntp -pl trace-format verify -Dtest=TraceDamageFuzzTest -Dsurefire.failIfNoSpecifiedTests=false \
+  -Dfaultline.fuzz.cases="$tries" -Dfaultline.fuzz.seed="$seed" > "$out_log" 2>&1) || damage=$?
+e=$EPOCHREALTIME
+printf 'TraceDamageFuzzTest: %d damaged traces from seed %d, %.0f s (with the build): %s\n' "$tries" "$seed" \
+  "$(awk -v s="$s" -v e="$e" 'BEGIN{print e - s}')" \
+  "$([[ $damage -eq 0 ]] && echo ok || grep -m1 -o 'AssertionFailedError: .*' "$out_log" | cut -c1-300)"

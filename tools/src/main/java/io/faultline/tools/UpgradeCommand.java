@@ -25,9 +25,9 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "upgrade", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     synopsisHeading = "usage: ", customSynopsis = "faultline upgrade [--skip-corrupt] [-o DIR] TRACE", descriptionHeading = "%n",
-    description = {"Rewrite a trace recorded by an older faultline (format 1 to 3: an excerpt of 60 to 140 bytes a "
-        + "reference) in format 4 (compact blocks with checksums): the same references and events, which every "
-        + "command reads the same. Without -o the trace is replaced; a packed trace stays packed.", ""})
+    description = {"Rewrite a trace recorded by an older faultline (format 1 to 3: some 140 bytes a reference) in "
+        + "format 4 (compact blocks with checksums): the same references and events, which every command reads the "
+        + "same. Without -o the trace is replaced; a packed trace stays packed.", ""})
 final class UpgradeCommand implements Callable<Integer>
 {
     private static final String USAGE = "usage: faultline upgrade [--skip-corrupt] [-o DIR] TRACE";

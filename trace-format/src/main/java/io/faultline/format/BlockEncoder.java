@@ -131,6 +131,12 @@ final class BlockEncoder
         return c < 0 || c == 0 && lastRecord;
     }
 
+    /** References (Moca pages) in the block so far. */
+    int records()
+    {
+        return records;
+    }
+
     /** The least time of the block's items so far (Long.MAX_VALUE while it has none). */
     long minTime()
     {

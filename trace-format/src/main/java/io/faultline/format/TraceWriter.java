@@ -129,6 +129,8 @@ public final class TraceWriter implements AutoCloseable
     /** The earliest process-start event's time and the earliest time of all, of the blocks written. */
     private long processStartNs = Long.MAX_VALUE;
     private long firstTimeNs = Long.MAX_VALUE;
+    /** References in what reached the queue: less than what the writer was handed while blocks wait. */
+    private long referencesWritten;
     private Thread flusher;
     /** What the flusher thread met writing, thrown at the next write: the trace's writer must hear of it. */
     private RuntimeException flushFailure;
@@ -593,6 +595,7 @@ public final class TraceWriter implements AutoCloseable
                 processStartNs = Math.min(processStartNs, encoder.startTime());
             }
         }
+        final int records = encoder.records();
         if (encoder.block(block, zstd, crc))
         {
             sinceReopen += block.length + 8;
@@ -604,7 +607,17 @@ public final class TraceWriter implements AutoCloseable
             {
                 dc.wire().bytes().write(block.bytes, 0, block.length);
             }
+            referencesWritten += records;
         }
+    }
+
+    /**
+     * References in the blocks (or, in version 3, the chunks) that reached the queue: what a trace
+     * that stopped early holds, where the recorder's own count is what it handed over.
+     */
+    public synchronized long referencesWritten()
+    {
+        return referencesWritten;
     }
 
     private void flushLoop()
@@ -658,6 +671,10 @@ public final class TraceWriter implements AutoCloseable
             final Bytes<?> bytes = dc.wire().bytes();
             bytes.writeInt(kind);
             bytes.write(scratch, 0, length);
+        }
+        if (kind == TraceLayout.EXCERPT_CHUNK && length >= ChunkDescriptor.HEADER_SIZE)
+        {
+            referencesWritten += buffer.getInt(offset + ChunkDescriptor.COUNT, ByteOrder.LITTLE_ENDIAN);
         }
     }
 
@@ -729,9 +746,10 @@ public final class TraceWriter implements AutoCloseable
 
     /**
      * Marks a trace whose recording stopped early (state=incomplete, with the cause and when):
-     * the queue is closed as it is, every excerpt written so far kept. The header is small, but
-     * on a full file system even it may not fit: then the trace keeps state=recording, which
-     * readers also take as partial.
+     * the blocks that wait are written if the queue still takes them, the queue is closed as it
+     * is, every excerpt written so far kept, and the header's {@code references}, where it has
+     * one, made what the queue holds. The header is small, but on a full file system even it may
+     * not fit: then the trace keeps state=recording, which readers also take as partial.
      */
     public synchronized void finishIncomplete(final TraceHeader end) throws IOException
     {
@@ -747,6 +765,10 @@ public final class TraceWriter implements AutoCloseable
             // what did not fit is lost with the stop; the blocks before it are whole
         }
         programStart(end);
+        if (encoders != null && end.get(TraceHeader.REFERENCES) != null)
+        {
+            end.put(TraceHeader.REFERENCES, referencesWritten); // what the queue holds, blocks that did not fit not counted
+        }
         try
         {
             closeQueue();

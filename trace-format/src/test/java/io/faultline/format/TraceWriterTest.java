@@ -139,4 +139,27 @@ class TraceWriterTest
             assertTrue(reader.scan().excerpts() > 2000, "blocks: " + reader.scan().excerpts());
         }
     }
+
+    /** A recording that stopped early: its header counts what reached the queue, not what the writer was handed. */
+    @Test
+    void anIncompleteTraceCountsWhatItsQueueHolds() throws IOException
+    {
+        final Path dir = tmp.resolve("t");
+        try (TraceWriter writer = TraceWriter.create(dir, TestTrace.header()))
+        {
+            for (int i = 0; i < 5; i++)
+            {
+                reference(writer, 100, i);
+            }
+            assertEquals(0, writer.referencesWritten(), "a block waits for its time");
+            writer.finishIncomplete(TestTrace.header().put(TraceHeader.REFERENCES, 999).put(TraceHeader.EVENTS, 0)
+                .put(TraceHeader.STOP_CAUSE, "a test"));
+            assertEquals(5, writer.referencesWritten());
+        }
+        try (TraceReader reader = TraceReader.open(dir))
+        {
+            assertEquals("5", reader.header().get(TraceHeader.REFERENCES));
+            assertEquals(5, reader.scan().references());
+        }
+    }
 }

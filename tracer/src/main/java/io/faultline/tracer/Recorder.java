@@ -345,12 +345,14 @@ public final class Recorder
         {
             published += slot.records();
         }
+        // what reached the queue: the writer holds a process's references a while before it writes their block
+        final long written = writer != null ? writer.referencesWritten() : stats.references;
         try
         {
             header.put(TraceHeader.END_TIME, Instant.now())
                 .put(TraceHeader.DURATION_NS, durationNs)
                 .put(TraceHeader.EXIT_STATUS, exitStatus)
-                .put(TraceHeader.REFERENCES, stats.references)
+                .put(TraceHeader.REFERENCES, written)
                 .put(TraceHeader.AGENT_RECORDS, published)
                 .put(TraceHeader.STOP_CAUSE, stop.cause())
                 .put(TraceHeader.STOPPED_NS, stop.atNs());
@@ -363,7 +365,8 @@ public final class Recorder
         {
             // the header stays state=recording: still read as a partial trace
         }
-        return saidStopped(stop.atNs(), stop.cause(), stats.references, published, exitStatus);
+        return saidStopped(stop.atNs(), stop.cause(), writer != null ? writer.referencesWritten() : written, published,
+            exitStatus);
     }
 
     /**
