@@ -1110,6 +1110,12 @@ public final class TraceReader implements AutoCloseable
         {
             survey = s;
             referencesOnly = !events;
+            // from the start, whatever an earlier read of this reader left
+            nextBlock = 0;
+            ordinal = -1;
+            position = 0;
+            started = false;
+            batch.size = 0;
             origin = s.origin;
             files = blockFiles;
             if (blockFiles != null)

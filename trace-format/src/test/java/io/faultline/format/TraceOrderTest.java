@@ -127,4 +127,34 @@ class TraceOrderTest
         assertEquals(List.of(TestTrace.line(0, 0, 200, 201, 0x1000, false), TestTrace.line(10, 100, 100, 101, 0xb000, false),
             TestTrace.line(11, 110, 100, 101, 0xc000, true), TestTrace.line(12, 120, 200, 201, 0xd000, false)), seen);
     }
+
+    /** One reader reads its trace as often as it is asked, whole each time, both formats, one process or several. */
+    @Test
+    void aReaderReadsItsTraceWholeEveryTime() throws IOException
+    {
+        for (final int version : new int[] {3, 4})
+        {
+            for (final int processes : new int[] {1, 2})
+            {
+                final Path dir = tmp.resolve("t" + version + processes);
+                final List<String> written;
+                try (TestTrace t = new TestTrace(dir, version))
+                {
+                    t.chunk(100, 101, 0, 3).event(EventType.MMAP, 100, 101, 3, "").flush()
+                        .chunk(processes == 1 ? 100 : 200, 201, 3, 2).finish();
+                    written = t.written;
+                }
+                try (TraceReader reader = TraceReader.open(dir))
+                {
+                    final List<String> first = TestTrace.read(reader);
+                    assertEquals(6, first.size());
+                    assertEquals(new java.util.HashSet<>(written), new java.util.HashSet<>(first));
+                    assertEquals(first, TestTrace.read(reader), "read again");
+                    final long[] references = {0};
+                    reader.forEachReference((seq, time, pid, tid, address, write) -> references[0]++);
+                    assertEquals(5, references[0], "and its references alone");
+                }
+            }
+        }
+    }
 }

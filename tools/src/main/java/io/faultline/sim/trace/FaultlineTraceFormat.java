@@ -92,11 +92,14 @@ final class FaultlineTraceFormat implements TraceFormat
                 {
                     out.reserve(reader.header().longValue(TraceHeader.REFERENCES), true);
                 }
+                // a page size that is a power of two (every one Linux has) is a shift, not a division
+                final int shift = Integer.bitCount(pageSize) == 1 ? Integer.numberOfTrailingZeros(pageSize) : -1;
                 summary = reader.forEachReference((seq, timeNs, refPid, refTid, address, write) ->
                 {
                     if ((anyPid || refPid == pid) && (anyTid || refTid == tid))
                     {
-                        out.add(PageKey.of(refPid, address, pageSize), refTid);
+                        out.add(shift >= 0 ? PageKey.ofShift(refPid, address, shift) : PageKey.of(refPid, address, pageSize),
+                            refTid);
                     }
                 });
             }
