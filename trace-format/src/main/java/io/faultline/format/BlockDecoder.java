@@ -25,7 +25,10 @@ final class BlockDecoder implements AutoCloseable
     /** The header of the block being decoded ({@link #view} moves on to its Moca chunks). */
     private final UnsafeBuffer headerView = new UnsafeBuffer(0, 0);
     private final ResidentPages resident = new ResidentPages();
-    private final ThreadAddresses lastAddress = new ThreadAddresses();
+    /** The block's threads by slot (FORMAT.md, "Blocks"): tid, and the last address each referenced. */
+    private int[] slotTid = new int[16];
+    private long[] slotAddress = new long[16];
+    private int slots;
     private byte[] raw = new byte[1 << 16];
     /** Where each column is: its array (the block's bytes, or {@link #raw}), start and end. */
     private final byte[][] array = new byte[BlockDescriptor.COLUMNS][];
@@ -41,6 +44,33 @@ final class BlockDecoder implements AutoCloseable
     private final int[] at = new int[BlockDescriptor.COLUMN_TEXTS];
     private int textAt;
     private String problem;
+
+    private static final java.util.concurrent.atomic.AtomicBoolean PRELOADED = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * Loads zstd-jni's native library on a thread of its own, once: a reader that will decode
+     * blocks calls it as it opens a trace, so that the library's loading (its extraction from the
+     * jar and dlopen, some 40 ms here) goes on while the first pass walks the queue.
+     */
+    static void preload()
+    {
+        if (PRELOADED.compareAndSet(false, true))
+        {
+            final Thread loader = new Thread(() ->
+            {
+                try
+                {
+                    com.github.luben.zstd.util.Native.load();
+                }
+                catch (final RuntimeException | LinkageError ex)
+                {
+                    // the first decompression loads it again, and says what is wrong
+                }
+            }, "faultline-zstd-load");
+            loader.setDaemon(true);
+            loader.start();
+        }
+    }
 
     /** What was wrong with the last block {@link #header} or {@link #decode} refused. */
     String problem()
@@ -231,8 +261,13 @@ final class BlockDecoder implements AutoCloseable
             return "it has " + (end[BlockDescriptor.COLUMN_TAGS] - start[BlockDescriptor.COLUMN_TAGS]) + " tags for "
                 + items + " items";
         }
-        // the varint columns in bulk, in tight loops; the items then take their values by index
-        final int lastVarints = Math.min(last, BlockDescriptor.COLUMN_EVENT_ADDRESSES);
+        if (referencesOnly)
+        {
+            out.clear(pid, view.getInt(BlockDescriptor.RECORDS, LE));
+            return references(items, out);
+        }
+        // every item's: the varint columns in bulk, in tight loops; the items then take their values by index
+        final int lastVarints = BlockDescriptor.COLUMN_EVENT_ADDRESSES;
         for (int c = BlockDescriptor.COLUMN_TIMES; c <= lastVarints; c++)
         {
             final int most = end[c] - start[c];
@@ -247,8 +282,8 @@ final class BlockDecoder implements AutoCloseable
             }
             at[c] = 0;
         }
-        out.clear(pid, referencesOnly ? view.getInt(BlockDescriptor.RECORDS, LE) : items);
-        final String itemsProblem = referencesOnly ? references(items, out) : items(pid, items, out);
+        out.clear(pid, items);
+        final String itemsProblem = items(pid, items, out);
         if (itemsProblem != null)
         {
             return itemsProblem;
@@ -260,7 +295,7 @@ final class BlockDecoder implements AutoCloseable
                 return "its column " + c + " is not read to its end";
             }
         }
-        if (!referencesOnly && textAt != end[BlockDescriptor.COLUMN_TEXTS])
+        if (textAt != end[BlockDescriptor.COLUMN_TEXTS])
         {
             return "its texts are not read to their end";
         }
@@ -356,25 +391,32 @@ final class BlockDecoder implements AutoCloseable
         return unzigzag(next(column));
     }
 
-    /** The references of a block, for a reader of references alone: the events' columns are not read. */
+    /**
+     * The references of a block, for a reader of references alone: the events' columns are not
+     * read, and the varints are decoded where they lie, without a check of their column's end at
+     * each byte: a cursor only moves on, so one that ran past its column's end is past it when
+     * the block is done, and the block is then refused before anything of it is delivered.
+     */
     private String references(final int items, final ItemBatch out)
     {
         final byte[] tags = array[BlockDescriptor.COLUMN_TAGS];
+        final byte[] times = array[BlockDescriptor.COLUMN_TIMES];
+        final byte[] addresses = array[BlockDescriptor.COLUMN_ADDRESSES];
+        final byte[] values = array[BlockDescriptor.COLUMN_VALUES];
         int tagAt = start[BlockDescriptor.COLUMN_TAGS];
-        lastAddress.clear();
-        final long[] times = decoded[BlockDescriptor.COLUMN_TIMES];
-        final long[] addresses = decoded[BlockDescriptor.COLUMN_ADDRESSES];
-        final int recordCount = counts[BlockDescriptor.COLUMN_TIMES];
-        if (counts[BlockDescriptor.COLUMN_ADDRESSES] != recordCount || out.seq.length < recordCount)
-        {
-            return "its references' columns do not hold one time and one address for each reference";
-        }
+        int tp = start[BlockDescriptor.COLUMN_TIMES];
+        int ap = start[BlockDescriptor.COLUMN_ADDRESSES];
+        int vp = start[BlockDescriptor.COLUMN_VALUES];
+        final int capacity = out.seq.length;
+        slots = 0;
         long nextSeq = 0;
         long previousTime = 0;
         long previousAddress = 0;
         int previousTid = 0;
+        int previousSlot = -1;
         int n = 0;
         int events = 0;
+        boolean moca = false;
         final byte[] kind = out.kind;
         final long[] seq = out.seq;
         final long[] time = out.time;
@@ -388,46 +430,123 @@ final class BlockDecoder implements AutoCloseable
             if ((tag & 1) != 0)
             {
                 events++;
+                moca |= tag == BlockDescriptor.TAG_MOCA;
                 continue;
             }
-            if (n >= recordCount)
+            if (n >= capacity)
             {
-                return "it has more references than times";
+                return "it holds more references than its header says";
             }
-            final long s = (tag & BlockDescriptor.TAG_RECORD_SEQ) != 0 ? nextSeq + nextSigned(BlockDescriptor.COLUMN_VALUES)
-                : nextSeq;
-            final int t = (tag & BlockDescriptor.TAG_RECORD_TID) != 0 ? (int)next(BlockDescriptor.COLUMN_VALUES) : previousTid;
-            final int st = (tag & BlockDescriptor.TAG_RECORD_STACK) != 0 ? (int)next(BlockDescriptor.COLUMN_VALUES) : 0;
+            long s = nextSeq;
+            int t = previousTid;
+            int slot = previousSlot;
+            int st = 0;
             int f = (tag >>> 1) & 7;
-            if ((tag & BlockDescriptor.TAG_RECORD_MORE_FLAGS) != 0)
+            if ((tag & (BlockDescriptor.TAG_RECORD_SEQ | BlockDescriptor.TAG_RECORD_TID | BlockDescriptor.TAG_RECORD_STACK
+                | BlockDescriptor.TAG_RECORD_MORE_FLAGS)) != 0)
             {
-                f |= (int)next(BlockDescriptor.COLUMN_VALUES) << 3;
+                if ((tag & BlockDescriptor.TAG_RECORD_SEQ) != 0)
+                {
+                    final long z = varint(values, vp);
+                    vp = varintEnd;
+                    s += unzigzag(z);
+                }
+                if ((tag & BlockDescriptor.TAG_RECORD_TID) != 0)
+                {
+                    final long v = varint(values, vp);
+                    vp = varintEnd;
+                    if (v == slots)
+                    {
+                        final long newTid = varint(values, vp);
+                        vp = varintEnd;
+                        if (newTid <= 0 || newTid > Integer.MAX_VALUE)
+                        {
+                            return "reference " + i + " has tid " + newTid;
+                        }
+                        newSlot((int)newTid, previousAddress);
+                    }
+                    else if (v > slots)
+                    {
+                        return "reference " + i + " names thread slot " + v + " of " + slots;
+                    }
+                    slot = (int)v;
+                    t = slotTid[slot];
+                }
+                if ((tag & BlockDescriptor.TAG_RECORD_STACK) != 0)
+                {
+                    st = (int)varint(values, vp);
+                    vp = varintEnd;
+                }
+                if ((tag & BlockDescriptor.TAG_RECORD_MORE_FLAGS) != 0)
+                {
+                    f |= (int)varint(values, vp) << 3;
+                    vp = varintEnd;
+                }
+            }
+            if (slot < 0)
+            {
+                return "reference " + i + " names no thread";
             }
             long base = previousAddress;
-            if (t != previousTid)
+            if (slot != previousSlot)
             {
-                if (t <= 0)
+                if (previousSlot >= 0)
                 {
-                    return "reference " + i + " has tid " + t;
+                    slotAddress[previousSlot] = previousAddress;
                 }
-                if (previousTid != 0)
-                {
-                    lastAddress.put(previousTid, previousAddress);
-                }
-                base = lastAddress.get(t);
-                if (base == ThreadAddresses.NONE)
-                {
-                    base = previousAddress;
-                }
+                base = slotAddress[slot];
             }
             if (n > 0 && Long.compareUnsigned(s, nextSeq) < 0)
             {
                 return "reference " + i + " (seq " + Long.toUnsignedString(s) + ") goes back before seq "
                     + Long.toUnsignedString(nextSeq - 1);
             }
-            previousTime += unzigzag(times[n]);
-            previousAddress = base + unzigzag(addresses[n]);
+            // the time and the address: one, two or three bytes mostly, decoded here
+            long z;
+            int b = times[tp++];
+            if (b >= 0)
+            {
+                z = b;
+            }
+            else
+            {
+                z = b & 0x7f;
+                b = times[tp++];
+                if (b >= 0)
+                {
+                    z |= (long)b << 7;
+                }
+                else
+                {
+                    z |= (long)(b & 0x7f) << 7;
+                    z |= varint(times, tp) << 14;
+                    tp = varintEnd;
+                }
+            }
+            previousTime += (z >>> 1) ^ -(z & 1);
+            b = addresses[ap++];
+            if (b >= 0)
+            {
+                z = b;
+            }
+            else
+            {
+                z = b & 0x7f;
+                b = addresses[ap++];
+                if (b >= 0)
+                {
+                    z |= (long)b << 7;
+                }
+                else
+                {
+                    z |= (long)(b & 0x7f) << 7;
+                    z |= varint(addresses, ap) << 14;
+                    ap = varintEnd;
+                }
+            }
+            previousAddress = base + ((z >>> 1) ^ -(z & 1));
             previousTid = t;
+            previousSlot = slot;
             kind[n] = ItemBatch.RECORD;
             seq[n] = s;
             time[n] = previousTime;
@@ -438,19 +557,56 @@ final class BlockDecoder implements AutoCloseable
             n++;
             nextSeq = s + 1;
         }
-        at[BlockDescriptor.COLUMN_TIMES] = n;
-        at[BlockDescriptor.COLUMN_ADDRESSES] = n;
-        if (previousTid != 0)
+        if (tp != end[BlockDescriptor.COLUMN_TIMES] || ap != end[BlockDescriptor.COLUMN_ADDRESSES]
+            || vp != end[BlockDescriptor.COLUMN_VALUES])
         {
-            lastAddress.put(previousTid, previousAddress); // the last thread counts too
+            return "its references' columns are not read exactly to their ends";
         }
         out.size = n;
         final UnsafeBuffer h = headerView;
-        if (events != h.getInt(BlockDescriptor.EVENTS, LE) || lastAddress.size() != h.getInt(BlockDescriptor.THREADS, LE))
+        if (events != h.getInt(BlockDescriptor.EVENTS, LE) || slots != h.getInt(BlockDescriptor.THREADS, LE)
+            || !moca && n != h.getInt(BlockDescriptor.RECORDS, LE))
         {
             return "its items are not what its header says of them";
         }
         return null;
+    }
+
+    /** A thread new to the block takes the next slot, starting from the address before it. */
+    private void newSlot(final int tid, final long address)
+    {
+        if (slots == slotTid.length)
+        {
+            slotTid = java.util.Arrays.copyOf(slotTid, slots * 2);
+            slotAddress = java.util.Arrays.copyOf(slotAddress, slots * 2);
+        }
+        slotTid[slots] = tid;
+        slotAddress[slots] = address;
+        slots++;
+    }
+
+    /** Where the last {@link #varint} ended. */
+    private int varintEnd;
+
+    /**
+     * A LEB128 varint of {@code bytes} at {@code at}, at most ten bytes; where it ends in
+     * {@link #varintEnd}. Its column's end is checked by the caller, once, when all are read.
+     */
+    private long varint(final byte[] bytes, final int at)
+    {
+        int p = at;
+        long value = 0;
+        for (int shift = 0; shift < 70; shift += 7)
+        {
+            final int b = bytes[p++];
+            value |= (long)(b & 0x7f) << shift;
+            if (b >= 0)
+            {
+                varintEnd = p;
+                return value;
+            }
+        }
+        throw new IllegalStateException("a varint of more than ten bytes");
     }
 
     /** Every item of a block. */
@@ -461,7 +617,8 @@ final class BlockDecoder implements AutoCloseable
         int tagAt = start[BlockDescriptor.COLUMN_TAGS];
         textAt = start[BlockDescriptor.COLUMN_TEXTS];
         resident.clear();
-        lastAddress.clear();
+        slots = 0;
+        int previousSlot = -1;
         long nextSeq = 0;
         long previousRecordTime = 0;
         long previousTime = 0;
@@ -495,8 +652,30 @@ final class BlockDecoder implements AutoCloseable
             {
                 final long s = (tag & BlockDescriptor.TAG_RECORD_SEQ) != 0
                     ? nextSeq + nextSigned(BlockDescriptor.COLUMN_VALUES) : nextSeq;
-                final int t = (tag & BlockDescriptor.TAG_RECORD_TID) != 0 ? (int)next(BlockDescriptor.COLUMN_VALUES)
-                    : previousTid;
+                int slot = previousSlot;
+                if ((tag & BlockDescriptor.TAG_RECORD_TID) != 0)
+                {
+                    final long v = next(BlockDescriptor.COLUMN_VALUES);
+                    if (v == slots)
+                    {
+                        final long newTid = next(BlockDescriptor.COLUMN_VALUES);
+                        if (newTid <= 0 || newTid > Integer.MAX_VALUE)
+                        {
+                            return "reference " + i + " has tid " + newTid;
+                        }
+                        newSlot((int)newTid, previousAddress);
+                    }
+                    else if (v > slots)
+                    {
+                        return "reference " + i + " names thread slot " + v + " of " + slots;
+                    }
+                    slot = (int)v;
+                }
+                if (slot < 0)
+                {
+                    return "reference " + i + " names no thread";
+                }
+                final int t = slotTid[slot];
                 stack[i] = (tag & BlockDescriptor.TAG_RECORD_STACK) != 0 ? (int)next(BlockDescriptor.COLUMN_VALUES) : 0;
                 int f = (tag >>> 1) & 7;
                 if ((tag & BlockDescriptor.TAG_RECORD_MORE_FLAGS) != 0)
@@ -504,21 +683,13 @@ final class BlockDecoder implements AutoCloseable
                     f |= (int)next(BlockDescriptor.COLUMN_VALUES) << 3;
                 }
                 long base = previousAddress;
-                if (t != previousTid)
+                if (slot != previousSlot)
                 {
-                    if (t <= 0)
+                    if (previousSlot >= 0)
                     {
-                        return "reference " + i + " has tid " + t;
+                        slotAddress[previousSlot] = previousAddress;
                     }
-                    if (previousTid != 0)
-                    {
-                        lastAddress.put(previousTid, previousAddress);
-                    }
-                    base = lastAddress.get(t);
-                    if (base == ThreadAddresses.NONE)
-                    {
-                        base = previousAddress;
-                    }
+                    base = slotAddress[slot];
                 }
                 final long a = base + nextSigned(BlockDescriptor.COLUMN_ADDRESSES);
                 previousRecordTime += nextSigned(BlockDescriptor.COLUMN_TIMES);
@@ -526,6 +697,7 @@ final class BlockDecoder implements AutoCloseable
                 previousAddress = a;
                 resident.admit(a >>> BlockDescriptor.PAGE_SHIFT, t);
                 previousTid = t;
+                previousSlot = slot;
                 if (records == 0)
                 {
                     firstTid = t;
@@ -693,15 +865,11 @@ final class BlockDecoder implements AutoCloseable
             previousKey = key;
             previousRecord = record;
         }
-        if (previousTid != 0)
-        {
-            lastAddress.put(previousTid, previousAddress); // the last thread counts too
-        }
         out.size = items;
         order |= previousRecord ? BlockDescriptor.ORDER_LAST_RECORD : 0;
         final UnsafeBuffer h = headerView;
         if (records != h.getInt(BlockDescriptor.RECORDS, LE) || events != h.getInt(BlockDescriptor.EVENTS, LE)
-            || lastAddress.size() != h.getInt(BlockDescriptor.THREADS, LE) || firstTid != h.getInt(BlockDescriptor.TID, LE)
+            || slots != h.getInt(BlockDescriptor.THREADS, LE) || firstTid != h.getInt(BlockDescriptor.TID, LE)
             || previousKey != h.getLong(BlockDescriptor.LAST_SEQ, LE) || order != h.getByte(BlockDescriptor.ORDER)
             || min != h.getLong(BlockDescriptor.MIN_TIME, LE) || max != h.getLong(BlockDescriptor.MAX_TIME, LE)
             || startTime != h.getLong(BlockDescriptor.START_TIME, LE))

@@ -6,8 +6,7 @@ import java.util.zip.CRC32C;
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdCompressCtx;
 import org.agrona.DirectBuffer;
-import org.agrona.collections.Long2LongHashMap;
-import org.agrona.collections.IntHashSet;
+import org.agrona.collections.Int2IntHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -40,8 +39,11 @@ final class BlockEncoder
     private final ColumnSink eventAddresses;
     private final ColumnSink texts;
     private final ResidentPages resident = new ResidentPages();
-    private final Long2LongHashMap lastAddress = new Long2LongHashMap(Long.MIN_VALUE);
-    private final IntHashSet threads = new IntHashSet();
+    /** The block's threads, by tid: their slot, from 0 in the order they came (FORMAT.md, "Blocks"). */
+    private final Int2IntHashMap slotOf = new Int2IntHashMap(-1);
+    /** Each slot's thread's last address. */
+    private long[] slotAddress = new long[16];
+    private int slots;
     private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
 
     private int items;
@@ -91,8 +93,8 @@ final class BlockEncoder
             c.clear();
         }
         resident.clear();
-        lastAddress.clear();
-        threads.clear();
+        slotOf.clear();
+        slots = 0;
         items = 0;
         records = 0;
         events = 0;
@@ -171,10 +173,27 @@ final class BlockEncoder
         }
         final int tid = buffer.getInt(offset + ChunkDescriptor.TID, LE);
         final int count = buffer.getInt(offset + ChunkDescriptor.COUNT, LE);
-        long threadAddress = lastAddress.get(tid);
-        if (threadAddress == Long.MIN_VALUE)
+        if (count == 0)
         {
+            return;
+        }
+        int slot = slotOf.get(tid);
+        boolean newThread = false;
+        long threadAddress;
+        if (slot < 0)
+        {
+            slot = slots++;
+            slotOf.put(tid, slot);
+            if (slot == slotAddress.length)
+            {
+                slotAddress = java.util.Arrays.copyOf(slotAddress, slot * 2);
+            }
+            newThread = true;
             threadAddress = previousAddress;
+        }
+        else
+        {
+            threadAddress = slotAddress[slot];
         }
         for (int i = 0; i < count; i++)
         {
@@ -192,8 +211,14 @@ final class BlockEncoder
             }
             if (tid != previousTid || records == 0)
             {
+                // its thread's slot; a thread new to the block takes the next slot, its tid after it
                 tag |= BlockDescriptor.TAG_RECORD_TID;
-                values.putVarint(tid & 0xffffffffL);
+                values.putVarint(slot);
+                if (newThread)
+                {
+                    values.putVarint(tid & 0xffffffffL);
+                    newThread = false;
+                }
             }
             if (stack != 0)
             {
@@ -216,16 +241,12 @@ final class BlockEncoder
             {
                 firstTid = tid;
             }
-            threads.add(tid);
             previousTid = tid;
             noteItem(seq, true, time, time);
             records++;
             nextSeq = seq + 1;
         }
-        if (count > 0)
-        {
-            lastAddress.put(tid, threadAddress);
-        }
+        slotAddress[slot] = threadAddress;
     }
 
     private void addMoca(final DirectBuffer buffer, final int offset, final int length)
@@ -451,7 +472,7 @@ final class BlockEncoder
         view.putShort(BlockDescriptor.RESERVED_16, (short)0, LE);
         view.putInt(BlockDescriptor.PID, pid, LE);
         view.putInt(BlockDescriptor.TID, firstTid, LE);
-        view.putInt(BlockDescriptor.THREADS, threads.size(), LE);
+        view.putInt(BlockDescriptor.THREADS, slots, LE);
         view.putInt(BlockDescriptor.ITEMS, items, LE);
         view.putInt(BlockDescriptor.RECORDS, records, LE);
         view.putInt(BlockDescriptor.EVENTS, events, LE);

@@ -200,6 +200,10 @@ public final class TraceReader implements AutoCloseable
                 throw new TraceFormatException("truncated trace " + dir + ": the queue files are missing");
             }
         }
+        if (hasData && version >= 4)
+        {
+            BlockDecoder.preload();
+        }
         return new TraceReader(dir, header, hasData ? queueDir : null, skipCorrupt, live);
     }
 
