@@ -711,7 +711,6 @@ public final class TraceReader implements AutoCloseable
         {
             final Map<Integer, List<BlockRef>> all = new LinkedHashMap<>();
             long ordinal = -1;
-            boolean tornEnd = false;
             while (true)
             {
                 final QueueScanner.Step step = scanner.next();
@@ -742,7 +741,6 @@ public final class TraceReader implements AutoCloseable
                     final long found = scanner.findBlock(at + QueueScanner.HEADER_WORD, decoder);
                     damage.add(new QueueDamage.Region(file, at, found >= 0 ? found - QueueScanner.HEADER_WORD
                         : scanner.fileLength(), ordinal + 1, what, null));
-                    tornEnd = found < 0 && scanner.isLastFile();
                     continue;
                 }
                 ordinal++;
@@ -756,10 +754,8 @@ public final class TraceReader implements AutoCloseable
                     final long found = scanner.findBlock(start, decoder);
                     damage.add(new QueueDamage.Region(file, at, found >= 0 ? found - QueueScanner.HEADER_WORD
                         : scanner.fileLength(), ordinal, "the excerpt there is no sound block: " + what, null));
-                    tornEnd = found < 0 && scanner.isLastFile();
                     continue;
                 }
-                tornEnd = false;
                 final BlockRef block = new BlockRef(file, start, ordinal, bytes, offset);
                 all.computeIfAbsent(block.pid, p -> new ArrayList<>()).add(block);
                 if (!decoder.body(bytes, offset, length))
@@ -781,13 +777,48 @@ public final class TraceReader implements AutoCloseable
                 }
                 stream.add(block);
             }
-            if (tornEnd && !header.isComplete())
+            if (!header.isComplete())
             {
-                // a partial trace ends where its recorder stopped writing: its last region is its end, not damage
-                final QueueDamage.Region end = damage.regions.remove(damage.regions.size() - 1);
-                unreadable = shownFile(files.get(end.file)) + " at byte " + end.start + ": " + end.what;
+                endAtTornTail(all);
             }
             damage.account(all, this::expectedReferences, files);
+        }
+
+        /**
+         * A partial trace ends where its recorder stopped writing, and a write that the file
+         * system cut short (a full disk: the mapped page the block went into could not be had)
+         * leaves a block whose checksum does not match, or bytes that are no block, after the last
+         * sound one: that is its end, said as such (ReadSummary#unreadable), not damage.
+         */
+        private void endAtTornTail(final Map<Integer, List<BlockRef>> all)
+        {
+            long lastSound = -1;
+            for (final ProcessStream stream : streams.values())
+            {
+                for (final BlockRef b : stream.blocks)
+                {
+                    lastSound = Math.max(lastSound, b.place());
+                }
+            }
+            QueueDamage.Region first = null;
+            for (final java.util.Iterator<QueueDamage.Region> it = damage.regions.iterator(); it.hasNext();)
+            {
+                final QueueDamage.Region r = it.next();
+                if (r.place() > lastSound)
+                {
+                    it.remove();
+                    if (r.block != null)
+                    {
+                        all.get(r.block.pid).remove(r.block);
+                    }
+                    first = first == null || r.place() < first.place() ? r : first;
+                }
+            }
+            if (first != null)
+            {
+                unreadable = shownFile(files.get(first.file)) + " at byte " + first.start + ": "
+                    + (first.block != null ? "a block written in part (" + first.what + ")" : first.what);
+            }
         }
 
         /** A process's references by the header of a complete trace ({@code process.PID}), -1 if not known. */
@@ -952,16 +983,33 @@ public final class TraceReader implements AutoCloseable
         }
     }
 
-    /** Every file of a format-4 queue, open for the blocks' reads while delivering. */
+    /**
+     * Every file of a format-4 queue, open for the blocks' reads while delivering, and the one
+     * buffer and decoder every process's cursor reads and decodes its next block with, in turn:
+     * a cursor keeps only its decoded block, so that a merge of many processes holds one block's
+     * bytes and one decoder's buffers, not one each.
+     */
     private static final class BlockFiles implements AutoCloseable
     {
         private final List<Path> files;
         private final FileChannel[] channels;
+        final BlockDecoder decoder = new BlockDecoder();
+        byte[] buffer = new byte[0];
 
         BlockFiles(final List<Path> files)
         {
             this.files = files;
             this.channels = new FileChannel[files.size()];
+        }
+
+        /** Reads block {@code b} into {@link #buffer}. */
+        void read(final BlockRef b) throws IOException
+        {
+            if (buffer.length < b.length)
+            {
+                buffer = new byte[Math.max(b.length, buffer.length * 2)];
+            }
+            read(b.file, b.start, buffer, b.length);
         }
 
         void read(final int file, final long at, final byte[] into, final int count) throws IOException
@@ -983,6 +1031,7 @@ public final class TraceReader implements AutoCloseable
         @Override
         public void close()
         {
+            decoder.close();
             for (final FileChannel c : channels)
             {
                 if (c != null)
@@ -1012,8 +1061,6 @@ public final class TraceReader implements AutoCloseable
         final List<BlockRef> blocks = new ArrayList<>();
         private int nextBlock;
         private BlockFiles files;
-        private BlockDecoder decoder;
-        private byte[] buffer = new byte[0];
         /** Formats 1 to 3: a walk of the whole queue that keeps this process's excerpts. */
         private QueueScanner scanner;
         private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
@@ -1122,11 +1169,7 @@ public final class TraceReader implements AutoCloseable
             batch.size = 0;
             origin = s.origin;
             files = blockFiles;
-            if (blockFiles != null)
-            {
-                decoder = new BlockDecoder();
-            }
-            else
+            if (blockFiles == null)
             {
                 // from the start, by the queue files' own framing
                 scanner = new QueueScanner(queueDir);
@@ -1145,11 +1188,9 @@ public final class TraceReader implements AutoCloseable
             while (nextBlock < blocks.size())
             {
                 final BlockRef b = blocks.get(nextBlock++);
-                if (buffer.length < b.length)
-                {
-                    buffer = new byte[Math.max(b.length, buffer.length * 2)];
-                }
-                files.read(b.file, b.start, buffer, b.length);
+                files.read(b);
+                final byte[] buffer = files.buffer;
+                final BlockDecoder decoder = files.decoder;
                 if (!decoder.header(buffer, 0, b.length) || !decoder.body(buffer, 0, b.length))
                 {
                     throw new TraceFormatException("trace " + shown + " changed while it was read: "
@@ -1303,11 +1344,6 @@ public final class TraceReader implements AutoCloseable
             {
                 scanner.close();
                 scanner = null;
-            }
-            if (decoder != null)
-            {
-                decoder.close();
-                decoder = null;
             }
         }
     }

@@ -264,4 +264,37 @@ class BlockDamageTest
                 + (last[2] - 8) + " bytes)", notes.get(1));
         }
     }
+
+    /**
+     * A full file system cuts the block being written short, and the checksum of the last block
+     * of the partial trace it leaves does not match: that is its end, as a torn write is (read to
+     * there, said once); a block so damaged before a sound one is damage all the same.
+     */
+    @Test
+    void aPartialTracesLastBlockWrittenInPartIsItsEndNotDamage() throws IOException
+    {
+        final Path dir = tmp.resolve("t");
+        try (TestTrace t = sample(dir))
+        {
+            t.flush();
+        }
+        final List<long[]> places = blocks(dir);
+        final Path file = queueFile(dir);
+        overwrite(file, places.get(4)[2] - 3, new byte[] {0x55});
+        try (TraceReader reader = TraceReader.open(dir))
+        {
+            assertEquals(ALL.subList(0, 13), TestTrace.read(reader));
+            final List<String> notes = reader.scan().notes(dir);
+            assertEquals("read " + dir + " only up to a break in its queue: " + file + " at byte " + places.get(4)[1]
+                + ": a block written in part (its checksum does not match its contents)", notes.get(notes.size() - 1));
+        }
+        overwrite(file, places.get(2)[2] - 3, new byte[] {0x55});
+        try (TraceReader reader = TraceReader.open(dir))
+        {
+            final TraceFormatException ex = assertThrows(TraceFormatException.class, () -> TestTrace.read(reader));
+            assertEquals("corrupt trace " + dir + ": " + file + " at byte " + places.get(2)[1] + ": a damaged block (its "
+                + "checksum does not match its contents); lost 4 references and 0 events of process 100 (thread 101), "
+                + "seq 6 to 9, 0.000 s to 0.000 s; faultline reads past it with --skip-corrupt", ex.getMessage());
+        }
+    }
 }
