@@ -334,6 +334,31 @@ public final class TraceReader implements AutoCloseable
     }
 
     /**
+     * Receives a trace's references a run at a time: consecutive references of one process in
+     * trace order, each run after the last, as arrays (valid during the call only) of which
+     * {@code from} to {@code to} (exclusive) are the run's. The replays' path (simulate, mrc,
+     * sweep): no call for each reference.
+     */
+    @FunctionalInterface
+    public interface ReferenceRuns
+    {
+        /**
+         * @param tids      the thread of each reference
+         * @param addresses each reference's exact address
+         */
+        void onRun(int pid, int[] tids, long[] addresses, int from, int to);
+    }
+
+    /**
+     * Delivers every reference in trace order, as runs ({@link ReferenceRuns}), the events left
+     * out: what {@link #forEachReference} delivers, with the same checks and summary.
+     */
+    public ReadSummary forEachReferenceRun(final ReferenceRuns runs)
+    {
+        return deliver(null, false, runs);
+    }
+
+    /**
      * Delivers every reference and event in seq order (events before records of the same seq;
      * events of the same seq by time, then by process in order of appearance).
      *
@@ -411,6 +436,12 @@ public final class TraceReader implements AutoCloseable
     /** @param events whether the visitor sees events (not for {@link #forEachReference}, which then makes none) */
     private ReadSummary deliver(final TraceVisitor visitor, final boolean events)
     {
+        return deliver(visitor, events, null);
+    }
+
+    /** Delivers to {@code visitor}, an item at a time, or, where {@code runs} is given, to it a run at a time. */
+    private ReadSummary deliver(final TraceVisitor visitor, final boolean events, final ReferenceRuns runs)
+    {
         final Survey s = survey();
         final BlockFiles files = blocks && queueDir != null ? new BlockFiles(s.files) : null;
         try
@@ -421,8 +452,20 @@ public final class TraceReader implements AutoCloseable
                 only.open(s, files, events);
                 while (only.nextBatch())
                 {
-                    only.deliverBatch(visitor, events);
+                    if (runs != null)
+                    {
+                        // references alone (the events were not decoded, an old trace's event excerpts passed over)
+                        runs.onRun(only.batch.pid, only.batch.tid, only.batch.address, 0, only.batch.size);
+                    }
+                    else
+                    {
+                        only.deliverBatch(visitor, events);
+                    }
                 }
+            }
+            else if (s.streams.size() > 1 && runs != null)
+            {
+                mergeRuns(s, files, runs);
             }
             else if (s.streams.size() > 1)
             {
@@ -479,6 +522,54 @@ public final class TraceReader implements AutoCloseable
             if (stream != null)
             {
                 heads.add(stream);
+            }
+        }
+    }
+
+    /**
+     * The merge of {@link #merge}, delivering a run at a time: a process's references from its
+     * head up to the first that comes after the next process's head.
+     */
+    private void mergeRuns(final Survey s, final BlockFiles files, final ReferenceRuns runs) throws IOException
+    {
+        final PriorityQueue<ProcessStream> heads = new PriorityQueue<>(s.streams.size(), HEAD_ORDER);
+        for (final ProcessStream stream : s.streams.values())
+        {
+            stream.open(s, files, false);
+            if (stream.advance())
+            {
+                heads.add(stream);
+            }
+        }
+        while (!heads.isEmpty())
+        {
+            final ProcessStream stream = heads.poll();
+            final ProcessStream rival = heads.peek();
+            while (true)
+            {
+                final ItemBatch b = stream.batch;
+                final int from = stream.position;
+                int to = from + 1;
+                while (to < b.size && (rival == null || stream.before(to, rival)))
+                {
+                    to++;
+                }
+                runs.onRun(b.pid, b.tid, b.address, from, to);
+                if (to < b.size)
+                {
+                    stream.moveTo(to);
+                    heads.add(stream);
+                    break;
+                }
+                if (!stream.advanceBatch())
+                {
+                    break;
+                }
+                if (rival != null && HEAD_ORDER.compare(stream, rival) > 0)
+                {
+                    heads.add(stream);
+                    break;
+                }
             }
         }
     }
@@ -1252,9 +1343,9 @@ public final class TraceReader implements AutoCloseable
                         + ordinal + ": " + problem);
                 }
                 ExcerptItems.fill(view, scanner.length(), batch);
-                if (batch.size == 0)
+                if (batch.size == 0 || referencesOnly && !batch.isRecord(0))
                 {
-                    continue;
+                    continue; // a reader of references alone is handed chunks of references only
                 }
                 return true;
             }
@@ -1269,6 +1360,40 @@ public final class TraceReader implements AutoCloseable
                 head();
                 return true;
             }
+            if (!nextBatch())
+            {
+                return false;
+            }
+            started = true;
+            head();
+            return true;
+        }
+
+        /** Whether item {@code i} of the batch comes before {@code other}'s head (HEAD_ORDER). */
+        boolean before(final int i, final ProcessStream other)
+        {
+            int c = Long.compareUnsigned(batch.seq[i], other.headSeq);
+            if (c == 0)
+            {
+                c = Integer.compare(batch.rank(i), other.headRank);
+            }
+            if (c == 0)
+            {
+                c = Long.compare(batch.time[i], other.headTimeNs);
+            }
+            return (c != 0 ? c : Integer.compare(order, other.order)) < 0;
+        }
+
+        /** Makes item {@code i} of the batch the head. */
+        void moveTo(final int i)
+        {
+            position = i;
+            head();
+        }
+
+        /** Moves the head to the next batch's first item; false at the end. */
+        boolean advanceBatch() throws IOException
+        {
             if (!nextBatch())
             {
                 return false;

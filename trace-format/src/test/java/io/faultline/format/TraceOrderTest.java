@@ -157,4 +157,46 @@ class TraceOrderTest
             }
         }
     }
+
+    /**
+     * The references a run at a time (forEachReferenceRun, the replays' path) are the references
+     * one at a time, in the same order: both formats, several processes whose references
+     * interleave in seq, events among them, a real trace too.
+     */
+    @Test
+    void runsOfReferencesAreTheReferencesInOrder() throws IOException
+    {
+        for (final int version : new int[] {3, 4})
+        {
+            final Path dir = tmp.resolve("r" + version);
+            try (TestTrace t = new TestTrace(dir, version))
+            {
+                t.chunk(200, 201, 2, 2).chunk(100, 101, 0, 2).event(EventType.FORK, 100, 101, 4, "")
+                    .chunk(100, 102, 4, 2).flush().event(EventType.MMAP, 200, 201, 6, "").chunk(200, 202, 6, 1)
+                    .chunk(100, 101, 7, 3).chunk(200, 201, 10, 1).event(EventType.PROCESS_EXIT, 200, 200, 11, "")
+                    .finish();
+            }
+            assertRunsAreReferences(dir);
+        }
+        assertRunsAreReferences(Format3TraceTest.FIXTURE);
+    }
+
+    private static void assertRunsAreReferences(final Path trace)
+    {
+        try (TraceReader reader = TraceReader.open(trace))
+        {
+            final List<String> one = new ArrayList<>();
+            reader.forEachReference((seq, time, pid, tid, address, write) -> one.add(pid + " " + tid + " " + address));
+            final List<String> runs = new ArrayList<>();
+            final ReadSummary summary = reader.forEachReferenceRun((pid, tids, addresses, from, to) ->
+            {
+                for (int i = from; i < to; i++)
+                {
+                    runs.add(pid + " " + tids[i] + " " + addresses[i]);
+                }
+            });
+            assertEquals(one, runs, trace.toString());
+            assertEquals(summary.references(), runs.size());
+        }
+    }
 }

@@ -94,14 +94,28 @@ final class FaultlineTraceFormat implements TraceFormat
                 }
                 // a page size that is a power of two (every one Linux has) is a shift, not a division
                 final int shift = Integer.bitCount(pageSize) == 1 ? Integer.numberOfTrailingZeros(pageSize) : -1;
-                summary = reader.forEachReference((seq, timeNs, refPid, refTid, address, write) ->
+                if (shift >= 0 && anyTid)
                 {
-                    if ((anyPid || refPid == pid) && (anyTid || refTid == tid))
+                    // a run of one process's references at a time, keyed in one loop
+                    summary = reader.forEachReferenceRun((refPid, tids, addresses, from, to) ->
                     {
-                        out.add(shift >= 0 ? PageKey.ofShift(refPid, address, shift) : PageKey.of(refPid, address, pageSize),
-                            refTid);
-                    }
-                });
+                        if (anyPid || refPid == pid)
+                        {
+                            out.addRun(refPid, tids, addresses, from, to, shift);
+                        }
+                    });
+                }
+                else
+                {
+                    summary = reader.forEachReference((seq, timeNs, refPid, refTid, address, write) ->
+                    {
+                        if ((anyPid || refPid == pid) && (anyTid || refTid == tid))
+                        {
+                            out.add(shift >= 0 ? PageKey.ofShift(refPid, address, shift)
+                                : PageKey.of(refPid, address, pageSize), refTid);
+                        }
+                    });
+                }
             }
             summary.notes(path).forEach(out::note);
         }

@@ -92,6 +92,27 @@ public final class KeyTrace
         }
     }
 
+    /**
+     * Appends the references {@code from} to {@code to} of one process, each tagged with its
+     * thread, keyed as {@link PageKey#ofShift} keys them: a faultline trace's run (the reader's
+     * fast path, {@code TraceReader.forEachReferenceRun}).
+     */
+    public void addRun(final int pid, final int[] tids, final long[] addresses, final int from, final int to,
+        final int pageShift)
+    {
+        final int n = to - from;
+        if (size + n > keys.length || tags == null || tags.length < keys.length)
+        {
+            reserve(Math.max(n, keys.length), true);
+        }
+        for (int i = from; i < to; i++)
+        {
+            keys[size] = PageKey.ofShift(pid, addresses[i], pageShift);
+            tags[size] = tids[i];
+            size++;
+        }
+    }
+
     /** Appends an untagged reference. */
     public void add(final long key)
     {
