@@ -1,6 +1,7 @@
 package io.faultline.format;
 
 import java.io.IOException;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -8,20 +9,19 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.zip.CRC32C;
 import java.util.stream.Stream;
+import java.util.zip.CRC32C;
 
+import com.github.luben.zstd.ZstdCompressCtx;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.core.time.TimeProvider;
 import net.openhft.chronicle.queue.ChronicleQueue;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import net.openhft.chronicle.wire.DocumentContext;
-import com.github.luben.zstd.ZstdCompressCtx;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 
@@ -83,22 +83,28 @@ public final class TraceWriter implements AutoCloseable
      * reaches in millions, or gives the queue a clock of its own (null: the wall clock), to cross
      * midnight UTC, where the daily roll cycle starts a new file.
      */
-    record QueueShape(long blockSize, int indexCount, long reopenBytes, TimeProvider time, int blockItems)
+    record QueueShape(long blockSize, int indexCount, long reopenBytes, TimeProvider time, int blockItems, long flushNs)
     {
         QueueShape(final long blockSize, final int indexCount, final long reopenBytes)
         {
-            this(blockSize, indexCount, reopenBytes, null, BLOCK_ITEMS);
+            this(blockSize, indexCount, reopenBytes, null, BLOCK_ITEMS, FLUSH_NS);
         }
 
         QueueShape(final long blockSize, final int indexCount, final long reopenBytes, final TimeProvider time)
         {
-            this(blockSize, indexCount, reopenBytes, time, BLOCK_ITEMS);
+            this(blockSize, indexCount, reopenBytes, time, BLOCK_ITEMS, FLUSH_NS);
         }
 
         /** The same, with blocks of at most {@code items} items (a test's many blocks from a small trace). */
         QueueShape withBlockItems(final int items)
         {
-            return new QueueShape(blockSize, indexCount, reopenBytes, time, items);
+            return new QueueShape(blockSize, indexCount, reopenBytes, time, items, flushNs);
+        }
+
+        /** The same, with another time bound (a test that fills a block whatever the machine's load). */
+        QueueShape withFlushNs(final long ns)
+        {
+            return new QueueShape(blockSize, indexCount, reopenBytes, time, blockItems, ns);
         }
     }
 
@@ -564,7 +570,7 @@ public final class TraceWriter implements AutoCloseable
     private void writeDue(final long now)
     {
         BlockEncoder oldest;
-        while ((oldest = pending.peekFirst()) != null && now - oldest.openedNs >= FLUSH_NS)
+        while ((oldest = pending.peekFirst()) != null && now - oldest.openedNs >= shape.flushNs())
         {
             writeBlock(oldest);
         }
@@ -626,7 +632,7 @@ public final class TraceWriter implements AutoCloseable
         {
             try
             {
-                Thread.sleep(FLUSH_NS / 4_000_000L);
+                Thread.sleep(Math.max(1, Math.min(FLUSH_NS, shape.flushNs()) / 4_000_000L));
             }
             catch (final InterruptedException ex)
             {

@@ -96,7 +96,9 @@ class TraceWriterTest
     {
         final Path dir = tmp.resolve("t");
         final int n = TraceWriter.BLOCK_ITEMS + 10;
-        try (TraceWriter writer = TraceWriter.create(dir, TestTrace.header()))
+        // no time bound: under load the bound would write the block before it is full
+        try (TraceWriter writer = TraceWriter.create(dir, TestTrace.header(),
+            TraceWriter.shape(TestTrace.header()).withFlushNs(Long.MAX_VALUE)))
         {
             for (int i = 0; i < n; i++)
             {
