@@ -48,6 +48,12 @@ class TraceWriterTest
         writer.write(TraceLayout.EXCERPT_EVENT, event, 0, event.capacity());
     }
 
+    /** A trace's shape without the time bound: what a test checks happens whatever the machine's load. */
+    private static TraceWriter.QueueShape unbound()
+    {
+        return TraceWriter.shape(TestTrace.header()).withFlushNs(Long.MAX_VALUE);
+    }
+
     /** References and blocks a reader finds in the queue now. */
     private static long[] inQueue(final Path dir)
     {
@@ -80,7 +86,7 @@ class TraceWriterTest
     void aProcessExitWritesItsBlockAtOnce() throws IOException
     {
         final Path dir = tmp.resolve("t");
-        try (TraceWriter writer = TraceWriter.create(dir, TestTrace.header()))
+        try (TraceWriter writer = TraceWriter.create(dir, TestTrace.header(), unbound()))
         {
             reference(writer, 100, 0);
             reference(writer, 100, 1);
@@ -97,8 +103,7 @@ class TraceWriterTest
         final Path dir = tmp.resolve("t");
         final int n = TraceWriter.BLOCK_ITEMS + 10;
         // no time bound: under load the bound would write the block before it is full
-        try (TraceWriter writer = TraceWriter.create(dir, TestTrace.header(),
-            TraceWriter.shape(TestTrace.header()).withFlushNs(Long.MAX_VALUE)))
+        try (TraceWriter writer = TraceWriter.create(dir, TestTrace.header(), unbound()))
         {
             for (int i = 0; i < n; i++)
             {
@@ -147,7 +152,7 @@ class TraceWriterTest
     void anIncompleteTraceCountsWhatItsQueueHolds() throws IOException
     {
         final Path dir = tmp.resolve("t");
-        try (TraceWriter writer = TraceWriter.create(dir, TestTrace.header()))
+        try (TraceWriter writer = TraceWriter.create(dir, TestTrace.header(), unbound()))
         {
             for (int i = 0; i < 5; i++)
             {
