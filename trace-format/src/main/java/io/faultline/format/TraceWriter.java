@@ -160,6 +160,8 @@ public final class TraceWriter implements AutoCloseable
             appender.singleThreadedCheckDisabled(true);
             flusher = new Thread(this::flushLoop, "faultline-trace-flusher");
             flusher.setDaemon(true);
+            // what escapes flushLoop's own catch (an asynchronous fault raised inside it) goes the same way
+            flusher.setUncaughtExceptionHandler((thread, ex) -> flushFailed(ex));
             flusher.start();
         }
     }
@@ -628,34 +630,42 @@ public final class TraceWriter implements AutoCloseable
 
     private void flushLoop()
     {
-        while (true)
+        try
         {
-            try
+            while (true)
             {
                 Thread.sleep(Math.max(1, Math.min(FLUSH_NS, shape.flushNs()) / 4_000_000L));
-            }
-            catch (final InterruptedException ex)
-            {
-                return;
-            }
-            synchronized (this)
-            {
-                if (closed)
+                synchronized (this)
                 {
-                    return;
-                }
-                try
-                {
+                    if (closed)
+                    {
+                        return;
+                    }
                     writeDue(System.nanoTime());
                 }
-                catch (final RuntimeException | Error ex)
-                {
-                    // a full file system, a removed directory: the next write throws it to the logger
-                    flushFailure = ex instanceof RuntimeException ? (RuntimeException)ex
-                        : new IllegalStateException("the trace cannot be written", ex);
-                    return;
-                }
             }
+        }
+        catch (final InterruptedException ex)
+        {
+            // closed
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            // a full file system, a removed directory: the next write throws it to the logger. The whole
+            // loop, the sleep included: the JVM raises a fault of a store into the mapped queue file
+            // (InternalError, "a fault occurred in a recent unsafe memory access operation") at the
+            // thread's next safepoint, which can come after the write returned, in the sleep; uncaught,
+            // it would end the thread with a stack trace on the traced program's stderr
+            flushFailed(ex);
+        }
+    }
+
+    private synchronized void flushFailed(final Throwable ex)
+    {
+        if (flushFailure == null)
+        {
+            flushFailure = ex instanceof RuntimeException ? (RuntimeException)ex
+                : new IllegalStateException("the trace cannot be written", ex);
         }
     }
 
