@@ -357,6 +357,7 @@
 #define FL_STOP_REQUESTED     2
 #define FL_STOP_ERROR         3
 #define FL_STOP_EXEC          4
+#define FL_STOP_SIGNAL        5 /* a signal that dumps core is killing the process: every page home for the core */
 
 /* sampling board */
 #define FL_BOARD_REQUEST     0

@@ -189,6 +189,7 @@ static int map_shm(const char *path)
 		return -1;
 	}
 	fl_mem_add((uintptr_t)m, (uintptr_t)m + FL_PAGE_UP(fl_agent.shm_len));
+	fl_sys_madvise(m, FL_PAGE_UP(fl_agent.shm_len), MADV_DONTDUMP); /* the rings are no part of the program's core */
 	return 0;
 }
 
@@ -288,7 +289,7 @@ static int claim_slot(void)
  * program's memory, which scope "all" traces and faultline_trace_range accepts.
  */
 struct lib_find {
-	uintptr_t addr[3];
+	uintptr_t addr[3]; /* in libc, ld.so, and libfaultline itself (the last) */
 };
 
 static int add_lib_data(struct dl_phdr_info *info, size_t size, void *ctx)
@@ -305,8 +306,20 @@ static int add_lib_data(struct dl_phdr_info *info, size_t size, void *ctx)
 	for (int k = 0; ours && k < info->dlpi_phnum; k++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
 		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W))
-			fl_mem_add(FL_PAGE_DOWN(s), FL_PAGE_UP(s + ph->p_memsz));
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W))
+			continue;
+		fl_mem_add(FL_PAGE_DOWN(s), FL_PAGE_UP(s + ph->p_memsz));
+		/* our own .data and .bss (1.3 MiB of tables) stay out of the program's core; libc's and
+		 * ld.so's are the program's state as much as ours */
+		uintptr_t self = f->addr[2];
+		int mine = 0;
+		for (int j = 0; j < info->dlpi_phnum; j++) {
+			const ElfW(Phdr) *q = &info->dlpi_phdr[j];
+			uintptr_t qs = info->dlpi_addr + q->p_vaddr;
+			mine |= q->p_type == PT_LOAD && self >= qs && self < qs + q->p_memsz;
+		}
+		if (mine)
+			fl_sys_madvise((void *)FL_PAGE_DOWN(s), FL_PAGE_UP(s + ph->p_memsz) - FL_PAGE_DOWN(s), MADV_DONTDUMP);
 	}
 	return 0;
 }
@@ -495,6 +508,7 @@ int fl_agent_start(const char *path)
 	/* scope all: register and disable what exists now, before main() runs */
 	fl_req_call(FL_REQ_INIT, (uintptr_t)pthread_self(), 0, 0, 0);
 	if (!fl_attached) {
+		fl_gate_on_core(fl_guard_stop_for_core); /* a core holds the program's pages at their addresses */
 		fl_gate_start(); /* in-thread engines: every system call of the program's threads gated */
 		fl_touch_start(); /* with the gate off only (touch.c) */
 	}

@@ -138,6 +138,7 @@ static void pass_on(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_threa
 	if (a.sa_handler == SIG_IGN && sent)
 		return;
 	if (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN) {
+		fl_gate_core_signal(fault_sig); /* the program's pages home before its core is written */
 		struct sigaction dfl;
 		memset(&dfl, 0, sizeof(dfl));
 		dfl.sa_handler = SIG_DFL;

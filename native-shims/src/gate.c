@@ -47,12 +47,14 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -172,6 +174,19 @@ struct k_sigaction {
 	void *restorer;
 	uint64_t mask;
 };
+
+/*
+ * The program's own action for every signal but SIGSYS and the fault signal (whose are kept
+ * apart), as it set it or as the image started with it: what rt_sigaction reports back. The
+ * kernel holds something else: the agent's restorer, SA_ONSTACK under the in-thread engines, a
+ * mask that leaves SIGSYS and the fault signal open, or, for a signal that dumps core and whose
+ * action is the default, the agent's on_core_signal (core_caught).
+ */
+static struct k_sigaction prog_act[65];
+static int act_lock;
+static uint64_t core_caught;
+static void (*core_prepare)(void); /* agent.c gives it: tracing stops and every page comes home (guard.c) */
+static void on_core_signal(int sig, siginfo_t *si, void *ucv);
 
 int fl_gate_active(void)
 {
@@ -440,7 +455,46 @@ static unsigned long onstack(void)
 	return gate_memory ? SA_ONSTACK : 0;
 }
 
-/* rt_sigaction: the agent's restorer, SA_ONSTACK, SIGSYS and the fault signal open; SIGSYS itself is kept */
+/* the signals whose default action dumps core (signal(7)); SIGSYS's is pass_on_sigsys's */
+#define BIT(sig) (1ull << ((sig) - 1))
+#define CORE_SIGNALS (BIT(SIGQUIT) | BIT(SIGILL) | BIT(SIGTRAP) | BIT(SIGABRT) | BIT(SIGBUS) | BIT(SIGFPE) | \
+		      BIT(SIGSEGV) | BIT(SIGXCPU) | BIT(SIGXFSZ))
+/* the sa_flags bits the kernel keeps and reports on x86-64 (kernel/signal.c, do_sigaction: UAPI_SA_FLAGS) */
+#define K_SA_KNOWN (SA_NOCLDSTOP | SA_NOCLDWAIT | SA_SIGINFO | 0x400UL /* SA_UNSUPPORTED */ | \
+		    0x800UL /* SA_EXPOSE_TAGBITS */ | SA_ONSTACK | SA_RESTART | SA_NODEFER | SA_RESETHAND | K_SA_RESTORER)
+
+static int core_catchable(int sig)
+{
+	return sig >= 1 && sig <= 64 && (CORE_SIGNALS & BIT(sig)) && sig != fault_sig && core_prepare;
+}
+
+/* what the kernel is given for the program's action act on sig */
+static struct k_sigaction kernel_action(int sig, const struct k_sigaction *act)
+{
+	struct k_sigaction k = *act;
+	if (act->handler == SIG_DFL && core_catchable(sig)) {
+		k = (struct k_sigaction){ (void *)on_core_signal, SA_SIGINFO | SA_ONSTACK | K_SA_RESTORER,
+					  (void *)fl_gate_restorer, ~never_blocked() };
+	} else if (act->handler != SIG_DFL && act->handler != SIG_IGN) {
+		k.flags |= K_SA_RESTORER | onstack();
+		k.restorer = (void *)fl_gate_restorer;
+		k.mask &= ~never_blocked();
+	}
+	return k;
+}
+
+/* act as the kernel would keep it: unknown flag bits and SIGKILL and SIGSTOP in the mask dropped */
+static struct k_sigaction as_kept(struct k_sigaction act)
+{
+	act.flags &= K_SA_KNOWN;
+	act.mask &= ~(BIT(SIGKILL) | BIT(SIGSTOP));
+	return act;
+}
+
+/*
+ * rt_sigaction: the kernel gets kernel_action(), the program is told what it set. A handler
+ * with SA_RESETHAND that the kernel has since reset to SIG_DFL is reported as SIG_DFL.
+ */
 static long sigaction_gated(const long *a)
 {
 	int sig = (int)a[0];
@@ -467,20 +521,124 @@ static long sigaction_gated(const long *a)
 		}
 		return 0;
 	}
-	const struct k_sigaction *in = NULL;
-	if (a[1]) {
-		memcpy(&act, (const void *)a[1], sizeof(act));
-		if (act.handler != SIG_DFL && act.handler != SIG_IGN) {
-			act.flags |= K_SA_RESTORER | onstack();
-			act.restorer = (void *)fl_gate_restorer;
-			act.mask &= ~never_blocked();
+	if (sig < 1 || sig > 64 || sig == fault_sig || sig == SIGKILL || sig == SIGSTOP) {
+		/* the kernel answers (EINVAL for most of these); the fault signal's action is
+		 * fault_signal.c's to keep, through libc's sigaction */
+		const struct k_sigaction *in = NULL;
+		if (a[1]) {
+			memcpy(&act, (const void *)a[1], sizeof(act));
+			act = kernel_action(sig, &act);
+			in = &act;
 		}
-		in = &act;
+		long r = fl_gate_syscall6(SYS_rt_sigaction, sig, (long)in, a[2] ? (long)&old : 0, K_SIGSET_BYTES, 0, 0);
+		if (r == 0 && a[2])
+			memcpy((void *)a[2], &old, sizeof(old));
+		return r;
 	}
-	long r = fl_gate_syscall6(SYS_rt_sigaction, sig, (long)in, a[2] ? (long)&old : 0, K_SIGSET_BYTES, 0, 0);
+	/* the program's memory is read and written outside the lock: it may fault (a disabled page) */
+	if (a[1])
+		memcpy(&act, (const void *)a[1], sizeof(act));
+	struct k_sigaction now;
+	fl_spin_lock(&act_lock);
+	long r = 0;
+	if (a[1]) {
+		struct k_sigaction k = kernel_action(sig, &act);
+		r = fl_gate_syscall6(SYS_rt_sigaction, sig, (long)&k, (long)&now, K_SIGSET_BYTES, 0, 0);
+	} else {
+		r = fl_gate_syscall6(SYS_rt_sigaction, sig, 0, (long)&now, K_SIGSET_BYTES, 0, 0);
+	}
+	old = prog_act[sig];
+	if (r == 0 && now.handler == SIG_DFL && old.handler != SIG_DFL && old.handler != SIG_IGN)
+		old.handler = SIG_DFL; /* SA_RESETHAND: the kernel reset it as it ran */
+	if (r == 0 && a[1]) {
+		prog_act[sig] = as_kept(act);
+		if (act.handler == SIG_DFL && core_catchable(sig))
+			__atomic_or_fetch(&core_caught, BIT(sig), __ATOMIC_RELEASE);
+		else
+			__atomic_and_fetch(&core_caught, ~BIT(sig), __ATOMIC_RELEASE);
+	}
+	fl_spin_unlock(&act_lock);
 	if (r == 0 && a[2])
 		memcpy((void *)a[2], &old, sizeof(old));
 	return r;
+}
+
+/* ---- the program's death by a signal that dumps core ---- */
+
+/*
+ * Whether the kernel will write a core for this process now (fs/coredump.c, do_coredump): not
+ * if it is not dumpable, nor if RLIMIT_CORE is 0 and core_pattern names a file (a pipe, such as
+ * systemd-coredump's, gets the core whatever the limit). Raw calls from the agent's text.
+ */
+static int core_will_be_written(void)
+{
+	if (fl_gate_syscall6(SYS_prctl, PR_GET_DUMPABLE, 0, 0, 0, 0, 0) <= 0)
+		return 0;
+	struct rlimit64_k { uint64_t cur, max; } lim;
+	if (fl_gate_syscall6(SYS_prlimit64, 0, RLIMIT_CORE, 0, (long)&lim, 0, 0) == 0 && lim.cur == 0) {
+		char c = 0;
+		long fd = fl_gate_syscall6(SYS_openat, AT_FDCWD, (long)"/proc/sys/kernel/core_pattern", O_RDONLY | O_CLOEXEC, 0, 0, 0);
+		if (fd >= 0) {
+			fl_gate_syscall6(SYS_read, fd, (long)&c, 1, 0, 0, 0);
+			fl_gate_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+		}
+		return c == '|';
+	}
+	return 1;
+}
+
+void fl_gate_on_core(void (*prepare)(void))
+{
+	core_prepare = prepare;
+}
+
+void fl_gate_core_signal(int sig)
+{
+	if (sig >= 1 && sig <= 64 && ((CORE_SIGNALS | BIT(SIGSYS)) & BIT(sig)) && core_prepare && fl_tracing() &&
+	    core_will_be_written())
+		core_prepare();
+}
+
+/*
+ * A signal that dumps core, its action the default. Natively the kernel would kill the process
+ * now and dump its memory; but the pages the engine holds away from their addresses (parked by
+ * the userfaultfd engines) would be holes in that core, so tracing stops first and brings every
+ * page home (fl_gate_core_signal). Then the default action is put back and the same signal,
+ * with the same siginfo, queued again for this thread: it is delivered once this handler
+ * returns, to the context the kernel interrupted, so the core holds the program's registers
+ * and the kernel's siginfo, as natively. Interrupted in the gate's handler (raise and abort make
+ * their tgkill through it), the signal waits until that handler returns to the program: the
+ * context's mask holds it meanwhile, and the handler's return installs the program's mask.
+ */
+static void on_core_signal(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	struct fl_gate_thread *g = thread_here();
+	fl_gate_core_signal(sig);
+	fl_spin_lock(&act_lock);
+	struct k_sigaction dfl = prog_act[sig];
+	dfl.handler = SIG_DFL;
+	fl_gate_syscall6(SYS_rt_sigaction, sig, (long)&dfl, 0, K_SIGSET_BYTES, 0, 0);
+	__atomic_and_fetch(&core_caught, ~BIT(sig), __ATOMIC_RELEASE);
+	fl_spin_unlock(&act_lock);
+	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	if (g && g->in_sigsys && pc >= text_start && pc < text_end)
+		*(uint64_t *)&uc->uc_sigmask |= BIT(sig);
+	fl_gate_syscall6(SYS_rt_tgsigqueueinfo, fl_gate_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0),
+			 fl_gate_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0), sig, (long)si, 0, 0);
+}
+
+/*
+ * A fork child the agent does not follow: the kernel gets the program's own actions back where
+ * it held the core catcher (the child's copy of the gate is never armed, and nothing of the
+ * agent's should be left to run in it).
+ */
+void fl_gate_untraced_child(void)
+{
+	uint64_t caught = __atomic_exchange_n(&core_caught, 0, __ATOMIC_ACQ_REL);
+	for (int sig = 1; sig <= 64; sig++)
+		if (caught & BIT(sig))
+			fl_gate_syscall6(SYS_rt_sigaction, sig, (long)&prog_act[sig], 0, K_SIGSET_BYTES, 0, 0);
 }
 
 /* the agent's alternate stack stays (the program's would be traced memory): reported as not in use */
@@ -512,6 +670,7 @@ static void pass_on_sigsys(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gat
 	if (a.sa_handler == SIG_IGN)
 		return;
 	if (a.sa_handler == SIG_DFL) {
+		fl_gate_core_signal(SIGSYS); /* it dumps core: the program's pages home first */
 		struct k_sigaction dfl = { SIG_DFL, 0, NULL, 0 };
 		fl_gate_syscall6(SYS_rt_sigaction, SIGSYS, (long)&dfl, 0, K_SIGSET_BYTES, 0, 0);
 		fl_gate_syscall6(SYS_tgkill, fl_gate_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0),
@@ -689,10 +848,21 @@ static long gated_call(long nr, const long *a, ucontext_t *uc, struct fl_gate_th
 	return r;
 }
 
+static void on_sigsys_in(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_thread *g);
+
 static void on_sigsys(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
 	struct fl_gate_thread *g = thread_here();
+	if (g)
+		g->in_sigsys++;
+	on_sigsys_in(sig, si, uc, g);
+	if (g)
+		g->in_sigsys--;
+}
+
+static void on_sigsys_in(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_thread *g)
+{
 	char selector = g ? g->selector : SELECTOR_ALLOW;
 	if (g)
 		g->selector = SELECTOR_ALLOW;
@@ -819,12 +989,14 @@ int fl_gate_start(void)
 		if (s == SIGSYS || s == SIGKILL || s == SIGSTOP ||
 		    fl_gate_syscall6(SYS_rt_sigaction, s, 0, (long)&k, K_SIGSET_BYTES, 0, 0) != 0)
 			continue;
-		if (k.handler == SIG_DFL || k.handler == SIG_IGN)
+		if (s != fault_sig)
+			prog_act[s] = k;
+		struct k_sigaction kern = kernel_action(s, &k);
+		if (kern.handler == k.handler && kern.flags == k.flags && kern.restorer == k.restorer && kern.mask == k.mask)
 			continue;
-		k.flags |= K_SA_RESTORER | onstack();
-		k.restorer = (void *)fl_gate_restorer;
-		k.mask &= ~never_blocked();
-		fl_gate_syscall6(SYS_rt_sigaction, s, (long)&k, 0, K_SIGSET_BYTES, 0, 0);
+		if (fl_gate_syscall6(SYS_rt_sigaction, s, (long)&kern, 0, K_SIGSET_BYTES, 0, 0) == 0 &&
+		    kern.handler == (void *)on_core_signal)
+			core_caught |= BIT(s);
 	}
 	int err = arm(g);
 	if (err) {

@@ -32,7 +32,7 @@ struct fl_gate_thread {
 	volatile char selector; /* SYSCALL_DISPATCH_FILTER_ALLOW (0) or _BLOCK (1), read by the kernel */
 	volatile uint8_t kernel; /* the gate is touching a call's memory: faults are the kernel's references */
 	uint8_t armed;           /* dispatch is on for this thread */
-	uint8_t pad;
+	uint8_t in_sigsys;       /* the gate's handlers running on this thread (they nest) */
 	int32_t tid;
 	/*
 	 * The outermost call holding pages, while it is in the kernel (gate.c, open_call): what a
@@ -56,6 +56,16 @@ int fl_gate_start(void);  /* the process image's first thread, once tracing runs
 void fl_gate_thread(void); /* a new thread of the program (thread-start hook), or a followed fork child's */
 void fl_gate_thread_end(void); /* the thread ends, maybe cancelled inside a call: what it held given back */
 int fl_gate_active(void);  /* the gate sees this process's system calls (touch.c's wrappers stand down) */
+/*
+ * A signal that dumps core (its default action) is about to kill the process: when the kernel
+ * will write a core, prepare() runs first (tracing stops, every page comes home: guard.c), so the
+ * core holds the program's memory at its own addresses. The gate catches such signals while the
+ * program's action for them is the default (reported to it as the default all the same);
+ * fault_signal.c calls fl_gate_core_signal before its own signal's default death.
+ */
+void fl_gate_on_core(void (*prepare)(void)); /* before fl_gate_start */
+void fl_gate_core_signal(int sig);
+void fl_gate_untraced_child(void); /* a fork child the agent does not follow: the program's actions back */
 
 /* fault_signal.c */
 int fl_fault_signal_number(void); /* the in-thread engine's fault signal, or 0 */

@@ -163,9 +163,21 @@ static int fatal_error; /* -errno from reading the uffd (atomic); the guard tear
 /* each fault thread's ring, for the faults it resolves without the lock (fault.c, fl_fault_drain_shared) */
 static struct fl_emitter fault_emitters[MAX_FAULT_THREADS];
 
+/* the handler threads' tids, for a dying process to wait until they are gone (fl_guard_stop_for_core) */
+static int32_t handler_tids[MAX_FAULT_THREADS + 1];
+static uint32_t handler_tids_n;
+
+static void note_tid(void)
+{
+	uint32_t i = __atomic_fetch_add(&handler_tids_n, 1, __ATOMIC_ACQ_REL);
+	if (i < MAX_FAULT_THREADS + 1)
+		__atomic_store_n(&handler_tids[i], (int32_t)fl_gettid(), __ATOMIC_RELEASE);
+}
+
 static void *fault_main(void *arg)
 {
 	fl_handler_thread_note();
+	note_tid();
 	int cpu = (int)((intptr_t)arg & 0xffff);
 	struct fl_emitter *e = &fault_emitters[(intptr_t)arg >> 16];
 	uint32_t self = (uint32_t)fl_gettid();
@@ -251,10 +263,15 @@ static void mode_deadline(void)
 	deadlines[DL_MODE] = (struct deadline){ fl_mode->due ? fl_mode->due() : 0, 0, mode_due };
 }
 
+/* a signal that dumps core is killing the process (fl_guard_stop_for_core) */
+static uint32_t core_stop;
+
 static void liveness_due(uint64_t now)
 {
 	(void)now;
-	if (stop_requested())
+	if (__atomic_load_n(&core_stop, __ATOMIC_ACQUIRE))
+		stop_reason = FL_STOP_SIGNAL;
+	else if (stop_requested())
 		stop_reason = FL_STOP_REQUESTED;
 	else if (!fl_recorder_alive())
 		stop_reason = FL_STOP_RECORDER_GONE;
@@ -326,6 +343,7 @@ static void *guard_main(void *arg)
 {
 	(void)arg;
 	fl_handler_thread_note();
+	note_tid();
 	const char *exe = fl_agent.exe_path;
 	fl_lock();
 	fl_emit_event(FL_EV_PROCESS_START, (uint32_t)fl_agent.pid, (uint64_t)fl_agent.ppid, fl_agent.slot_index, 0, 0,
@@ -440,6 +458,34 @@ unlocked:
 	}
 }
 
+/*
+ * The program is dying of a signal that dumps core (gate.c, on_core_signal): the guard tears down
+ * now, which brings every page home, and the dying thread waits for it (any thread but the
+ * guard's, in a signal handler: raw calls and futexes). Other threads of the program run on
+ * meanwhile, as they would until the kernel stops them to write the core; faults they meet on
+ * pages not home yet wait for the teardown (fl_restoring). Bounded: a teardown that cannot
+ * finish (this thread holds what it needs) leaves the core as it stands.
+ */
+#define CORE_WAIT_MS 30000
+void fl_guard_stop_for_core(void)
+{
+	__atomic_store_n(&core_stop, 1, __ATOMIC_RELEASE);
+	fl_guard_poke();
+	long waited = 0;
+	for (; waited < CORE_WAIT_MS && !__atomic_load_n(&guard_done, __ATOMIC_ACQUIRE); waited += 10)
+		fl_futex_wait(&guard_done, 0, 10 * 1000 * 1000L);
+	/* and until the handler threads have left: the core then holds the program's threads only */
+	pid_t pid = (pid_t)fl_raw_syscall3(SYS_getpid, 0, 0, 0);
+	uint32_t n = __atomic_load_n(&handler_tids_n, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < n && i < MAX_FAULT_THREADS + 1; i++) {
+		int32_t tid = __atomic_load_n(&handler_tids[i], __ATOMIC_ACQUIRE);
+		for (; tid && waited < CORE_WAIT_MS && !fl_thread_gone(pid, tid); waited++) {
+			struct timespec ts = { 0, 1000 * 1000L };
+			fl_raw_syscall3(SYS_nanosleep, (long)&ts, 0, 0);
+		}
+	}
+}
+
 int fl_handler_wait_stopped(long timeout_ms)
 {
 	for (long waited = 0; !__atomic_load_n(&guard_done, __ATOMIC_ACQUIRE); waited += 10) {
@@ -461,6 +507,9 @@ void fl_handler_reset_after_fork(void)
 	fatal_error = 0;
 	stop_reason = 0;
 	stop_err = 0;
+	core_stop = 0;
+	handler_tids_n = 0;
+	memset(handler_tids, 0, sizeof(handler_tids));
 	last_progress = last_active = contended_until = normal_until = 0;
 	pending_before = 0;
 	if (stop_efd >= 0)

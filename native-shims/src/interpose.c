@@ -761,6 +761,7 @@ static void child_side(void)
 	fl_agent.in_child = 1;
 	fl_agent.active = 2;
 	fl_engine->close();
+	fl_gate_untraced_child();
 }
 
 static pid_t traced_fork(pid_t (*f)(void))
@@ -810,6 +811,7 @@ static void untraced_child(const char *how)
 	fl_agent.in_child = 1;
 	fl_agent.active = 2;
 	fl_engine->close();
+	fl_gate_untraced_child();
 	fl_log(how, ": this child process runs untraced", NULL);
 }
 

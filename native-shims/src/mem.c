@@ -8,6 +8,12 @@
  * ld.so's writable segments), so the maps scan never traces it.
  * MAP_NORESERVE also keeps the kernel from merging an agent mapping with a neighbouring program
  * mapping (different vm flags), though the subtraction would cope with a merge anyway.
+ *
+ * Every mapping is MADV_DONTDUMP: a core dump of the traced program holds the program's memory,
+ * not the agent's (parking areas, signal stacks, tables: some 300 MB against a native 8 MB core
+ * before, for a program of 2,000 malloc blocks that aborts). A parked page's contents still
+ * reach the core at the page's own address: the program's death by such a signal brings every
+ * page home first (gate.c, fl_gate_core_signal).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -62,6 +68,7 @@ void *fl_mem_map(size_t len)
 	void *p = fl_sys_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
+	fl_sys_madvise(p, len, MADV_DONTDUMP);
 	fl_mem_add((uintptr_t)p, (uintptr_t)p + len);
 	return p;
 }

@@ -16,7 +16,7 @@ public enum EventType
     BRK(11, "brk", "a=old break b=new break"),
     FORK(12, "fork", "a=child pid"),
     EXEC(13, "exec", "text=path"),
-    TRACE_STOP(14, "trace-stop", "a=reason (1 recorder gone, 2 stop requested, 3 error, 4 exec) b=errno"),
+    TRACE_STOP(14, "trace-stop", "a=reason (1 recorder gone, 2 stop requested, 3 error, 4 exec, 5 core-dumping signal) b=errno"),
     UNTRACE_RANGE(15, "untrace-range", "a=start b=length"),
     EVICT(16, "evict", "tid=thread that brought the page in a=page b=tag (r, w, R, W as ASCII) c=1 if deleted before its turn"),
     FILE_OPEN(17, "open", "a=fd | kind << 32 b=device (major << 32 | minor) c=inode d=length at open text=resolved path"),

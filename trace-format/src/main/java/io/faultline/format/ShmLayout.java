@@ -178,6 +178,8 @@ public final class ShmLayout
     public static final int STOP_REQUESTED = 2;
     public static final int STOP_ERROR = 3;
     public static final int STOP_EXEC = 4;
+    /** A signal that dumps core was killing the process: the agent brought every page home for the core. */
+    public static final int STOP_SIGNAL = 5;
 
     /** The thread ledger: per slot, records the agent published per thread (entry 0: threads that found no entry). */
     public static final int LEDGER_TID = 0;
