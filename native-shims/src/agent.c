@@ -27,6 +27,7 @@
 #include "engine.h"
 #include "evms.h"
 #include "guard.h"
+#include "launch.h"
 #include "maps.h"
 #include "mem.h"
 #include "mode.h"
@@ -428,6 +429,8 @@ int fl_agent_start(const char *path)
 		return -EBUSY;
 	fl_agent.pid = getpid();
 	fl_agent.ppid = getppid();
+	if (!fl_attached)
+		fl_launch_restore(); /* before the agent's own signal handlers go in */
 	/* attached late, nothing is interposed: only what faultline_trace_range registers */
 	fl_agent.scope = fl_attached ? FL_SCOPE_API : *fl_ctl32(FL_CTL_SCOPE);
 	fl_agent.evms_pages = *fl_ctl32(FL_CTL_EVMS_PAGES);
