@@ -22,6 +22,7 @@
 
 #include "faultline_shm.h"
 #include "agent.h"
+#include "args.h"
 #include "check.h"
 #include "emit.h"
 #include "engine.h"
@@ -371,6 +372,7 @@ int fl_agent_follow_child(void)
 	__atomic_store_n(&fl_agent.active, 0, __ATOMIC_RELEASE); /* interposers pass through meanwhile */
 	await_fork_event(getpid());
 	fl_mem_reset_after_fork();
+	fl_thread_foreign_reset();
 	fl_touch_reset_after_fork();
 	fl_pins_held_reset(); /* the calls of the parent's other threads are not ours */
 	fl_agent.exec_event = 0;
@@ -499,6 +501,9 @@ int fl_agent_start(const char *path)
 		lib_data_added = 1;
 	}
 
+	/* while this is the only thread (args.c says why), and before the stack is traced */
+	if (!fl_attached && fl_agent.scope == FL_SCOPE_ALL)
+		fl_args_start();
 	/* active only once the handler exists: pthread_create itself calls calloc (our wrapper) */
 	if ((err = start_handler()) != 0) {
 		fl_engine->close();

@@ -58,6 +58,9 @@
  * reference found it in the set: no record, as the model says (fault_shared decides it so too).
  */
 #define SOFT_RACE  3
+/* another process reading our memory through the kernel (process_vm_readv waits for the handler
+ * under uffd): resolved as a reference would be, recorded as none (sys.c, fl_thread_foreign) */
+#define SOFT_FOREIGN 4
 
 static struct fl_trap *msgs;
 static struct fl_fault *staged;
@@ -220,6 +223,10 @@ static void label_and_publish(uint32_t from, uint32_t to)
 			staged[i].soft = SOFT_RACE;
 			continue;
 		}
+		if (fl_thread_foreign((pid_t)staged[i].tid)) {
+			staged[i].soft = SOFT_FOREIGN;
+			continue;
+		}
 		struct fl_range *r = fl_range_find(page);
 		if (!r && !rescanned && fl_agent.scope == FL_SCOPE_ALL) {
 			/* a registered vma we do not know yet (grown in place): learn it first */
@@ -338,7 +345,9 @@ static void resolve_faults(uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		uintptr_t page = FL_PAGE_DOWN(staged[i].address);
-		resolve_one(page, staged[i].flags & FL_REC_WRITE, fl_pins_has(page), staged[i].soft, staged[i].tid);
+		int foreign = staged[i].soft == SOFT_FOREIGN; /* its page admitted under the main thread's tid */
+		resolve_one(page, staged[i].flags & FL_REC_WRITE, fl_pins_has(page), foreign ? 0 : staged[i].soft,
+			    foreign ? (uint32_t)fl_agent.pid : staged[i].tid);
 	}
 	if (n)
 		fl_counters_publish();
@@ -709,7 +718,8 @@ int fl_fault_drain_shared(struct fl_emitter *e, uint32_t self)
 		uintptr_t page = FL_PAGE_DOWN(f.address);
 		struct stuck stuck;
 		int r = NEEDS_LOCK;
-		if (fl_shared_enter(self)) {
+		/* another process's read (SOFT_FOREIGN) is labelled on the lock's path, as no record */
+		if (!fl_thread_foreign((pid_t)f.tid) && fl_shared_enter(self)) {
 			struct fl_range *rg = fl_tracing() ? fl_range_find(page) : NULL;
 			if (rg)
 				r = resolve_shared(rg, f, NULL, e, &stuck);

@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "faultline_shm.h"
+#include "args.h"
 #include "emit.h"
 #include "engine.h"
 #include "fault.h"
@@ -269,6 +270,7 @@ static uint32_t core_stop;
 static void liveness_due(uint64_t now)
 {
 	(void)now;
+	fl_args_refresh(); /* the command line other processes read follows the program's */
 	if (__atomic_load_n(&core_stop, __ATOMIC_ACQUIRE))
 		stop_reason = FL_STOP_SIGNAL;
 	else if (stop_requested())
@@ -401,6 +403,7 @@ static void *guard_main(void *arg)
 unlocked:
 		if (stop_reason) {
 			teardown(stop_reason, stop_err);
+			fl_args_refresh(); /* the last time: the strings are home now */
 			__atomic_store_n(&fl_restoring, 0, __ATOMIC_RELEASE);
 			fl_futex_wake(&fl_restoring);
 			__atomic_store_n(&guard_done, 1, __ATOMIC_RELEASE);

@@ -45,6 +45,7 @@
 #include "faultline_shm.h"
 #include "agent.h"
 #include "engine.h"
+#include "args.h"
 #include "gate.h"
 #include "interpose.h"
 #include "map_events.h"
@@ -762,6 +763,7 @@ static void child_side(void)
 	fl_agent.active = 2;
 	fl_engine->close();
 	fl_gate_untraced_child();
+	fl_args_untraced_child();
 }
 
 static pid_t traced_fork(pid_t (*f)(void))
@@ -812,6 +814,7 @@ static void untraced_child(const char *how)
 	fl_agent.active = 2;
 	fl_engine->close();
 	fl_gate_untraced_child();
+	fl_args_untraced_child();
 	fl_log(how, ": this child process runs untraced", NULL);
 }
 

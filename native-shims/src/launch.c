@@ -130,7 +130,7 @@ void fl_launch_restore(void)
 			if (sig == SIGKILL || sig == SIGSTOP)
 				continue;
 			struct { void *handler; unsigned long flags; void *restorer; uint64_t mask; } k;
-			if (syscall(SYS_rt_sigaction, sig, 0, &k, 8) != 0)
+			if (fl_raw_syscall5(SYS_rt_sigaction, sig, 0, (long)&k, 8, 0) != 0)
 				continue;
 			int want_ign = (l.sigign >> (sig - 1)) & 1;
 			if (want_ign == (k.handler == SIG_IGN) || (k.handler != SIG_IGN && k.handler != SIG_DFL))
@@ -138,12 +138,12 @@ void fl_launch_restore(void)
 			k.handler = want_ign ? SIG_IGN : SIG_DFL;
 			k.flags = 0;
 			k.mask = 0;
-			syscall(SYS_rt_sigaction, sig, &k, 0, 8);
+			fl_raw_syscall5(SYS_rt_sigaction, sig, (long)&k, 0, 8, 0);
 		}
 	}
 	if (l.have & 1) {
 		uint64_t mask = l.sigblk;
-		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &mask, 0, 8);
+		fl_raw_syscall5(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0, 8, 0);
 	}
 	if (l.have & 4) {
 		struct rlimit r;

@@ -48,6 +48,36 @@ int fl_thread_gone(pid_t pid, pid_t tid)
 	return fl_raw_syscall3(SYS_tgkill, pid, tid, 0) == -ESRCH;
 }
 
+/*
+ * Whether tid, a task that faulted on our memory, works in another address space: a process
+ * reading ours through the kernel (process_vm_readv waits for a userfaultfd's handler, as a
+ * program thread's access does). kcmp(KCMP_VM) compares the two mms, so a vfork child, which
+ * runs in ours, is not foreign. Tasks found ours are remembered (a handful of threads make
+ * nearly every fault); an error (no kcmp, no permission) says ours, as before this check.
+ */
+#ifndef KCMP_VM
+#define KCMP_VM 1
+#endif
+#define OWN_TIDS 64
+static int32_t own_tids[OWN_TIDS];
+
+int fl_thread_foreign(pid_t tid)
+{
+	uint32_t slot = (uint32_t)tid % OWN_TIDS;
+	if (__atomic_load_n(&own_tids[slot], __ATOMIC_RELAXED) == tid)
+		return 0;
+	long pid = fl_raw_syscall3(SYS_getpid, 0, 0, 0);
+	if (fl_raw_syscall5(SYS_kcmp, pid, tid, KCMP_VM, 0, 0) > 0)
+		return 1;
+	__atomic_store_n(&own_tids[slot], tid, __ATOMIC_RELAXED);
+	return 0;
+}
+
+void fl_thread_foreign_reset(void)
+{
+	memset(own_tids, 0, sizeof(own_tids));
+}
+
 uint64_t fl_now_ns(void)
 {
 	struct timespec ts;
@@ -175,6 +205,15 @@ long fl_raw_syscall3(long n, long a, long b, long c)
 {
 	long r;
 	__asm__ volatile("syscall" : "=a"(r) : "0"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
+	return r;
+}
+
+long fl_raw_syscall5(long n, long a, long b, long c, long d, long e)
+{
+	long r;
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	__asm__ volatile("syscall" : "=a"(r) : "0"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8) : "rcx", "r11", "memory");
 	return r;
 }
 

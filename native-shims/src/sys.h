@@ -25,6 +25,7 @@ int fl_sys_madvise(void *addr, size_t len, int advice);
 pid_t fl_gettid(void);
 long fl_raw_syscall3(long n, long a, long b, long c); /* -errno; errno untouched */
 #define FL_SYS_SCHED_YIELD 24 /* x86-64: for headers that do not include <sys/syscall.h> */
+long fl_raw_syscall5(long n, long a, long b, long c, long d, long e);
 /* pread(2) past the interposed pread (touch.c, which would wait for a teardown the caller may
  * be running) and without errno (a fault signal's handler reads pagemap): bytes or -errno */
 long fl_raw_pread(int fd, void *buf, size_t n, off_t off);
@@ -32,6 +33,8 @@ int fl_fd_readable(int fd); /* something to read now (poll, no wait); errno unto
 /* the kernel no longer knows the thread (tgkill(pid, tid, 0) says ESRCH): it will never run
  * again, nor return to user space, so what it held (a signal stack, a buffer) is free */
 int fl_thread_gone(pid_t pid, pid_t tid);
+int fl_thread_foreign(pid_t tid); /* tid runs in another address space: a remote reader (sys.c) */
+void fl_thread_foreign_reset(void); /* a fork child: the tids seen were its parent's */
 uint64_t fl_now_ns(void);
 void fl_log(const char *a, const char *b, const char *c); /* one line to stderr via write(2) */
 size_t fl_fmt_u64(char *buf, uint64_t v);

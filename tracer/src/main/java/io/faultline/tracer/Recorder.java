@@ -290,6 +290,16 @@ public final class Recorder
         final String preload = env.get("LD_PRELOAD");
         env.put("LD_PRELOAD", preload == null || preload.isBlank() ? agent.toString() : agent + " " + preload);
         env.put(ShmLayout.ENV_SHM, shm.file().toString());
+        // the launcher's word on the start state the JVM changed: the agent reads it from our own
+        // environment (native-shims/src/launch.c), the program does not see it in its own
+        env.remove("FAULTLINE_LAUNCH");
+        // the shell's "_", which bash sets to the path of each command it runs: the launcher's
+        // own ("-") becomes the program's, as bash would have set it running the program
+        final String underscore = env.remove("FAULTLINE_UNDERSCORE");
+        if (underscore != null)
+        {
+            env.put("_", "-".equals(underscore) ? Preflight.resolveProgram(command.get(0)).toString() : underscore);
+        }
         for (final String tunable : tunables)
         {
             final String set = env.get("GLIBC_TUNABLES");
