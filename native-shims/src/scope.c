@@ -14,8 +14,11 @@
  *     shared or file-backed mappings (UFFDIO_MOVE works on private anonymous memory only).
  */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "faultline_shm.h"
 #include "emit.h"
@@ -36,29 +39,88 @@ struct scan_state {
 	uint32_t source;
 	uintptr_t lo, hi; /* only register inside [lo, hi) */
 	const char *name; /* the line's name, for its trace-range events (mapping_name) */
+	uintptr_t name_end; /* nonzero: the name holds only below it, the rest of the line is anonymous */
 };
+
+/*
+ * Where a file's .bss ends: the end of the writable PT_LOAD segment whose file part the data line
+ * at [start, ...) maps from byte offset off, read from the file's program headers (the ELF-64
+ * object file format) and remembered per file and offset. 0 if the file cannot say.
+ */
+#define BSS_MEMO 64
+static struct {
+	uint64_t dev_ino, off;
+	int64_t end_from_off; /* p_offset + p_memsz - off; -1: unknown */
+} bss_memo[BSS_MEMO];
+
+static int64_t segment_end_from(const char *path, uint64_t off)
+{
+	long fd = fl_raw_syscall3(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int64_t found = -1;
+	Elf64_Ehdr eh;
+	if (fl_raw_pread((int)fd, &eh, sizeof(eh), 0) == (long)sizeof(eh) && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr)) {
+		for (uint32_t i = 0; i < eh.e_phnum && found < 0; i++) {
+			Elf64_Phdr ph;
+			if (fl_raw_pread((int)fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != (long)sizeof(ph))
+				break;
+			if (ph.p_type == PT_LOAD && (ph.p_flags & PF_W) && off >= FL_PAGE_DOWN(ph.p_offset) &&
+			    off < ph.p_offset + ph.p_filesz)
+				found = (int64_t)(ph.p_offset + ph.p_memsz - off);
+		}
+	}
+	fl_raw_syscall3(SYS_close, fd, 0, 0);
+	return found;
+}
+
+static uintptr_t bss_end(uintptr_t start, uint64_t off, uint64_t dev_ino, const char *path)
+{
+	uint32_t slot = (uint32_t)((dev_ino ^ off ^ (off >> 12)) % BSS_MEMO);
+	if (bss_memo[slot].dev_ino != dev_ino || bss_memo[slot].off != off) {
+		bss_memo[slot].dev_ino = dev_ino;
+		bss_memo[slot].off = off;
+		bss_memo[slot].end_from_off = segment_end_from(path, off);
+	}
+	int64_t d = bss_memo[slot].end_from_off;
+	return d < 0 ? 0 : FL_PAGE_UP(start + (uint64_t)d);
+}
 
 /*
  * The name a trace-range event gives its mapping (FORMAT.md, event 6): what /proc/self/maps says
  * ("[heap]", "[stack]", "" for anonymous memory), except that a nameless line right after a
  * private writable line of a file (a data segment) is that file's .bss (the kernel maps the
- * zeroed tail of a segment anonymously), named by the file. Handler only, under the lock: the previous line's end and path are kept
- * here because PROCMAP_QUERY's name buffer is reused by each query (maps.c).
+ * zeroed tail of a segment anonymously), named by the file, as far as the file's segment goes
+ * (*end; 0: the whole line). The kernel merges an anonymous mapping placed right after a .bss
+ * into its line: the dynamic loader's own allocations after the last library it loaded, a
+ * python arena; those are anonymous memory, not the file's (they were named libfaultline.so
+ * before, the agent being the first library loaded: issue 40). Handler only, under the lock: the
+ * previous line's end and path are kept here because PROCMAP_QUERY's name buffer is reused by
+ * each query (maps.c).
  */
-static uintptr_t prev_end; /* 0: no line before in this scan */
+static uintptr_t prev_start, prev_end; /* prev_end 0: no line before in this scan */
+static uint64_t prev_off, prev_dev_ino;
 static int prev_data; /* the line before was private and writable */
 static char prev_path[4096], bss_name[4096];
 
-static const char *mapping_name(const struct fl_map_line *m)
+static const char *mapping_name(const struct fl_map_line *m, uintptr_t *end)
 {
 	const char *name = m->path;
+	*end = 0;
 	if (!m->path[0] && m->start == prev_end && prev_data && prev_path[0] == '/') {
 		memcpy(bss_name, prev_path, sizeof(bss_name));
 		name = bss_name;
+		uintptr_t e = bss_end(prev_start, prev_off, prev_dev_ino, prev_path);
+		if (e && e < m->end)
+			*end = e > m->start ? e : m->start;
 	}
 	strncpy(prev_path, m->path, sizeof(prev_path) - 1);
 	prev_path[sizeof(prev_path) - 1] = 0;
+	prev_start = m->start;
 	prev_end = m->end;
+	prev_off = m->offset;
+	prev_dev_ino = ((uint64_t)m->dev_major << 52) ^ ((uint64_t)m->dev_minor << 40) ^ m->inode;
 	prev_data = m->perms[1] == 'w' && m->perms[3] == 'p';
 	return name;
 }
@@ -192,12 +254,18 @@ static int scan_line(const struct fl_map_line *m, void *ctx)
 {
 	struct scan_state *st = ctx;
 	FL_DEBUG(eligible(m) ? "scan+" : "scan-", m->start, m->end, (long)m->inode);
-	st->name = mapping_name(m);
+	st->name = mapping_name(m, &st->name_end);
 	if (eligible(m)) {
 		uintptr_t s = m->start > st->lo ? m->start : st->lo;
 		uintptr_t e = m->end < st->hi ? m->end : st->hi;
-		if (s < e)
-			fl_mem_subtract(s, e, register_untraced, st);
+		uintptr_t split = st->name_end ? st->name_end : e; /* the file's .bss below, anonymous memory above */
+		const char *name = st->name;
+		if (s < split && s < e)
+			fl_mem_subtract(s, split < e ? split : e, register_untraced, st);
+		st->name = "";
+		if (split > s ? split < e : s < e)
+			fl_mem_subtract(split > s ? split : s, e, register_untraced, st);
+		st->name = name;
 	}
 	return 0;
 }
