@@ -34,12 +34,14 @@
 #include "mode.h"
 #include "fault_signal.h"
 #include "gate.h"
+#include "pagemap.h"
 #include "pins.h"
 #include "policy.h"
 #include "ranges.h"
 #include "request.h"
 #include "ring.h"
 #include "scope.h"
+#include "sigstack.h"
 #include "state.h"
 #include "sys.h"
 #include "touch.h"
@@ -367,11 +369,42 @@ static void await_fork_event(pid_t pid)
  * register and disable the inherited ranges (FL_REQ_FORK_CHILD). Returns 0, or -1 when the
  * child must run untraced (it then never touches the shared memory again).
  */
+static int follow_child(void);
+
+/*
+ * The agent's own work at a session's start runs on a stack of its own: the program's stack is
+ * traced from the first request on (FL_REQ_INIT registers and disables it, FL_REQ_FORK_CHILD the
+ * child's copy), and the agent's frames returning through its pages would be references of the
+ * agent's in the trace. One stack per process image, agent memory; a fork child, one thread,
+ * uses its own copy.
+ */
+#define START_STACK (512UL << 10)
+static uint8_t *start_stack;
+
+static long on_start_stack(long (*fn)(void *), void *arg)
+{
+	if (!start_stack)
+		start_stack = fl_mem_map(START_STACK);
+	return start_stack ? fl_call_on(start_stack + START_STACK, fn, arg) : fn(arg);
+}
+
+static long follow_child_on(void *unused)
+{
+	(void)unused;
+	return follow_child();
+}
+
 int fl_agent_follow_child(void)
+{
+	return (int)on_start_stack(follow_child_on, NULL);
+}
+
+static int follow_child(void)
 {
 	__atomic_store_n(&fl_agent.active, 0, __ATOMIC_RELEASE); /* interposers pass through meanwhile */
 	await_fork_event(getpid());
 	fl_mem_reset_after_fork();
+	fl_pagemap_reset_after_fork();
 	fl_thread_foreign_reset();
 	fl_touch_reset_after_fork();
 	fl_pins_held_reset(); /* the calls of the parent's other threads are not ours */
@@ -419,8 +452,21 @@ int fl_agent_follow_child(void)
  * FL_STOP_ERROR). The constructor runs it with the recorder's environment; faultline_attach
  * runs it in a process that loaded the library late.
  */
+static int start(const char *path);
+
+static long start_on(void *path)
+{
+	return start(path);
+}
+
 int fl_agent_start(const char *path)
 {
+	return (int)on_start_stack(start_on, (void *)path);
+}
+
+static int start(const char *path)
+{
+	fl_in_agent_text(0); /* the agent's code found now, not in a fault signal's handler (dl_iterate_phdr) */
 	fl_debug = getenv("FAULTLINE_DEBUG") != NULL;
 	fl_check = getenv("FAULTLINE_CHECK") != NULL;
 	if (map_shm(path) < 0)
@@ -516,6 +562,7 @@ int fl_agent_start(const char *path)
 	/* scope all: register and disable what exists now, before main() runs */
 	fl_req_call(FL_REQ_INIT, (uintptr_t)pthread_self(), 0, 0, 0);
 	if (!fl_attached) {
+		fl_req_stack = fl_sigstack_top; /* a program thread's wait for the handler off its own stack */
 		fl_gate_on_core(fl_guard_stop_for_core); /* a core holds the program's pages at their addresses */
 		fl_gate_start(); /* in-thread engines: every system call of the program's threads gated */
 		fl_touch_start(); /* with the gate off only (touch.c) */

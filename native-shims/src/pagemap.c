@@ -69,19 +69,30 @@ void fl_pagemap_each_present(uintptr_t s, uintptr_t e, void (*fn)(uintptr_t page
  * write fault without touching the data; it fails cleanly on a mapping that is not writable.
  * Only present pages: populating a missing page of a registered range would raise a userfault,
  * which is fine from a program thread (the handler resolves it) but must never happen on a
- * handler thread. A stack buffer: program threads call this without the lock.
+ * handler thread. Program threads call this without the agent lock, so the buffer has a lock of
+ * its own; it is no stack buffer: 4 KiB on a program thread's stack, which is traced, were pages
+ * the program never touched, referenced by the agent (issue 40).
  */
+static uint64_t cow_buf[512];
+static int cow_lock;
+
+void fl_pagemap_reset_after_fork(void)
+{
+	cow_lock = 0; /* another thread of the parent may have held it at fork time */
+}
+
 void fl_pagemap_break_cow(uintptr_t s, uintptr_t e)
 {
 	int fd = fl_self_fd(&pagemap);
-	uint64_t buf[512];
+	uint64_t *buf = cow_buf;
+	fl_spin_lock(&cow_lock);
 	for (uintptr_t cur = s; cur < e;) {
 		size_t n = (e - cur) / FL_PAGE;
 		if (n > 512)
 			n = 512;
 		ssize_t got = fl_raw_pread(fd, buf, n * 8, (off_t)(cur / FL_PAGE * 8));
 		if (got <= 0)
-			return;
+			break;
 		n = (size_t)got / 8;
 		size_t i = 0;
 		while (i < n) {
@@ -97,6 +108,7 @@ void fl_pagemap_break_cow(uintptr_t s, uintptr_t e)
 		}
 		cur += n * FL_PAGE;
 	}
+	fl_spin_unlock(&cow_lock);
 }
 
 /* runs of written pages one PAGEMAP_SCAN returns at most; the walk resumes at walk_end */

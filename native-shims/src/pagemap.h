@@ -18,6 +18,7 @@ void fl_pagemap_each_present(uintptr_t s, uintptr_t e, void (*fn)(uintptr_t page
  * UFFDIO_MOVE takes them. Any thread, no lock: only present pages, so a registered range may be
  * given from a program thread; a handler thread gives only ranges it has not registered yet.
  */
+void fl_pagemap_reset_after_fork(void); /* a fork child: the buffer's lock as no other thread holds it */
 void fl_pagemap_break_cow(uintptr_t s, uintptr_t e);
 /*
  * Lock held, raw system calls (a SIGBUS handler may call): fn(a, b) for every run [a, b) of

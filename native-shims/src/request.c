@@ -71,14 +71,28 @@ static struct fl_req *post(uint32_t type, uint64_t a, uint64_t b, uint64_t c, ui
 			   uint32_t len, uint32_t async);
 static int wait_done(struct fl_req *q);
 
+void *(*fl_req_stack)(void);
+
+struct call {
+	uint32_t type, len;
+	uint64_t a, b, c, d;
+	const char *text;
+};
+
+static long post_and_wait(void *p)
+{
+	const struct call *k = p;
+	struct fl_req *q = post(k->type, k->a, k->b, k->c, k->d, k->text, k->len, 0);
+	return q ? wait_done(q) : -ENOSYS;
+}
+
 int fl_req_call_text(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d, const char *text, uint32_t len)
 {
 	if (!fl_tracing() || fl_on_handler_thread())
 		return -ENOSYS;
-	struct fl_req *q = post(type, a, b, c, d, text, len, 0);
-	if (!q)
-		return -ENOSYS;
-	return wait_done(q);
+	struct call k = { type, len, a, b, c, d, text };
+	void *stack = fl_req_stack ? fl_req_stack() : NULL;
+	return (int)(stack ? fl_call_on(stack, post_and_wait, &k) : post_and_wait(&k));
 }
 
 void fl_req_post(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d, const char *text, uint32_t len)

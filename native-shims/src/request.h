@@ -55,6 +55,13 @@ int fl_req_init(void);
 int fl_req_eventfd(void);
 /* Post and wait for the handler; returns the handler's result or -ENOSYS if it is gone. */
 int fl_req_call(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d);
+/*
+ * Where a program thread posts its request and waits: the top of a stack in agent memory for the
+ * calling thread (agent.c gives sigstack.c's), so that the agent's frames land on no page of the
+ * program's stack, which is traced (issue 40: references of the agent's own in the trace); NULL
+ * (or no function): the thread's own stack.
+ */
+extern void *(*fl_req_stack)(void);
 int fl_req_call_text(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d, const char *text, uint32_t len);
 /* Post without waiting for the handler (a notice whose answer the poster does not need). */
 void fl_req_post(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d, const char *text, uint32_t len);

@@ -60,6 +60,14 @@ static uint8_t *find(int32_t pid, int32_t tid)
 	return NULL;
 }
 
+void *fl_sigstack_top(void)
+{
+	if (fl_sigstack_here())
+		return NULL; /* on it already (a handler's): the caller's frames are there */
+	uint8_t *stack = fl_sigstack_of((int32_t)fl_raw_syscall3(SYS_getpid, 0, 0, 0), (int32_t)fl_raw_syscall3(SYS_gettid, 0, 0, 0));
+	return stack ? stack + FL_SIGSTACK : NULL;
+}
+
 void *fl_sigstack_of(int32_t pid, int32_t tid)
 {
 	fl_spin_lock(&lock);

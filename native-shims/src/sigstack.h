@@ -19,5 +19,8 @@
 void *fl_sigstack_take(int32_t pid, int32_t tid);
 void *fl_sigstack_of(int32_t pid, int32_t tid); /* that thread's slot, NULL if it has none */
 void *fl_sigstack_here(void);                    /* the slot the caller runs on, NULL if none */
+/* the top of the calling thread's slot, to run agent work on (request.h, fl_req_stack); NULL when
+ * it has none, or runs on it already */
+void *fl_sigstack_top(void);
 
 #endif

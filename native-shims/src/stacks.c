@@ -53,6 +53,7 @@
 #define MAPS_MAX 4096               /* mappings a frame was looked up in (executable or not) */
 #define WALK_PAGES 2                /* stack pages a walk keeps copied: the chain climbs */
 #define STACK_SPAN (1UL << 30)      /* a frame pointer this far above the stack pointer is no frame */
+#define AGENT_FRAMES 16             /* frames of the agent's a walk may meet, left out (take) */
 
 struct slot {
 	uint64_t hash;
@@ -196,7 +197,7 @@ static int learn_map(const struct fl_map_line *m, void *ctx)
 		maps_n++;
 	}
 	fl_spin_unlock(&tables_lock);
-	if (!known && l->code)
+	if (!known && l->code && !fl_in_agent_text(m->start)) /* the agent's frames never go out (take) */
 		emit(l->w, FL_EV_CODE_MAP, seq, m->start, m->end, m->offset, m->path, (uint32_t)strlen(m->path));
 	return 1;
 }
@@ -254,7 +255,7 @@ static int after_call(uintptr_t ret)
 
 /* ---- the walk and the table ---- */
 
-static uint32_t walk(struct walk *w, const struct fl_stack_regs *regs, uint64_t *frames)
+static uint32_t walk(struct walk *w, const struct fl_stack_regs *regs, uint64_t *frames, uint32_t limit)
 {
 	memset(w->page, 0, sizeof(w->page));
 	w->next = 0;
@@ -271,10 +272,10 @@ static uint32_t walk(struct walk *w, const struct fl_stack_regs *regs, uint64_t 
 	 * there, rarely a code address right after a call).
 	 */
 	uint64_t top, chained;
-	if (n < frames_max && stack_word(w, regs->sp, &top) == 0 && in_code(w, top) && after_call(top) &&
+	if (n < limit && stack_word(w, regs->sp, &top) == 0 && in_code(w, top) && after_call(top) &&
 	    !(fp >= floor && !(fp & 7) && stack_word(w, fp + 8, &chained) == 0 && chained == top))
 		frames[n++] = top;
-	while (n < frames_max) {
+	while (n < limit) {
 		if (fp < floor || (fp & 7) || fp - regs->sp > STACK_SPAN)
 			break;
 		uint64_t next, ret;
@@ -312,10 +313,29 @@ static uint32_t hex(char *out, uint64_t v)
 	return n;
 }
 
+/*
+ * The agent's own frames left out: an interposed call's wrapper between the program's call and
+ * libc's function, the agent's code that touched the page (a program thread in a wrapper of
+ * ours, or its thread start). The stack is the program's as it would be natively, and no frame
+ * or code map of libfaultline is in any trace.
+ */
+static uint32_t without_agent_frames(uint64_t *frames, uint32_t n)
+{
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (!fl_in_agent_text(frames[i]))
+			frames[kept++] = frames[i];
+	return kept;
+}
+
 static uint32_t take(struct walk *w, const struct fl_stack_regs *regs)
 {
-	uint64_t frames[FL_STACK_FRAMES_MAX];
-	uint32_t n = walk(w, regs, frames);
+	uint64_t frames[FL_STACK_FRAMES_MAX + AGENT_FRAMES];
+	uint32_t n = without_agent_frames(frames, walk(w, regs, frames, frames_max + AGENT_FRAMES));
+	if (!n)
+		return 0;
+	if (n > frames_max)
+		n = frames_max;
 	uint64_t h = hash_frames(frames, n);
 	fl_spin_lock(&tables_lock);
 	uint32_t i = (uint32_t)h & (HASH_SLOTS - 1);

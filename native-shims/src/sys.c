@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <linux/futex.h>
 #include <poll.h>
 #include <string.h>
@@ -215,6 +216,57 @@ long fl_raw_syscall5(long n, long a, long b, long c, long d, long e)
 	register long r8 __asm__("r8") = e;
 	__asm__ volatile("syscall" : "=a"(r) : "0"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8) : "rcx", "r11", "memory");
 	return r;
+}
+
+/*
+ * The frame keeps the caller's rbp chain (fn's frame links to this one, on the caller's stack) and
+ * the CFI says where the caller's frame is, so a debugger's backtrace crosses the switch.
+ */
+__asm__(".text\n"
+	".globl fl_call_on\n.hidden fl_call_on\n.type fl_call_on,@function\n"
+	"fl_call_on:\n"
+	"  .cfi_startproc\n"
+	"  push %rbp\n"
+	"  .cfi_def_cfa_offset 16\n"
+	"  .cfi_offset %rbp, -16\n"
+	"  mov %rsp, %rbp\n"
+	"  .cfi_def_cfa_register %rbp\n"
+	"  and $-16, %rdi\n"
+	"  mov %rdi, %rsp\n"
+	"  mov %rsi, %rax\n"
+	"  mov %rdx, %rdi\n"
+	"  call *%rax\n"
+	"  mov %rbp, %rsp\n"
+	"  pop %rbp\n"
+	"  .cfi_def_cfa %rsp, 8\n"
+	"  ret\n"
+	"  .cfi_endproc\n"
+	".size fl_call_on, .-fl_call_on\n");
+
+static uintptr_t text_start, text_end;
+
+static int find_own_text(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	(void)size;
+	(void)ctx;
+	uintptr_t me = (uintptr_t)&fl_in_agent_text;
+	for (int k = 0; k < info->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+		uintptr_t s = info->dlpi_addr + ph->p_vaddr, e = s + ph->p_memsz;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me >= s && me < e) {
+			__atomic_store_n(&text_end, e, __ATOMIC_RELAXED);
+			__atomic_store_n(&text_start, s, __ATOMIC_RELEASE);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int fl_in_agent_text(uintptr_t pc)
+{
+	if (!__atomic_load_n(&text_start, __ATOMIC_ACQUIRE))
+		dl_iterate_phdr(find_own_text, NULL); /* first from the constructor (agent.c), not in a handler */
+	return pc >= text_start && pc < __atomic_load_n(&text_end, __ATOMIC_RELAXED);
 }
 
 long fl_raw_pread(int fd, void *buf, size_t n, off_t off)

@@ -26,6 +26,10 @@ pid_t fl_gettid(void);
 long fl_raw_syscall3(long n, long a, long b, long c); /* -errno; errno untouched */
 #define FL_SYS_SCHED_YIELD 24 /* x86-64: for headers that do not include <sys/syscall.h> */
 long fl_raw_syscall5(long n, long a, long b, long c, long d, long e);
+/* fn(arg) run with the stack pointer at top (16-byte aligned down), back on the caller's stack after */
+long fl_call_on(void *top, long (*fn)(void *), void *arg);
+/* pc lies in libfaultline's own code (its executable segment, found at the first call) */
+int fl_in_agent_text(uintptr_t pc);
 /* pread(2) past the interposed pread (touch.c, which would wait for a teardown the caller may
  * be running) and without errno (a fault signal's handler reads pagemap): bytes or -errno */
 long fl_raw_pread(int fd, void *buf, size_t n, off_t off);
