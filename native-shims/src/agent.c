@@ -524,7 +524,7 @@ static int start(const char *path)
 
 	uint32_t rpid = *fl_ctl32(FL_CTL_RECORDER_PID);
 	if (rpid) {
-		fl_agent.recorder_pidfd = (int)syscall(SYS_pidfd_open, (pid_t)rpid, 0);
+		fl_agent.recorder_pidfd = fl_fd_high((int)syscall(SYS_pidfd_open, (pid_t)rpid, 0));
 		if (fl_agent.recorder_pidfd >= 0)
 			fcntl(fl_agent.recorder_pidfd, F_SETFD, FD_CLOEXEC);
 		if (fl_agent.recorder_pidfd < 0) {

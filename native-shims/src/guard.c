@@ -571,8 +571,8 @@ int fl_handler_start(void)
 	 */
 	if (fl_engine->fd() < 0)
 		single_handler = 1;
-	stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	fl_guard_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	stop_efd = fl_fd_high(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+	fl_guard_efd = fl_fd_high(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 	if (stop_efd < 0 || fl_guard_efd < 0)
 		return -errno;
 

@@ -37,7 +37,7 @@ int fl_req_init(void)
 	slots = fl_mem_map(FL_REQ_SLOTS * sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
-	evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	evfd = fl_fd_high(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 	return evfd < 0 ? -errno : 0;
 }
 
@@ -64,7 +64,7 @@ void fl_req_reset_after_fork(void)
 	posted = 0;
 	if (evfd >= 0)
 		close(evfd); /* shared with the parent's: a new one for our handler */
-	evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	evfd = fl_fd_high(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 }
 
 static struct fl_req *post(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d, const char *text,

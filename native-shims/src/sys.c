@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -280,6 +281,33 @@ long fl_raw_pread(int fd, void *buf, size_t n, off_t off)
 	return r;
 }
 
+/*
+ * The lowest descriptor number the agent's own descriptors take: the kernel gives the lowest free
+ * one, so those the agent keeps open (userfaultfd, eventfds, /proc/self files, the recorder's
+ * pidfd) took 3 to 10, and the program's first open returned 9 where it returns 3 natively; a
+ * program that dup2()s onto a fixed number (pipeline.c: 9) closed one of the agent's under it.
+ * Up here they stay below RLIMIT_NOFILE's usual soft limit (1024) and above what programs use by
+ * number; a lower soft limit gets them in its upper half.
+ */
+static int fd_base(void)
+{
+	struct { uint64_t cur, max; } lim;
+	if (fl_raw_syscall5(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&lim, 0) != 0 || lim.cur >= 1024)
+		return 1024 - 64;
+	return lim.cur >= 32 ? (int)lim.cur / 2 : 3;
+}
+
+int fl_fd_high(int fd)
+{
+	if (fd < 0)
+		return fd;
+	long high = fl_raw_syscall3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, fd_base());
+	if (high < 0)
+		return fd; /* no room up there: it stays where it is */
+	fl_raw_syscall3(SYS_close, fd, 0, 0);
+	return (int)high;
+}
+
 int fl_self_fd(struct fl_self_fd *f)
 {
 	pid_t pid = (pid_t)fl_raw_syscall3(SYS_getpid, 0, 0, 0);
@@ -287,7 +315,7 @@ int fl_self_fd(struct fl_self_fd *f)
 		return f->fd;
 	if (f->fd >= 0)
 		close(f->fd);
-	f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	f->fd = fl_fd_high(open(f->path, O_RDONLY | O_CLOEXEC));
 	if (f->fd < 0)
 		return -errno;
 	f->pid = pid;

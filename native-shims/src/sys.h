@@ -37,6 +37,8 @@ int fl_fd_readable(int fd); /* something to read now (poll, no wait); errno unto
 /* the kernel no longer knows the thread (tgkill(pid, tid, 0) says ESRCH): it will never run
  * again, nor return to user space, so what it held (a signal stack, a buffer) is free */
 int fl_thread_gone(pid_t pid, pid_t tid);
+/* fd moved up to a number programs do not use (sys.c says where): every descriptor the agent keeps; fd if it cannot */
+int fl_fd_high(int fd);
 int fl_thread_foreign(pid_t tid); /* tid runs in another address space: a remote reader (sys.c) */
 void fl_thread_foreign_reset(void); /* a fork child: the tids seen were its parent's */
 uint64_t fl_now_ns(void);

@@ -28,11 +28,11 @@ int fl_uffd_open(void)
 		int err = errno;
 		close(dev);
 		if (fd >= 0)
-			return fd;
+			return fl_fd_high(fd);
 		errno = err;
 	}
 	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	return fd >= 0 ? fd : -errno;
+	return fd >= 0 ? fl_fd_high(fd) : -errno;
 }
 
 /*
@@ -43,7 +43,7 @@ int fl_uffd_open(void)
 int fl_uffd_open_user_mode(void)
 {
 	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY);
-	return fd >= 0 ? fd : -errno;
+	return fd >= 0 ? fl_fd_high(fd) : -errno;
 }
 
 int fl_uffd_api(int fd, uint64_t want, uint64_t *got)
