@@ -500,6 +500,10 @@
 #define FL_EV_FILE_RENAME   24
 #define FL_EV_SHMAT         25 /* shmat: a = shmid, b = address, c = size (IPC_STAT's shm_segsz), d = shmflg */
 #define FL_EV_SHMDT         26 /* shmdt: a = address, b = size and c = shmid of the shmat that attached it (0, -1: not seen) */
+/* a program the agent cannot follow: a = its pid (this process after an exec, or a child), b = why (untraced.h: 1
+ * statically linked, 2 set-ID or file capabilities, 3 another architecture, 4 its environment lacks the agent, 5 other;
+ * 0 after an exec said so: the exec failed), c = its ELF class << 16 | e_machine; text = its executable */
+#define FL_EV_UNTRACED      27
 
 #define FL_NO_OFFSET 0xffffffffffffffffULL /* FL_EV_FILE_READ/WRITE b: the call has no file offset */
 /* FL_EV_FILE_OPEN kinds, from fstat's st_mode after the call */

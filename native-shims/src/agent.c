@@ -45,6 +45,7 @@
 #include "state.h"
 #include "sys.h"
 #include "touch.h"
+#include "untraced.h"
 
 /* the engine, policy and mode the control block names (FL_ENGINE_*, FL_POLICY_*, FL_MODE_*); NULL if unknown */
 static const struct fl_engine *engine_for(uint32_t id)
@@ -405,6 +406,7 @@ static int follow_child(void)
 	await_fork_event(getpid());
 	fl_mem_reset_after_fork();
 	fl_pagemap_reset_after_fork();
+	fl_untraced_reset();
 	fl_thread_foreign_reset();
 	fl_touch_reset_after_fork();
 	fl_pins_held_reset(); /* the calls of the parent's other threads are not ours */

@@ -72,6 +72,7 @@
 #include "ranges.h"
 #include "request.h"
 #include "state.h"
+#include "untraced.h"
 
 #ifndef PR_SET_SYSCALL_USER_DISPATCH
 #define PR_SET_SYSCALL_USER_DISPATCH 59
@@ -750,6 +751,18 @@ static int clone_like_thread(long nr, const long *a)
 	return 0;
 }
 
+/* fork, vfork, or a clone of a new process (no CLONE_THREAD): posix_spawn, system, popen too */
+static int makes_process(long nr, const long *a)
+{
+	if (nr == SYS_fork || nr == SYS_vfork)
+		return 1;
+	if (nr == SYS_clone)
+		return !((unsigned long)a[0] & CLONE_THREAD);
+	if (nr == SYS_clone3 && a[0] && (size_t)a[1] >= sizeof(uint64_t))
+		return !(*(const volatile uint64_t *)a[0] & CLONE_THREAD);
+	return 0;
+}
+
 static long gated_call(long nr, const long *a, ucontext_t *uc, struct fl_gate_thread *g)
 {
 	struct fl_gate_region regions[FL_GATE_REGIONS];
@@ -878,6 +891,8 @@ static void on_sigsys_in(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_
 	long nr = si->si_syscall;
 	long a[6] = { gr[REG_RDI], gr[REG_RSI], gr[REG_RDX], gr[REG_R10], gr[REG_R8], gr[REG_R9] };
 	long r;
+	if (makes_process(nr, a))
+		fl_untraced_note_spawner(g->tid); /* its children are looked at for ones the agent is not in */
 	switch (nr) {
 	case SYS_rt_sigreturn:
 		/* a handler whose restorer is not ours: the frame is where the program's restorer left

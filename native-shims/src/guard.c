@@ -61,6 +61,7 @@
 #include "serve.h"
 #include "state.h"
 #include "sys.h"
+#include "untraced.h"
 
 #define HANDLER_STACK (512UL << 10)
 #define MAX_FAULT_THREADS 64
@@ -271,6 +272,7 @@ static void liveness_due(uint64_t now)
 {
 	(void)now;
 	fl_args_refresh(); /* the command line other processes read follows the program's */
+	fl_untraced_children(); /* children the agent is not in, said */
 	if (__atomic_load_n(&core_stop, __ATOMIC_ACQUIRE))
 		stop_reason = FL_STOP_SIGNAL;
 	else if (stop_requested())

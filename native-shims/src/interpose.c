@@ -47,6 +47,7 @@
 #include "engine.h"
 #include "args.h"
 #include "gate.h"
+#include "untraced.h"
 #include "interpose.h"
 #include "map_events.h"
 #include "mode.h"
@@ -749,6 +750,7 @@ FL_EXPORT int prctl(int option, ...)
 /* the parent after fork, _Fork, clone or a raw fork: disable again (pid: the child, or -errno) */
 static void fork_parent_side(long pid, int saved)
 {
+	fl_untraced_note_spawner(fl_gettid());
 	if (pid > 0 && fl_engine->fork_parent)
 		fl_engine->fork_parent();
 	fl_req_call(FL_REQ_FORK_PARENT, pid < 0 ? (uint64_t)(int64_t)-saved : (uint64_t)pid, 0, 0, 0);
@@ -910,28 +912,40 @@ static int in_vfork_child(void)
 	return fl_agent.pid && getpid() != fl_agent.pid;
 }
 
-__attribute__((noinline)) static void exec_event(const char *path)
+/*
+ * search: file is found on PATH (execvp); envp: the environment the new image gets. A vfork
+ * child (dash runs its commands so) runs in our memory and reaches our handler like a thread of
+ * ours: its exec is said only if the agent cannot follow what it starts (serve.c, on_exec).
+ */
+__attribute__((noinline)) static void exec_event(const char *path, int search, char *const envp[])
 {
-	if (!fl_tracing() || !path || in_vfork_child())
+	if (!fl_tracing() || !path)
 		return;
 	int saved = errno;
 	uint32_t n = 0;
 	while (n < FL_REQ_TEXT_MAX && path[n])
 		n++;
-	fl_req_call_text(FL_REQ_EXEC, 0, 0, 0, 0, path, n);
+	fl_req_call_text(FL_REQ_EXEC, (uint64_t)search, (uintptr_t)envp, in_vfork_child() ? FL_EXEC_CHILD : FL_EXEC_OWN, 0,
+			 path, n);
 	errno = saved;
 }
 
 static void exec_failed(void)
 {
-	if (fl_tracing() && fl_agent.slot && !in_vfork_child())
+	if (!fl_tracing() || !fl_agent.slot)
+		return;
+	int saved = errno;
+	if (!in_vfork_child())
 		__atomic_store_n(fl_slot32(FL_SLOT_EXEC_ANNOUNCED), 0, __ATOMIC_RELEASE);
+	/* an image said to run untraced does not */
+	fl_req_call(FL_REQ_EXEC, 0, 0, in_vfork_child() ? FL_EXEC_CHILD_FAILED : FL_EXEC_OWN_FAILED, 0);
+	errno = saved;
 }
 
 FL_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	RESOLVE(real_execve, "execve");
-	exec_event(path);
+	exec_event(path, 0, envp);
 	fl_touch_exec(path, argv, envp);
 	int r = real_execve(path, argv, envp);
 	exec_failed();
@@ -941,7 +955,7 @@ FL_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 FL_EXPORT int execv(const char *path, char *const argv[])
 {
 	RESOLVE(real_execv, "execv");
-	exec_event(path);
+	exec_event(path, 0, environ);
 	fl_touch_exec(path, argv, environ);
 	int r = real_execv(path, argv);
 	exec_failed();
@@ -951,7 +965,7 @@ FL_EXPORT int execv(const char *path, char *const argv[])
 FL_EXPORT int execvp(const char *file, char *const argv[])
 {
 	RESOLVE(real_execvp, "execvp");
-	exec_event(file);
+	exec_event(file, 1, environ);
 	fl_touch_exec(file, argv, environ);
 	int r = real_execvp(file, argv);
 	exec_failed();
@@ -961,7 +975,7 @@ FL_EXPORT int execvp(const char *file, char *const argv[])
 FL_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	RESOLVE(real_execvpe, "execvpe");
-	exec_event(file);
+	exec_event(file, 1, envp);
 	fl_touch_exec(file, argv, envp);
 	int r = real_execvpe(file, argv, envp);
 	exec_failed();
@@ -973,7 +987,7 @@ FL_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	RESOLVE(real_fexecve, "fexecve");
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	exec_event(path);
+	exec_event(path, 0, envp);
 	fl_touch_exec(NULL, argv, envp);
 	int r = real_fexecve(fd, argv, envp);
 	exec_failed();
@@ -983,7 +997,7 @@ FL_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 FL_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
 {
 	RESOLVE(real_execveat, "execveat");
-	exec_event(path);
+	exec_event(path, 0, envp);
 	fl_touch_exec(path, argv, envp);
 	int r = real_execveat(dirfd, path, argv, envp, flags);
 	exec_failed();

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -31,6 +32,7 @@
 #include "serve.h"
 #include "state.h"
 #include "sys.h"
+#include "untraced.h"
 
 /*
  * glibc's struct pthread, which pthread_self() points to: 2304 bytes on x86-64 (glibc 2.36).
@@ -316,12 +318,44 @@ static int on_thread_name(struct fl_req *q)
 	return 0;
 }
 
+/*
+ * An exec through libc's wrappers (q->text the file as given; a: searched on PATH; b: the new
+ * environment; c: FL_EXEC_*, whose it is and whether it failed). An image the agent cannot follow
+ * is said with it (untraced.c), and said again, as not untraced, when its exec fails. The
+ * process's own exec is an exec event too; a vfork child's is not (its image is a new process,
+ * which says its own start), but for what it cannot follow.
+ */
+static int32_t said_untraced; /* the pid whose last exec was said untraced, 0 if none */
+static char exec_file[FL_REQ_TEXT_MAX + 1], exec_path[4096];
+
 static int on_exec(struct fl_req *q)
 {
-	if (fl_mode->image_ends)
-		fl_mode->image_ends(); /* Moca: its last interval's chunks */
-	fl_emit_event(FL_EV_EXEC, (uint32_t)q->tid, 0, 0, 0, 0, q->text, q->text_len);
-	__atomic_store_n(fl_slot32(FL_SLOT_EXEC_ANNOUNCED), 1, __ATOMIC_RELEASE);
+	int own = q->c == FL_EXEC_OWN || q->c == FL_EXEC_OWN_FAILED;
+	int32_t pid = own ? (int32_t)fl_agent.pid : (int32_t)q->tid; /* a vfork child's thread is its process */
+	if (q->c == FL_EXEC_OWN_FAILED || q->c == FL_EXEC_CHILD_FAILED) {
+		if (said_untraced == pid)
+			fl_emit_event(FL_EV_UNTRACED, (uint32_t)q->tid, (uint64_t)pid, FL_UNTRACED_NO, 0, 0, exec_path,
+				      (uint32_t)strlen(exec_path));
+		said_untraced = 0;
+		return 0;
+	}
+	if (own) {
+		if (fl_mode->image_ends)
+			fl_mode->image_ends(); /* Moca: its last interval's chunks */
+		fl_emit_event(FL_EV_EXEC, (uint32_t)q->tid, 0, 0, 0, 0, q->text, q->text_len);
+		__atomic_store_n(fl_slot32(FL_SLOT_EXEC_ANNOUNCED), 1, __ATOMIC_RELEASE);
+	}
+	memcpy(exec_file, q->text, q->text_len);
+	exec_file[q->text_len] = 0;
+	uint32_t machine = 0;
+	uint32_t why = fl_untraced_why(exec_file, (int)q->a, environ, (char *const *)q->b, exec_path, sizeof(exec_path),
+				       &machine);
+	said_untraced = why != FL_UNTRACED_NO ? pid : 0;
+	if (said_untraced && !own)
+		fl_untraced_said(pid);
+	if (said_untraced)
+		fl_emit_event(FL_EV_UNTRACED, own ? (uint32_t)q->tid : (uint32_t)fl_agent.pid, (uint64_t)pid, why, machine, 0,
+			      exec_path, (uint32_t)strlen(exec_path));
 	return 0;
 }
 

@@ -238,6 +238,7 @@ final class InfoCommand implements Callable<Integer>
                     f.get("ppid"), count(f.get("references")), "", "", f.getOrDefault("exe", ""));
             }
         }
+        untraced(out, h);
         out.println();
         out.printf("%-10s %-10s %12s %12s %12s  %s%n", "tid", "pid", "references", "reads", "writes", "name");
         for (final Map.Entry<String, String> e : h.values().entrySet())
@@ -251,6 +252,39 @@ final class InfoCommand implements Callable<Integer>
                     f.getOrDefault("name", ""), published == null || published.equals(f.get("references")) ? ""
                         : "  (its agent published " + count(published) + ")");
             }
+        }
+    }
+
+    /** The programs the agent could not follow: none of their references is in the trace (event untraced). */
+    private static void untraced(final PrintStream out, final TraceHeader h)
+    {
+        boolean first = true;
+        for (final Map.Entry<String, String> e : h.values().entrySet())
+        {
+            if (!e.getKey().startsWith(TraceHeader.UNTRACED_PREFIX))
+            {
+                continue;
+            }
+            if (first)
+            {
+                out.println();
+                out.printf("%-10s %s%n", "untraced", "executable: why the agent could not follow it (none of its references is in the trace)");
+                first = false;
+            }
+            final Map<String, String> f = fields(e.getValue(), "exe");
+            int why = 0;
+            int machine = 0;
+            try
+            {
+                why = Integer.parseInt(f.getOrDefault("why", "0"));
+                machine = Integer.parseInt(f.getOrDefault("machine", "0"));
+            }
+            catch (final NumberFormatException ex)
+            {
+                // a header written by hand: the reason stays unknown
+            }
+            out.printf("%-10s %s: %s%n", e.getKey().substring(TraceHeader.UNTRACED_PREFIX.length()), f.getOrDefault("exe", ""),
+                io.faultline.tracer.TraceStats.reason(why, machine));
         }
     }
 

@@ -29,6 +29,8 @@ public enum EventType
     FILE_RENAME(24, "rename", "a=old dirfd b=new dirfd c=flags d=inode text=old path NUL new path"),
     SHMAT(25, "shmat", "a=shmid b=address c=size d=shmflg"),
     SHMDT(26, "shmdt", "a=address b=size c=shmid (of the shmat that attached it)"),
+    UNTRACED(27, "untraced", "a=its pid b=why (1 statically linked, 2 set-ID or file capabilities, 3 another architecture, "
+        + "4 its environment lacks the agent, 5 other; 0 the exec said before failed) c=ELF class << 16 | machine text=executable"),
     STACK(32, "stack", "a=stack id (per process image) b=frames text=frames in hex, innermost first"),
     CODE_MAP(33, "code-map", "a=start b=end c=file offset text=path");
 

@@ -92,6 +92,8 @@ public final class TraceHeader
     public static final String THREAD_PREFIX = "thread.";
     /** Prefix of per-process lines: {@code process.PID=ppid=P references=N stop=reason error=errno exe=path}. */
     public static final String PROCESS_PREFIX = "process.";
+    /** Prefix of lines of programs the agent could not follow (event untraced): {@code untraced.PID=why=N machine=M exe=path}. */
+    public static final String UNTRACED_PREFIX = "untraced.";
 
     private final Map<String, String> values;
 

@@ -135,6 +135,7 @@ public final class Recorder
             try
             {
                 final TraceStats stats = new TraceStats(pageSize);
+                stats.noticesTo(err);
                 final Logger logger = new Logger(shm, writer, stats, options.chunkRecords);
                 logger.publishTo(counts);
                 logger.tee(tee);
@@ -553,6 +554,11 @@ public final class Recorder
         {
             header.put(TraceHeader.PROCESS_PREFIX + p.pid, "ppid=" + p.ppid + " references=" + p.references
                 + " exe=" + p.executable);
+        }
+        for (final TraceStats.Untraced u : stats.untraced().values())
+        {
+            header.put(TraceHeader.UNTRACED_PREFIX + u.pid(), "why=" + u.why() + " machine=" + u.machine() + " exe="
+                + u.executable());
         }
         for (final TraceStats.ThreadStats t : stats.threads().values())
         {

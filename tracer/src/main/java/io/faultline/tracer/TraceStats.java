@@ -43,6 +43,16 @@ public final class TraceStats
         }
     }
 
+    /** A program the agent could not follow (event untraced), as the agent said it. */
+    public record Untraced(int pid, int why, int machine, String executable)
+    {
+        /** Why, in words: "it is statically linked". */
+        public String reason()
+        {
+            return TraceStats.reason(why, machine);
+        }
+    }
+
     public long references;
     public long reads;
     public long writes;
@@ -51,11 +61,39 @@ public final class TraceStats
     private final LongHashSet pages = new LongHashSet();
     private final Int2ObjectHashMap<ThreadStats> threads = new Int2ObjectHashMap<>();
     private final Int2ObjectHashMap<ProcessStats> processes = new Int2ObjectHashMap<>();
+    private final Map<Integer, Untraced> untraced = new TreeMap<>();
     private final int pageShift;
+    private java.io.PrintStream notices;
 
     public TraceStats(final int pageSize)
     {
         this.pageShift = Integer.numberOfTrailingZeros(pageSize);
+    }
+
+    /** Says each program the agent cannot follow on {@code err}, in one line, as the logger writes its event. */
+    public void noticesTo(final java.io.PrintStream err)
+    {
+        this.notices = err;
+    }
+
+    /** The reasons of event untraced (native-shims/src/untraced.h), in words. */
+    public static String reason(final int why, final int machine)
+    {
+        return switch (why)
+        {
+            case 1 -> "it is statically linked, and the agent loads into dynamically linked programs only";
+            case 2 -> "it runs set-user-ID, set-group-ID or with file capabilities, and the dynamic loader then ignores LD_PRELOAD";
+            case 3 -> ((machine >>> 16) == 1 ? "it is a 32-bit program" : "it is built for another architecture (ELF machine "
+                + (machine & 0xffff) + ")") + ", into which the 64-bit agent cannot load";
+            case 4 -> "its environment no longer names the agent (LD_PRELOAD or FAULTLINE_SHM removed)";
+            default -> "the agent did not start in it";
+        };
+    }
+
+    /** The programs the agent could not follow, by pid. */
+    public Map<Integer, Untraced> untraced()
+    {
+        return new TreeMap<>(untraced);
     }
 
     public void onChunk(final DirectBuffer buffer, final int offset)
@@ -106,6 +144,31 @@ public final class TraceStats
         else if (type == EventType.THREAD_START)
         {
             thread(tid, pid);
+        }
+        else if (type == EventType.UNTRACED)
+        {
+            untraced((int)buffer.getLong(offset + EventDescriptor.A), (int)buffer.getLong(offset + EventDescriptor.B),
+                (int)buffer.getLong(offset + EventDescriptor.C), text(buffer, offset));
+        }
+    }
+
+    private void untraced(final int pid, final int why, final int machine, final String executable)
+    {
+        final java.io.PrintStream err = notices;
+        if (why == 0)
+        {
+            if (untraced.remove(pid) != null && err != null)
+            {
+                err.println("faultline record: pid " + pid + " did not exec " + executable + " after all (the exec failed); "
+                    + "it goes on traced");
+            }
+            return;
+        }
+        final Untraced u = new Untraced(pid, why, machine, executable);
+        untraced.put(pid, u);
+        if (err != null)
+        {
+            err.println("faultline record: pid " + pid + " runs " + executable + " untraced: " + u.reason());
         }
     }
 
