@@ -514,8 +514,10 @@ static int start(const char *path)
 	 * Moves must act on 4 KiB pages, not 2 MiB folios. Monitoring leaves THP as the program
 	 * has it (DAMOS hugepage actions): a check's move of one page splits its huge mapping.
 	 */
-	if (!(fl_mode->flags & FL_KEEPS_THP))
+	if (!(fl_mode->flags & FL_KEEPS_THP)) {
+		fl_gate_thp_view((int)syscall(SYS_prctl, PR_GET_THP_DISABLE, 0, 0, 0, 0) > 0);
 		prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+	}
 	if ((err = init_tables()) != 0) {
 		stop_with_error(FL_STOP_ERROR, -err);
 		fl_log("cannot allocate agent memory: ", strerror(-err), NULL);

@@ -289,7 +289,8 @@ FL_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 		fl_spin_unlock(&prog_lock);
 		return 0;
 	}
-	if (act && act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN && !(act->sa_flags & SA_ONSTACK)) {
+	if (act && act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN && !(act->sa_flags & SA_ONSTACK) &&
+	    !fl_gate_active()) { /* the gate adds it, and tells the program back its own flags */
 		/* else the kernel writes the frame on the thread's stack, which may be disabled */
 		struct sigaction onstack = *act;
 		onstack.sa_flags |= SA_ONSTACK;
@@ -306,7 +307,7 @@ static sighandler_t signal_with(int sig, sighandler_t handler, int flags)
 	act.sa_handler = handler;
 	act.sa_flags = flags;
 	sigemptyset(&act.sa_mask);
-	if (handler != SIG_DFL && handler != SIG_IGN && !(flags & SA_NODEFER))
+	if (!(flags & SA_NODEFER)) /* as glibc's signal() (signal/signal.c): the signal itself, whatever the handler */
 		sigaddset(&act.sa_mask, sig);
 	if (sig <= 0 || sig >= NSIG || sigaction(sig, &act, &old) < 0) {
 		errno = EINVAL;
@@ -333,8 +334,8 @@ FL_EXPORT sighandler_t sysv_signal(int sig, sighandler_t handler)
 FL_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 {
 	RESOLVE(real_sigaltstack, "sigaltstack");
-	if (!fault_signal_active())
-		return real_sigaltstack(ss, old);
+	if (!fault_signal_active() || fl_gate_active())
+		return real_sigaltstack(ss, old); /* the gate keeps the agent's stack, and tells the program its own */
 	/* the agent's stack stays: the program's would be traced memory */
 	int r = real_sigaltstack(NULL, old);
 	if (r == 0 && ss && !(ss->ss_flags & SS_DISABLE) && ss->ss_size < (size_t)MINSIGSTKSZ) {
@@ -347,8 +348,8 @@ FL_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 /* the set to block, less the fault signal (see the top of the file) */
 static const sigset_t *without_fault_signal(int how, const sigset_t *set, sigset_t *copy)
 {
-	if (!set || how == SIG_UNBLOCK || !fault_signal_active() || sigismember(set, fault_sig) != 1)
-		return set;
+	if (!set || how == SIG_UNBLOCK || !fault_signal_active() || sigismember(set, fault_sig) != 1 || fl_gate_active())
+		return set; /* the gate leaves it open itself, and tells the program back what it asked */
 	*copy = *set;
 	sigdelset(copy, fault_sig);
 	return copy;

@@ -86,6 +86,9 @@
 #endif
 #define K_SA_RESTORER 0x04000000UL
 #define K_SIGSET_BYTES 8
+#ifndef SS_AUTODISARM
+#define SS_AUTODISARM (1U << 31)
+#endif
 
 /*
  * The stubs, in the agent's text (the allowed range):
@@ -231,6 +234,14 @@ static int find_text(struct dl_phdr_info *info, size_t size, void *ctx)
 		}
 	}
 	return 0;
+}
+
+/* PR_GET_THP_DISABLE as the program set it, where the agent changed it (fl_gate_thp_view); -1: as it is */
+static int thp_view = -1;
+
+void fl_gate_thp_view(int before)
+{
+	thp_view = before;
 }
 
 static uint64_t never_blocked(void)
@@ -423,23 +434,27 @@ static void touch(const struct fl_gate_region *r, uint32_t n)
 
 /* ---- calls the gate answers itself or changes ---- */
 
-/* rt_sigprocmask on the frame's mask, which the handler's return installs */
-static long sigprocmask_on_frame(ucontext_t *uc, const long *a)
+/*
+ * rt_sigprocmask on the frame's mask, which the handler's return installs. SIGSYS and the fault
+ * signal stay open in it, but the program reads back what it asked for (g->blocked_wanted).
+ */
+static long sigprocmask_on_frame(ucontext_t *uc, const long *a, struct fl_gate_thread *g)
 {
 	uint64_t *mask = (uint64_t *)&uc->uc_sigmask, set = 0;
 	if ((size_t)a[3] != K_SIGSET_BYTES)
 		return -EINVAL;
 	if (a[1])
 		memcpy(&set, (const void *)a[1], sizeof(set));
-	uint64_t old = *mask;
+	uint64_t old = *mask | g->blocked_wanted;
 	if (a[1]) {
+		uint64_t nb = never_blocked();
 		switch (a[0]) {
-		case SIG_BLOCK: *mask |= set; break;
-		case SIG_UNBLOCK: *mask &= ~set; break;
-		case SIG_SETMASK: *mask = set; break;
+		case SIG_BLOCK: *mask |= set; g->blocked_wanted |= set & nb; break;
+		case SIG_UNBLOCK: *mask &= ~set; g->blocked_wanted &= ~set; break;
+		case SIG_SETMASK: *mask = set; g->blocked_wanted = set & nb; break;
 		default: return -EINVAL;
 		}
-		*mask &= ~(never_blocked() | (1ull << (SIGKILL - 1)) | (1ull << (SIGSTOP - 1)));
+		*mask &= ~(nb | (1ull << (SIGKILL - 1)) | (1ull << (SIGSTOP - 1)));
 	}
 	if (a[2])
 		memcpy((void *)a[2], &old, sizeof(old));
@@ -642,22 +657,34 @@ void fl_gate_untraced_child(void)
 			fl_gate_syscall6(SYS_rt_sigaction, sig, (long)&prog_act[sig], 0, K_SIGSET_BYTES, 0, 0);
 }
 
-/* the agent's alternate stack stays (the program's would be traced memory): reported as not in use */
-static long sigaltstack_gated(const long *a)
+/*
+ * The agent's alternate stack stays installed (the program's would be traced memory, and a
+ * handler of the agent's runs on it); the program is told back the stack it set, or none, never
+ * in use (its handlers run on the agent's). The checks are the kernel's (kernel/signal.c,
+ * do_sigaltstack): EINVAL for unknown flags, ENOMEM for a stack smaller than MINSIGSTKSZ.
+ */
+static long sigaltstack_gated(const long *a, struct fl_gate_thread *g)
 {
-	stack_t cur;
-	long r = fl_gate_syscall6(SYS_sigaltstack, 0, (long)&cur, 0, 0, 0, 0);
-	if (r)
-		return r;
+	stack_t want;
 	if (a[0]) {
-		stack_t want;
 		memcpy(&want, (const void *)a[0], sizeof(want));
-		if (!(want.ss_flags & SS_DISABLE) && want.ss_size < (size_t)MINSIGSTKSZ)
+		int mode = want.ss_flags & ~SS_AUTODISARM;
+		if (mode != SS_DISABLE && mode != SS_ONSTACK && mode != 0)
+			return -EINVAL;
+		if (mode != SS_DISABLE && want.ss_size < (size_t)MINSIGSTKSZ)
 			return -ENOMEM;
 	}
 	if (a[1]) {
-		cur.ss_flags &= ~SS_ONSTACK;
-		memcpy((void *)a[1], &cur, sizeof(cur));
+		stack_t old = g->altstack;
+		if (!old.ss_sp && !old.ss_size)
+			old.ss_flags = SS_DISABLE;
+		memcpy((void *)a[1], &old, sizeof(old));
+	}
+	if (a[0]) {
+		if ((want.ss_flags & ~SS_AUTODISARM) == SS_DISABLE)
+			g->altstack = (stack_t){ .ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE };
+		else
+			g->altstack = (stack_t){ .ss_sp = want.ss_sp, .ss_size = want.ss_size, .ss_flags = want.ss_flags & SS_AUTODISARM };
 	}
 	return 0;
 }
@@ -751,6 +778,25 @@ static int clone_like_thread(long nr, const long *a)
 	return 0;
 }
 
+/*
+ * mincore: a page the engine holds away from its address (parked by the userfaultfd engines,
+ * whose engines have a peek) is resident all the same, as natively: it holds the program's data
+ * (its "populated" bit), only elsewhere. vec is held by this call under the in-thread engines,
+ * and was just written by the kernel under uffd.
+ */
+static void resident_as_natively(uintptr_t addr, size_t len, unsigned char *vec)
+{
+	if (!fl_engine->peek || !fl_tracing())
+		return;
+	uintptr_t start = FL_PAGE_DOWN(addr), end = FL_PAGE_UP(addr + len);
+	fl_lock();
+	for (struct fl_overlap o = fl_overlaps(start, end); fl_overlap_next(&o);)
+		for (uintptr_t p = o.a; p < o.b; p += FL_PAGE)
+			if (!(vec[(p - start) / FL_PAGE] & 1) && fl_range_bit(o.r, p))
+				vec[(p - start) / FL_PAGE] |= 1;
+	fl_unlock();
+}
+
 /* fork, vfork, or a clone of a new process (no CLONE_THREAD): posix_spawn, system, popen too */
 static int makes_process(long nr, const long *a)
 {
@@ -821,6 +867,8 @@ static long gated_call(long nr, const long *a, ucontext_t *uc, struct fl_gate_th
 		fl_lock_reset_after_fork();
 	if (!quick)
 		fl_gate_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&handler_mask, 0, K_SIGSET_BYTES, 0, 0);
+	if (nr == SYS_mincore && r == 0)
+		resident_as_natively((uintptr_t)a[0], (size_t)a[1], (unsigned char *)a[2]);
 	if (kev)
 		fl_kev_after(nr, a, r, &kc); /* before release: a pipe's descriptors are read from held pages */
 	if ((h && h->held) || kc.n) {
@@ -901,17 +949,26 @@ static void on_sigsys_in(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_
 		g->selector = selector;
 		return;
 	case SYS_rt_sigprocmask:
-		r = sigprocmask_on_frame(uc, a);
+		r = sigprocmask_on_frame(uc, a, g);
 		break;
 	case SYS_rt_sigaction:
 		r = sigaction_gated(a);
 		break;
 	case SYS_sigaltstack:
-		r = sigaltstack_gated(a);
+		r = sigaltstack_gated(a, g);
 		break;
 	case SYS_prctl:
 		if (a[0] == PR_SET_SYSCALL_USER_DISPATCH) {
 			r = -EBUSY;
+			break;
+		}
+		if (a[0] == PR_GET_THP_DISABLE && thp_view >= 0) {
+			r = thp_view; /* the agent disabled THP for its moves (agent.c): the program's own setting */
+			break;
+		}
+		if (a[0] == PR_SET_THP_DISABLE && thp_view >= 0) {
+			/* kept, not made: the moves need THP off (kernel/sys.c's checks) */
+			r = a[2] || a[3] || a[4] ? -EINVAL : (thp_view = a[1] != 0, 0);
 			break;
 		}
 		r = gated_call(nr, a, uc, g);
@@ -938,6 +995,13 @@ static void on_sigsys_in(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_
 
 static int arm(struct fl_gate_thread *g)
 {
+	/*
+	 * A new thread's mask was restored ungated by glibc from its creator's as the program read it
+	 * (with what it asked to block of these): the program's wish kept, the signals open.
+	 */
+	uint64_t nb = never_blocked(), now = 0;
+	if (fl_gate_syscall6(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&nb, (long)&now, K_SIGSET_BYTES, 0, 0) == 0)
+		g->blocked_wanted |= now & nb;
 	g->selector = SELECTOR_ALLOW;
 	long r = fl_gate_syscall6(SYS_prctl, PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, (long)text_start,
 				  (long)(text_end - text_start), (long)&g->selector, 0);

@@ -8,6 +8,7 @@
 #ifndef FL_GATE_H
 #define FL_GATE_H
 
+#include <signal.h>
 #include <sys/stat.h>
 
 #include "emit.h"
@@ -34,6 +35,13 @@ struct fl_gate_thread {
 	uint8_t armed;           /* dispatch is on for this thread */
 	uint8_t in_sigsys;       /* the gate's handlers running on this thread (they nest) */
 	int32_t tid;
+	/*
+	 * What the program set and reads back, where the kernel holds something else: the signals
+	 * of never_blocked() it asked to block (never blocked: a forced SIGSYS or fault while blocked
+	 * kills the process), and its own alternate signal stack (the agent's stays installed).
+	 */
+	uint64_t blocked_wanted;
+	stack_t altstack;
 	/*
 	 * The outermost call holding pages, while it is in the kernel (gate.c, open_call): what a
 	 * thread that never returns from it (cancelled in it, or a signal handler's siglongjmp out
@@ -66,6 +74,7 @@ int fl_gate_active(void);  /* the gate sees this process's system calls (touch.c
 void fl_gate_on_core(void (*prepare)(void)); /* before fl_gate_start */
 void fl_gate_core_signal(int sig);
 void fl_gate_untraced_child(void); /* a fork child the agent does not follow: the program's actions back */
+void fl_gate_thp_view(int before); /* the agent disabled THP: PR_GET_THP_DISABLE answers before as the program's */
 
 /* fault_signal.c */
 int fl_fault_signal_number(void); /* the in-thread engine's fault signal, or 0 */

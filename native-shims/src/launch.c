@@ -153,8 +153,8 @@ void fl_launch_restore(void)
 		}
 	}
 	if (l.have & 8) {
-		char text[24];
-		uint32_t len = 0;
+		char text[24] = "0x"; /* the kernel reads it with kstrtouint(base 0): without 0x, decimal */
+		uint32_t len = 2;
 		const char *digits = "0123456789abcdef";
 		char tmp[16];
 		uint32_t k = 0;
