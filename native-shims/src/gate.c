@@ -797,6 +797,39 @@ static void resident_as_natively(uintptr_t addr, size_t len, unsigned char *vec)
 	fl_unlock();
 }
 
+/*
+ * close_range(first, last, flags) (closefrom, python's subprocess): the program's descriptors in
+ * the range, the agent's left open; one call per run between the agent's, each gated as the
+ * program's would be (kernel events: the closes).
+ */
+static long gated_call(long nr, const long *a, ucontext_t *uc, struct fl_gate_thread *g);
+
+static long close_run(unsigned int from, unsigned int to, long flags, ucontext_t *uc, struct fl_gate_thread *g)
+{
+	long b[6] = { from, to, flags, 0, 0, 0 };
+	return gated_call(SYS_close_range, b, uc, g);
+}
+
+static long close_range_around_agent(const long *a, ucontext_t *uc, struct fl_gate_thread *g)
+{
+	unsigned int first = (unsigned int)a[0], last = (unsigned int)a[1];
+	if (first > last)
+		return -EINVAL;
+	int ours[32];
+	int n = fl_agent_fds(ours, 32);
+	unsigned int run = first; /* the first descriptor of the run not yet closed */
+	for (int i = 0; i < n; i++) {
+		unsigned int fd = (unsigned int)ours[i];
+		if (fd < run || fd > last)
+			continue;
+		long r = fd > run ? close_run(run, fd - 1, a[2], uc, g) : 0;
+		if (r)
+			return r;
+		run = fd + 1;
+	}
+	return run <= last ? close_run(run, last, a[2], uc, g) : 0;
+}
+
 /* fork, vfork, or a clone of a new process (no CLONE_THREAD): posix_spawn, system, popen too */
 static int makes_process(long nr, const long *a)
 {
@@ -956,6 +989,13 @@ static void on_sigsys_in(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_
 		break;
 	case SYS_sigaltstack:
 		r = sigaltstack_gated(a, g);
+		break;
+	case SYS_close:
+		/* the agent's descriptors do not exist for the program, as natively */
+		r = fl_fd_is_agent((int)a[0]) ? -EBADF : gated_call(nr, a, uc, g);
+		break;
+	case SYS_close_range:
+		r = close_range_around_agent(a, uc, g);
 		break;
 	case SYS_prctl:
 		if (a[0] == PR_SET_SYSCALL_USER_DISPATCH) {

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -297,15 +298,84 @@ static int fd_base(void)
 	return lim.cur >= 32 ? (int)lim.cur / 2 : 3;
 }
 
+/*
+ * The descriptors the agent keeps, with what each names (device and inode), so that a program's
+ * close of one is told apart from a close of its own descriptor that later got the same number.
+ * A program that closes every descriptor it did not open (closefrom, close_range; python's
+ * subprocess in a child) closed the userfaultfd under the agent: parked pages then read as zeros
+ * (a traced C program aborted in free(); under sigbus it died of SIGSEGV).
+ */
+#define AGENT_FDS 32
+static struct {
+	int fd;
+	uint64_t dev, ino;
+} agent_fds[AGENT_FDS];
+static int agent_fds_lock;
+
+static void note_agent_fd(int fd)
+{
+	struct stat st;
+	if (fl_raw_syscall3(SYS_fstat, fd, (long)&st, 0) != 0)
+		return;
+	fl_spin_lock(&agent_fds_lock);
+	int free_i = -1;
+	for (int i = 0; i < AGENT_FDS; i++) {
+		if (agent_fds[i].fd == fd || (free_i < 0 && !agent_fds[i].fd))
+			free_i = i;
+		if (agent_fds[i].fd == fd)
+			break;
+	}
+	if (free_i >= 0)
+		agent_fds[free_i].fd = fd, agent_fds[free_i].dev = st.st_dev, agent_fds[free_i].ino = st.st_ino;
+	fl_spin_unlock(&agent_fds_lock);
+}
+
+int fl_fd_is_agent(int fd)
+{
+	if (fd < 3)
+		return 0;
+	uint64_t dev = 0, ino = 0;
+	int known = 0;
+	fl_spin_lock(&agent_fds_lock);
+	for (int i = 0; i < AGENT_FDS && !known; i++)
+		if (agent_fds[i].fd == fd)
+			known = 1, dev = agent_fds[i].dev, ino = agent_fds[i].ino;
+	fl_spin_unlock(&agent_fds_lock);
+	struct stat st;
+	return known && fl_raw_syscall3(SYS_fstat, fd, (long)&st, 0) == 0 && st.st_dev == dev && st.st_ino == ino;
+}
+
+int fl_agent_fds(int *out, int max)
+{
+	int fds[AGENT_FDS], n = 0, kept = 0;
+	fl_spin_lock(&agent_fds_lock);
+	for (int i = 0; i < AGENT_FDS; i++)
+		if (agent_fds[i].fd)
+			fds[n++] = agent_fds[i].fd;
+	fl_spin_unlock(&agent_fds_lock);
+	for (int i = 0; i < n; i++)
+		if (kept < max && fl_fd_is_agent(fds[i])) {
+			int k = kept++;
+			while (k > 0 && out[k - 1] > fds[i]) {
+				out[k] = out[k - 1];
+				k--;
+			}
+			out[k] = fds[i];
+		}
+	return kept;
+}
+
 int fl_fd_high(int fd)
 {
 	if (fd < 0)
 		return fd;
 	long high = fl_raw_syscall3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, fd_base());
-	if (high < 0)
-		return fd; /* no room up there: it stays where it is */
-	fl_raw_syscall3(SYS_close, fd, 0, 0);
-	return (int)high;
+	if (high >= 0) {
+		fl_raw_syscall3(SYS_close, fd, 0, 0);
+		fd = (int)high;
+	} /* else no room up there: it stays where it is */
+	note_agent_fd(fd);
+	return fd;
 }
 
 int fl_self_fd(struct fl_self_fd *f)

@@ -39,6 +39,8 @@ int fl_fd_readable(int fd); /* something to read now (poll, no wait); errno unto
 int fl_thread_gone(pid_t pid, pid_t tid);
 /* fd moved up to a number programs do not use (sys.c says where): every descriptor the agent keeps; fd if it cannot */
 int fl_fd_high(int fd);
+int fl_fd_is_agent(int fd); /* fd is one the agent keeps (fl_fd_high), still naming what it did */
+int fl_agent_fds(int *out, int max); /* those, in increasing order; how many */
 int fl_thread_foreign(pid_t tid); /* tid runs in another address space: a remote reader (sys.c) */
 void fl_thread_foreign_reset(void); /* a fork child: the tids seen were its parent's */
 uint64_t fl_now_ns(void);

@@ -38,4 +38,20 @@ class ProgramViewTest
         assertEquals(natively.out(), traced.out(), engine);
         assertEquals("", traced.err(), engine);
     }
+
+    /**
+     * A program that closes every descriptor it did not open (close_range, closefrom) leaves the
+     * agent's alone and keeps its memory whole: before, it closed the userfaultfd under the agent
+     * and parked pages read as zeros (an abort in free() under uffd, SIGSEGV under sigbus).
+     */
+    @BothEngines
+    void closingEveryDescriptorLeavesTheAgentsAlone(final String engine) throws Exception
+    {
+        final Faultline.Result natively = Faultline.exec(List.of(Workloads.build("close_all").toString()), 60);
+        assertEquals("close_range 0 close EBADF 40 bad 0\n", natively.out(), natively.describe());
+        final Faultline.Result traced = Faultline.run("record", "-q", "-o", tmp.resolve("close-" + engine).toString(),
+            "--engine", engine, "--", Workloads.build("close_all").toString());
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals(natively.out(), traced.out(), engine);
+    }
 }
