@@ -187,6 +187,10 @@ uint32_t fl_untraced_why(const char *file, int search, char *const path_env[], c
 #define CHILDREN 256
 static int32_t spawners[SPAWNERS]; /* threads that made a child process: whose children file to read */
 static struct {
+	int32_t tid; /* whose children file fd is: guard only */
+	int fd;
+} children_fd[SPAWNERS];
+static struct {
 	int32_t pid;
 	uint32_t looks; /* looks without a slot; said once it reaches 2 (0 in a free entry) */
 } children[CHILDREN];
@@ -321,13 +325,30 @@ void fl_untraced_children(void)
 		int32_t tid = __atomic_load_n(&spawners[i], __ATOMIC_RELAXED);
 		if (!tid)
 			continue;
-		memcpy(proc_path, "/proc/self/task/", 16);
-		size_t n = 16 + fl_fmt_u64(proc_path + 16, (uint64_t)tid);
-		strcpy(proc_path + n, "/children");
-		if (read_file(proc_path, kids, sizeof(kids)) < 0) {
+		/*
+		 * Its children file opened once and read again at each look: an open of the guard's
+		 * takes the lowest free descriptor for a moment, and a program thread's open at that
+		 * moment would get the next one (kept ones are moved up, fl_fd_high).
+		 */
+		if (children_fd[i].tid != tid) {
+			if (children_fd[i].fd > 0)
+				fl_raw_syscall3(SYS_close, children_fd[i].fd, 0, 0);
+			memcpy(proc_path, "/proc/self/task/", 16);
+			size_t n = 16 + fl_fmt_u64(proc_path + 16, (uint64_t)tid);
+			strcpy(proc_path + n, "/children");
+			children_fd[i].fd = fl_fd_high((int)fl_raw_syscall3(SYS_openat, AT_FDCWD, (long)proc_path, O_RDONLY | O_CLOEXEC));
+			children_fd[i].tid = tid;
+		}
+		long got = children_fd[i].fd > 0 ? fl_raw_pread(children_fd[i].fd, kids, sizeof(kids) - 1, 0) : -1;
+		if (got < 0) {
+			if (children_fd[i].fd > 0)
+				fl_raw_syscall3(SYS_close, children_fd[i].fd, 0, 0);
+			children_fd[i].fd = 0;
+			children_fd[i].tid = 0;
 			__atomic_store_n(&spawners[i], 0, __ATOMIC_RELAXED); /* the thread is gone */
 			continue;
 		}
+		kids[got] = 0;
 		for (char *p = kids; *p;) {
 			int32_t pid = 0;
 			while (*p >= '0' && *p <= '9')
@@ -342,6 +363,10 @@ void fl_untraced_children(void)
 
 void fl_untraced_reset(void)
 {
+	for (int i = 0; i < SPAWNERS; i++)
+		if (children_fd[i].fd > 0) /* the parent's threads' files */
+			fl_raw_syscall3(SYS_close, children_fd[i].fd, 0, 0);
+	memset(children_fd, 0, sizeof(children_fd));
 	memset(spawners, 0, sizeof(spawners));
 	memset(children, 0, sizeof(children));
 	own_exe[0] = 0;
