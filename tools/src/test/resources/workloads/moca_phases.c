@@ -12,8 +12,9 @@
  * that page and waits for the interval to end.
  *
  * How a thread knows an interval ended, without timing: every page referenced in an interval is
- * disabled at its end, and mincore(2) reports a disabled page as not resident. A segment's first
- * page is enabled by its first touch; if it is still resident after the segment's last touch, no
+ * disabled at its end, and /proc/self/pagemap reports a disabled page as not present (mincore(2)
+ * does not: the agent answers it as natively, a page held away with its data being resident). A
+ * segment's first page is enabled by its first touch; if it is still present after the segment's last touch, no
  * interval ended in between (the segment lies in one interval); then the thread waits until it
  * is not (the interval ended). A segment split by an interval end exits with status 3.
  *
@@ -22,6 +23,8 @@
  */
 #define _GNU_SOURCE
 #include <faultline.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,14 +46,20 @@ struct job {
 	int status;
 };
 
+static int pagemap = -1;
+
+/* the page is at its address (pagemap's bit 63, Documentation/admin-guide/mm/pagemap.rst) */
 static int resident(long page)
 {
-	unsigned char v = 0;
-	if (mincore((void *)(base + page * PAGE), PAGE, &v) != 0) {
-		perror("mincore");
+	uint64_t entry = 0;
+	uintptr_t addr = (uintptr_t)(base + page * PAGE);
+	if (pagemap < 0)
+		pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (pagemap < 0 || pread(pagemap, &entry, sizeof(entry), (off_t)(addr / PAGE * sizeof(entry))) != sizeof(entry)) {
+		perror("pagemap");
 		exit(1);
 	}
-	return v & 1;
+	return (int)(entry >> 63);
 }
 
 /* the interval in which `page` was touched has ended: every page of it is disabled */
