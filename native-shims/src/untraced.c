@@ -99,13 +99,12 @@ static uint32_t classify_file(const char *path, int depth, char *resolved, size_
 }
 
 /*
- * The value of name in an environment, copied into out (at most cap - 1 bytes); 0 if absent, -1
- * if it cannot be read. envp is the program's memory, read through the kernel (fl_read_self): a
- * load of ours could fault on a page away, a reference the program never made.
+ * Each string of an environment, in order, to fn (which returns nonzero to stop); 0 at its end,
+ * -1 if it cannot be read. envp is the program's memory, read through the kernel (fl_read_self):
+ * a load of ours could fault on a page away, a reference the program never made.
  */
-static int env_get(char *const envp[], const char *name, char *out, size_t cap)
+static int env_each(char *const envp[], int (*fn)(const char *s, void *ctx), void *ctx)
 {
-	size_t len = strlen(name);
 	char s[4096];
 	for (uintptr_t i = 0; envp && i < 65536; i++) {
 		uintptr_t p;
@@ -120,13 +119,36 @@ static int env_get(char *const envp[], const char *name, char *out, size_t cap)
 		if (n <= 0)
 			return -1;
 		s[n] = 0;
-		if (!strncmp(s, name, len) && s[len] == '=') {
-			strncpy(out, s + len + 1, cap - 1);
-			out[cap - 1] = 0;
-			return 1;
-		}
+		if (fn(s, ctx))
+			return 0;
 	}
 	return 0;
+}
+
+struct env_find {
+	const char *name;
+	size_t len;
+	char *out;
+	size_t cap;
+	int found;
+};
+
+static int find_one(const char *s, void *ctx)
+{
+	struct env_find *f = ctx;
+	if (strncmp(s, f->name, f->len) || s[f->len] != '=')
+		return 0;
+	strncpy(f->out, s + f->len + 1, f->cap - 1);
+	f->out[f->cap - 1] = 0;
+	f->found = 1;
+	return 1;
+}
+
+/* the value of name in an environment into out; 0 if absent, -1 if it cannot be read */
+static int env_get(char *const envp[], const char *name, char *out, size_t cap)
+{
+	struct env_find f = { name, strlen(name), out, cap, 0 };
+	return env_each(envp, find_one, &f) < 0 ? -1 : f.found;
 }
 
 /* file found as execvp(3) finds it: a path if it holds '/', else the first executable on PATH */
@@ -155,17 +177,24 @@ static uint32_t classify_search(const char *file, char *const path_env[], char *
 	}
 }
 
+struct agent_vars {
+	int preload, shm;
+};
+
+static int agent_var(const char *s, void *ctx)
+{
+	struct agent_vars *v = ctx;
+	v->preload |= !strncmp(s, "LD_PRELOAD=", 11) && strstr(s, "libfaultline");
+	v->shm |= !strncmp(s, FL_ENV_SHM "=", sizeof(FL_ENV_SHM));
+	return v->preload && v->shm;
+}
+
 /* whether an environment names the agent: LD_PRELOAD holds libfaultline and FAULTLINE_SHM is set
- * (1 when it cannot be read: nothing to say) */
+ * (1 when it cannot be read: nothing to say); one walk */
 static int env_names_agent(char *const envp[])
 {
-	char v[4096];
-	int preload = env_get(envp, "LD_PRELOAD", v, sizeof(v));
-	if (preload < 0)
-		return 1;
-	int ours = preload > 0 && strstr(v, "libfaultline") != NULL;
-	int shm = env_get(envp, FL_ENV_SHM, v, sizeof(v));
-	return shm < 0 || (ours && shm > 0);
+	struct agent_vars v = { 0, 0 };
+	return env_each(envp, agent_var, &v) < 0 || (v.preload && v.shm);
 }
 
 uint32_t fl_untraced_why(const char *file, int search, char *const path_env[], char *const envp[], char *resolved,
