@@ -35,7 +35,12 @@
  *     hook (interpose.c, trampoline), a followed fork child by the agent, an exec'd image by
  *     its own agent; a thread started by raw clone is not gated;
  *   - the program's own SIGSYS handler gets what is not dispatch (seccomp's SIGSYS), and its own
- *     PR_SET_SYSCALL_USER_DISPATCH is refused with EBUSY.
+ *     PR_SET_SYSCALL_USER_DISPATCH is refused with EBUSY;
+ *   - what the program reads back is what it set, where the kernel holds the agent's (issue 40):
+ *     its signal actions (prog_act; a signal that dumps core is the agent's while its action is
+ *     the default: on_core_signal), the signals of never_blocked() it asked to block, its own
+ *     alternate stack, PR_GET_THP_DISABLE; mincore counts the pages held away as resident; the
+ *     agent's descriptors do not exist for close and close_range.
  * Measured against seccomp SECCOMP_RET_TRAP in BENCHMARKS.md ("System-call gate"): a trapped
  * call costs the same, no other call pays for a filter, and dispatch ends with the task, where
  * a seccomp filter stays with every child and exec'd image for good.
