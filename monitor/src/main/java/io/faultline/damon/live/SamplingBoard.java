@@ -32,6 +32,7 @@ final class SamplingBoard implements AutoCloseable
     private static final int NONE = Integer.MIN_VALUE;
 
     private int wakeFd = -1;
+    private static final int EBADF = 9;
     private int request;
     /** The request posted last while its answer has not been seen, or NONE. */
     private int pending = NONE;
@@ -241,6 +242,12 @@ final class SamplingBoard implements AutoCloseable
             if (fd < 0)
             {
                 final int errno = Native.getLastError();
+                if (errno == EBADF)
+                {
+                    // the image that said the number exec'd (its descriptors closed) and the new
+                    // one has not opened its own yet: not answered now, asked again next time
+                    return false;
+                }
                 throw new MonitorException("cannot reach the agent in pid " + pid + ": pidfd_getfd: "
                     + Libc.INSTANCE.strerror(errno) + " (it needs ptrace access to the program: run as its"
                     + " user with kernel.yama.ptrace_scope at most 1, or as root)");
