@@ -7,6 +7,7 @@
  * Stdio and strerror are used only here, on the constructor's thread, before tracing starts.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
@@ -454,6 +455,34 @@ static int follow_child(void)
  * FL_STOP_ERROR). The constructor runs it with the recorder's environment; faultline_attach
  * runs it in a process that loaded the library late.
  */
+/*
+ * The recorder extracts the agent into a copy per build (tracer's AgentLibrary) and deletes every
+ * copy on which it can take an exclusive fcntl lock, that is, that no running recorder holds: a
+ * traced process whose recorder died (or one recorder's copy, while another build records) lost
+ * the file its exec'd images preload, and the dynamic loader said so on the program's stderr
+ * (LifecycleTest.anImageExecdAfterTheRecorderDiedRunsWithItsOwnOutputOnly, under other builds'
+ * tests). Every process that names a recording holds a shared lock on its own library too, on a
+ * descriptor it keeps: an open file description lock (F_OFD_SETLK, Linux 3.15), which conflicts
+ * with the recorder's fcntl lock, is not dropped when the process closes another descriptor of
+ * the file (the scan of the maps reads each library's program headers), and stays held by a fork
+ * child's inherited descriptor; an exec'd image takes its own.
+ */
+static int library_fd = -1;
+
+void fl_agent_hold_library(void)
+{
+	if (library_fd < 0) {
+		Dl_info info;
+		if (!dladdr((void *)&fl_agent_hold_library, &info) || !info.dli_fname || info.dli_fname[0] != '/')
+			return;
+		library_fd = fl_fd_high((int)fl_raw_syscall3(SYS_openat, AT_FDCWD, (long)info.dli_fname, O_RDONLY | O_CLOEXEC));
+		if (library_fd < 0)
+			return;
+	}
+	struct flock lock = { .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0, .l_pid = 0 };
+	fl_raw_syscall3(SYS_fcntl, library_fd, F_OFD_SETLK, (long)&lock);
+}
+
 static int start(const char *path);
 
 static long start_on(void *path)

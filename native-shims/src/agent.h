@@ -15,4 +15,6 @@ int fl_agent_detach(void);             /* faultline_detach: 0 or -errno (ENOENT,
 /* the child of an interposed fork, when following forks: 0, or -1 when it must run untraced */
 int fl_agent_follow_child(void);
 
+void fl_agent_hold_library(void); /* a shared lock on libfaultline's file, for this process's life */
+
 #endif

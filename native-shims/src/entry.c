@@ -29,6 +29,7 @@ __attribute__((constructor)) static void fl_init(void)
 	const char *path = getenv(FL_ENV_SHM);
 	if (!path || !*path)
 		return;
+	fl_agent_hold_library(); /* its exec'd images preload it, whether or not this one traces */
 	resolve_interposed();
 	fl_agent_start(path);
 }

@@ -1,5 +1,6 @@
 package io.faultline.capture;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -93,6 +94,14 @@ class LifecycleTest
         final List<ProcessHandle> program = recorder.toHandle().descendants().toList();
         recorder.toHandle().destroyForcibly();
         recorder.waitFor(30, TimeUnit.SECONDS);
+        // the recorder held the agent's copy against other recorders' pruning (AgentLibrary); the
+        // program holds it now: a recorder of another build cannot take it to delete it
+        final Path library = agentLibraryOf(program.get(0).pid());
+        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(library,
+            java.nio.file.StandardOpenOption.WRITE))
+        {
+            assertEquals(null, channel.tryLock(), library + " is held by the orphaned program");
+        }
         for (final ProcessHandle p : program)
         {
             p.onExit().get(60, TimeUnit.SECONDS);
@@ -100,6 +109,20 @@ class LifecycleTest
         waitForFile(out, "/etc/hostname");
         assertEquals(nativeRun.out(), Files.readString(out));
         assertEquals(nativeRun.err(), Files.readString(err), "the program's stderr is its own");
+    }
+
+    /** The agent's library a process preloads (its maps name it). */
+    private static Path agentLibraryOf(final long pid) throws IOException
+    {
+        for (final String line : Files.readAllLines(Path.of("/proc", String.valueOf(pid), "maps")))
+        {
+            final int at = line.indexOf('/');
+            if (at > 0 && line.endsWith("/libfaultline.so"))
+            {
+                return Path.of(line.substring(at));
+            }
+        }
+        throw new AssertionError("pid " + pid + " maps no libfaultline.so");
     }
 
     @BothEngines
