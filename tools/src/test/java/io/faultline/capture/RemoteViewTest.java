@@ -13,6 +13,7 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -99,9 +100,30 @@ class RemoteViewTest
     @BothEngines
     void otherProcessesReadTheProgramAsNatively(final String engine) throws Exception
     {
-        final Path trace = tmp.resolve("trace-" + engine);
-        final Observed traced = observe(Faultline.builder(List.of("record", "-q", "-o", trace.toString(), "--engine",
-            engine, "--", Workloads.build("held_buffers").toString())));
+        readAsNatively(engine, null);
+    }
+
+    /**
+     * The same with a fault thread per CPU (FAULTLINE_HANDLERS=percpu), whose faults are resolved
+     * without the agent lock (fault.c, fl_fault_drain_shared): the reader's fault is still none of
+     * the program's references.
+     */
+    @Test
+    void otherProcessesReadTheProgramAsNativelyWithAFaultThreadPerCpu() throws Exception
+    {
+        readAsNatively("uffd", "percpu");
+    }
+
+    private static void readAsNatively(final String engine, final String handlers) throws Exception
+    {
+        final Path trace = tmp.resolve("trace-" + engine + (handlers == null ? "" : "-" + handlers));
+        final ProcessBuilder builder = Faultline.builder(List.of("record", "-q", "-o", trace.toString(), "--engine",
+            engine, "--", Workloads.build("held_buffers").toString()));
+        if (handlers != null)
+        {
+            builder.environment().put("FAULTLINE_HANDLERS", handlers);
+        }
+        final Observed traced = observe(builder);
 
         assertEquals(natively.cmdline(), traced.cmdline(), engine + ": /proc/PID/cmdline");
         assertEquals(natively.ps(), traced.ps(), engine + ": ps -o comm=,args=");
@@ -110,7 +132,8 @@ class RemoteViewTest
         final TreeSet<String> added = new TreeSet<>(traced.environ());
         added.removeAll(natively.environ());
         added.removeIf(v -> v.startsWith("LD_PRELOAD=") && v.endsWith("libfaultline.so") || v.startsWith("FAULTLINE_SHM=")
-            || v.equals("GLIBC_TUNABLES=glibc.pthread.rseq=0") && !engine.equals("uffd"));
+            || v.equals("GLIBC_TUNABLES=glibc.pthread.rseq=0") && !engine.equals("uffd")
+            || v.equals("FAULTLINE_HANDLERS=" + handlers));
         assertEquals(new TreeSet<>(), added, engine + ": variables the traced program has and the native one has not");
         final TreeSet<String> missing = new TreeSet<>(natively.environ());
         missing.removeAll(traced.environ());
@@ -129,13 +152,17 @@ class RemoteViewTest
 
         final Faultline.Result dump = Faultline.run("dump", "--format", "csv", trace.toString());
         assertEquals(0, dump.status(), dump.describe());
+        int references = 0;
         for (final String line : dump.out().split("\n"))
         {
-            final String[] f = line.split(",");
+            final String[] f = line.split(",", -1); // the tag may be empty
             if (f.length == 7 && (f[4].equals("r") || f[4].equals("w")))
             {
+                references++;
                 assertEquals(String.valueOf(traced.pid()), f[3], engine + ": every reference is the program's thread's: " + line);
             }
         }
+        // at least the pages it wrote: far's 64 and the 2,048 after them
+        assertTrue(references >= 64 + 2048, engine + ": " + references + " references in the trace");
     }
 }
