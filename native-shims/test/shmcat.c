@@ -9,11 +9,12 @@
  *
  * usage: shmcat [-e evms_pages] [-s all|api] [-r ring_bytes] [-c chunk_records] [-n slots]
  *               [-o out] [-l libfaultline.so] [-q] [-t stop_after_ms] [-d drain_delay_us]
- *               [-F] -- program [args...]
+ *               [-F] [-E uffd|sigbus|mprotect] -- program [args...]
  *   -q   count records, print only events and counters
  *   -t   set the control block's stop flag after this many ms
  *   -d   sleep this long between drains (a slow recorder, to fill the ring)
  *   -F   set FL_FLAG_FOLLOW_FORKS
+ *   -E   the engine (default uffd)
  * Exit status: the target's (128 + signal if killed).
  */
 #define _GNU_SOURCE
@@ -112,10 +113,11 @@ static int drain_ring(uint8_t *buf, uint32_t cap)
 int main(int argc, char **argv)
 {
 	uint32_t evms = 512, scope = FL_SCOPE_ALL, ring_cap = 1u << 20, chunk = 64, slots = 16, flags = 0;
+	uint32_t engine = FL_ENGINE_UFFD;
 	const char *outpath = NULL, *lib = NULL;
 	long stop_after_ms = -1, drain_delay_us = 0;
 	int opt;
-	while ((opt = getopt(argc, argv, "+e:s:r:c:n:o:l:qt:d:F")) != -1) {
+	while ((opt = getopt(argc, argv, "+e:s:r:c:n:o:l:qt:d:FE:")) != -1) {
 		switch (opt) {
 		case 'e': evms = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 's': scope = strcmp(optarg, "api") == 0 ? FL_SCOPE_API : FL_SCOPE_ALL; break;
@@ -128,6 +130,10 @@ int main(int argc, char **argv)
 		case 't': stop_after_ms = strtol(optarg, NULL, 0); break;
 		case 'd': drain_delay_us = strtol(optarg, NULL, 0); break;
 		case 'F': flags |= FL_FLAG_FOLLOW_FORKS; break;
+		case 'E':
+			engine = strcmp(optarg, "sigbus") == 0 ? FL_ENGINE_SIGBUS
+				 : strcmp(optarg, "mprotect") == 0 ? FL_ENGINE_MPROTECT : FL_ENGINE_UFFD;
+			break;
 		default:
 			fprintf(stderr, "usage: shmcat [-e evms] [-s all|api] [-r ring] [-c chunk] [-n slots] [-o out] "
 					"[-l lib] [-q] [-t stop_ms] [-d delay_us] [-F] -- program [args]\n");
@@ -179,6 +185,7 @@ int main(int argc, char **argv)
 	U64(shm, FL_CTL_RING_STRIDE) = stride;
 	U32(shm, FL_CTL_EVMS_PAGES) = evms;
 	U32(shm, FL_CTL_SCOPE) = scope;
+	U32(shm, FL_CTL_ENGINE) = engine;
 	U32(shm, FL_CTL_POLICY) = FL_POLICY_FIFO;
 	U32(shm, FL_CTL_FLAGS) = flags;
 	U32(shm, FL_CTL_RECORDER_PID) = (uint32_t)getpid();
