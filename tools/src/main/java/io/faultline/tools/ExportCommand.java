@@ -48,7 +48,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "export", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     synopsisHeading = "usage: ", customSynopsis = ExportCommand.USAGE_LINE,
     descriptionHeading = "%n", description = {
-        "Write a trace's references in another tool's format.", "",
+        ExportCommand.SUMMARY, "",
         "Each reference becomes its page (address / the trace's page size). Formats:",
         "  lcs-oracle  libCacheSim oracleGeneral: time (s), page, page size, next access (1-based index",
         "              of the next reference to the page, -1 if none): cachesim FILE oracleGeneral ...",
@@ -71,6 +71,9 @@ import picocli.CommandLine.Parameters;
         "              flamegraph.pl and speedscope read (flamegraph.pl out.folded > misses.svg)", ""})
 final class ExportCommand implements Callable<Integer>
 {
+    /** What {@code faultline --help} lists for this command: the first line of its description. */
+    static final String SUMMARY = "Write a trace's references in another tool's format.";
+
     static final String USAGE_LINE = "faultline export --to FORMAT [-o FILE] [--pid N] [--tid N] TRACE_DIR\n"
         + "       faultline export --to damo-json [-o FILE] [--sample T] [--aggr T] RECORD_OR_TRACE_DIR\n"
         + "       faultline export --to moca -o DIR [--pid N] [--tid N] TRACE_DIR\n"

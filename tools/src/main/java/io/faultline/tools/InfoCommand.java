@@ -23,9 +23,12 @@ import picocli.CommandLine.Parameters;
 @Command(name = "info", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     synopsisHeading = "usage: ", customSynopsis = "faultline info [--skip-corrupt] TRACE_DIR",
     descriptionHeading = "%n",
-    description = {"Describe a trace: configuration, duration, processes, threads, totals.", ""})
+    description = {InfoCommand.SUMMARY, ""})
 final class InfoCommand implements Callable<Integer>
 {
+    /** What {@code faultline --help} lists for this command: the first line of its description. */
+    static final String SUMMARY = "Describe a trace: configuration, duration, processes, threads, totals.";
+
     private static final String USAGE = "usage: faultline info [--skip-corrupt] TRACE_DIR";
 
     @Parameters(paramLabel = "TRACE_DIR", arity = "0..*", description = "a trace directory written by faultline record")

@@ -7,15 +7,18 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.Set;
 import java.util.concurrent.Callable;
 
 import io.faultline.format.FaultlineVersion;
 import io.faultline.format.InputProblem;
+import io.faultline.format.Startup;
 import io.faultline.format.TraceFormatException;
 import io.faultline.sim.LimitException;
 import io.faultline.sim.report.Progress;
@@ -24,6 +27,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ParameterException;
 
@@ -53,9 +57,37 @@ public final class Main implements Callable<Integer>
 
     private static final int HELP_WIDTH = 100;
 
-    /** The command words, in the order help lists them. */
-    private static final List<String> COMMANDS = List.of("record", "info", "dump", "export", "simulate", "mrc",
-        "monitor", "report", "pack", "unpack", "completion");
+    /**
+     * What {@code faultline --help} lists for {@code sweep}, also where the sweep module's jar is
+     * not on the class path (the launcher runs sweep from that jar); its description starts with it.
+     */
+    public static final String SWEEP_SUMMARY = "Replay traces through cache policies at several sizes as Apache Spark "
+        + "tasks: simulate's grid, on every core of this machine or on a cluster.";
+
+    /**
+     * The command words, in the order help lists them, with what the list says of each. The
+     * summaries are compile-time constants, so listing them loads no command class: the top level
+     * ({@code --help}, {@code --version}, an unknown word) builds no command (see {@link #run}).
+     */
+    private static final Map<String, String> COMMANDS = commands();
+
+    private static Map<String, String> commands()
+    {
+        final Map<String, String> commands = new LinkedHashMap<>();
+        commands.put("record", RecordCommand.SUMMARY);
+        commands.put("info", InfoCommand.SUMMARY);
+        commands.put("dump", DumpCommand.SUMMARY);
+        commands.put("export", ExportCommand.SUMMARY);
+        commands.put("simulate", SimulateCommand.SUMMARY);
+        commands.put("mrc", MrcCommand.SUMMARY);
+        commands.put("sweep", SWEEP_SUMMARY);
+        commands.put("monitor", MonitorCommand.SUMMARY);
+        commands.put("report", ReportCommand.SUMMARY);
+        commands.put("pack", PackCommand.Pack.SUMMARY);
+        commands.put("unpack", PackCommand.Unpack.SUMMARY);
+        commands.put("completion", CompletionCommand.SUMMARY);
+        return Collections.unmodifiableMap(commands);
+    }
 
     private final PrintStream err;
 
@@ -89,6 +121,11 @@ public final class Main implements Callable<Integer>
 
     public static void main(final String[] args)
     {
+        Startup.prepare();
+        if (args.length > 0 && WARMED.contains(args[0]))
+        {
+            Startup.warmInBackground(); // while picocli reads the arguments; commandLine awaits it
+        }
         // A buffered stdout: dump writes millions of lines; System.out would flush far more often.
         final PrintStream out = new PrintStream(
             new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16), false);
@@ -112,13 +149,9 @@ public final class Main implements Callable<Integer>
     {
         try
         {
-            // Reflecting over one command's options instead of all of them saves start-up time;
-            // completion and the top level's messages (help, unknown words) need every command.
-            final String word = args.length > 0 && !args[0].equals("completion")
-                && (COMMANDS.contains(args[0]) || providers().containsKey(args[0])) ? args[0] : null;
-            return commandLine(out, err, terminal, word).execute(args);
+            return commandLine(out, err, terminal, commandToBuild(args)).execute(args);
         }
-        catch (final OutOfMemoryError ex)
+        catch (final Error ex)
         {
             // picocli hands only Exceptions to the handler; an Error ends here, as one line too
             final CliException cli = classify(ex);
@@ -131,10 +164,38 @@ public final class Main implements Callable<Integer>
         }
     }
 
+    /** The commands that read or write traces, or call libc through JNA: see {@link Startup#warmInBackground}. */
+    private static final Set<String> WARMED = Set.of("record", "info", "dump", "export", "simulate", "mrc", "monitor",
+        "report");
+
+    /** Every command, built whole (completion's script covers them all). */
+    static final String ALL = "*";
+
+    /**
+     * The one command {@code args} run, which {@link #commandLine} builds whole, by reflection over
+     * its options; the others are listed by name and summary only. Reflecting over every command's
+     * options took a third of a second before {@code --version} could answer (BENCHMARKS.md,
+     * "Start-up"). Null for the top level: its help, version and unknown words need no command.
+     */
+    static String commandToBuild(final String[] args)
+    {
+        if (args.length == 0)
+        {
+            return null;
+        }
+        if (args[0].equals("completion"))
+        {
+            return ALL;
+        }
+        final String word = args[0].equals("help") && args.length > 1 ? args[1] : args[0];
+        return COMMANDS.containsKey(word) || providers().containsKey(word) ? word : null;
+    }
+
     /**
      * The command tree, writing to {@code out} and {@code err}.
      *
-     * @param only the one command to build, or null for all of them
+     * @param only the one command to build whole, {@link #ALL}, or null for none: the others are
+     *        listed (name and summary) and refused if run
      */
     static CommandLine commandLine(final PrintStream out, final PrintStream err, final boolean terminal,
         final String only)
@@ -142,20 +203,32 @@ public final class Main implements Callable<Integer>
         final Main main = new Main(err);
         final CommandLine commandLine = new CommandLine(main);
         main.self = commandLine;
-        for (final String word : COMMANDS)
+        final Map<String, CommandProvider> providers = providers();
+        for (final Map.Entry<String, String> command : COMMANDS.entrySet())
         {
-            if (only == null || only.equals(word))
+            final String word = command.getKey();
+            final boolean whole = ALL.equals(only) || word.equals(only);
+            final CommandProvider provider = providers.get(word);
+            if (whole && provider != null)
             {
-                commandLine.addSubcommand(command(word, out, err, terminal));
+                commandLine.addSubcommand(word, provided(provider, out, err, terminal));
+            }
+            else if (word.equals("sweep") && provider == null)
+            {
+                commandLine.addSubcommand(word, sweepElsewhere());
+            }
+            else
+            {
+                commandLine.addSubcommand(word, whole ? command(word, out, err, terminal)
+                    : listed(word, command.getValue()));
             }
         }
-        providers().forEach((word, provider) ->
+        providers.forEach((word, provider) ->
         {
-            if (only == null || only.equals(word))
+            if (!COMMANDS.containsKey(word))
             {
-                final CommandLine sub = new CommandLine(provider.command(out, err, terminal));
-                commandLine.addSubcommand(word, sub.getCommandSpec().findOption("--format") == null ? sub
-                    : TraceInputOptions.withFormatsFooter(sub));
+                commandLine.addSubcommand(word, ALL.equals(only) || word.equals(only)
+                    ? provided(provider, out, err, terminal) : listed(word, provider.summary()));
             }
         });
         commandLine.addSubcommand(new CommandLine.HelpCommand());
@@ -175,6 +248,12 @@ public final class Main implements Callable<Integer>
                 sub.setStopAtPositional(true);
             }
         }
+        // No command may use Chronicle or JNA while Startup's thread initialises them
+        commandLine.setExecutionStrategy(parseResult ->
+        {
+            Startup.awaitWarm();
+            return new CommandLine.RunLast().execute(parseResult);
+        });
         commandLine.setParameterExceptionHandler((ex, args) ->
         {
             err.println(ex.getCommandLine().getCommandSpec().qualifiedName() + ": " + oneLine(ex));
@@ -191,13 +270,56 @@ public final class Main implements Callable<Integer>
         return commandLine;
     }
 
-    /** The commands of other modules on the class path ({@link CommandProvider}), by word. */
-    private static Map<String, CommandProvider> providers()
+    private static CommandLine provided(final CommandProvider provider, final PrintStream out, final PrintStream err,
+        final boolean terminal)
     {
-        final Map<String, CommandProvider> providers = new LinkedHashMap<>();
-        for (final CommandProvider provider : ServiceLoader.load(CommandProvider.class))
+        final CommandLine sub = new CommandLine(provider.command(out, err, terminal));
+        return sub.getCommandSpec().findOption("--format") == null ? sub : TraceInputOptions.withFormatsFooter(sub);
+    }
+
+    /** A command as the top level lists it: its name and summary, without its options. */
+    private static CommandLine listed(final String word, final String summary)
+    {
+        final Callable<Integer> unbuilt = () ->
         {
-            providers.putIfAbsent(provider.name(), provider);
+            throw new IllegalStateException("faultline " + word + " ran without being built");
+        };
+        final CommandSpec spec = CommandSpec.wrapWithoutInspection(unbuilt).name(word);
+        spec.usageMessage().description(summary);
+        return new CommandLine(spec);
+    }
+
+    /**
+     * {@code sweep} where the sweep module is not on the class path: the launcher runs it from
+     * that module's jar, so it is listed, and run here it says where it lives.
+     */
+    private static CommandLine sweepElsewhere()
+    {
+        final Callable<Integer> elsewhere = () ->
+        {
+            throw new CliException("sweep runs from the sweep module's jar (sweep/target/faultline-sweep.jar), which is "
+                + "not on this class path; run ./faultline sweep, the launcher, once mvn -q package -DskipTests has "
+                + "built it");
+        };
+        final CommandSpec spec = CommandSpec.wrapWithoutInspection(elsewhere).name("sweep");
+        spec.usageMessage().description(SWEEP_SUMMARY);
+        spec.parser().unmatchedArgumentsAllowed(true);
+        return new CommandLine(spec);
+    }
+
+    private static Map<String, CommandProvider> providers;
+
+    /** The commands of other modules on the class path ({@link CommandProvider}), by word. */
+    private static synchronized Map<String, CommandProvider> providers()
+    {
+        if (providers == null)
+        {
+            final Map<String, CommandProvider> found = new LinkedHashMap<>();
+            for (final CommandProvider provider : ServiceLoader.load(CommandProvider.class))
+            {
+                found.putIfAbsent(provider.name(), provider);
+            }
+            providers = found;
         }
         return providers;
     }

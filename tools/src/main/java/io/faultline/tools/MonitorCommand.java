@@ -38,7 +38,8 @@ import picocli.CommandLine.Model.CommandSpec;
  * record (trace-format/MONITOR-FORMAT.md). For now from a recorded trace, with the {@code trace}
  * operations set; a live program needs the {@code vaddr} set, which needs the agent's access checks.
  */
-@Command(name = "monitor", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, description = "DAMON data access monitoring of a recorded trace into a monitoring record",
+@Command(name = "monitor", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+    synopsisHeading = "usage: ", descriptionHeading = "%n", description = MonitorCommand.SUMMARY,
     sortOptions = false, usageHelpWidth = 100,
     footer = {"", "Defaults are the kernel's (damon_new_ctx), the update interval damo's. Reports: faultline report.",
         "Monitoring a live program (-- PROGRAM) needs userfaultfd: it has no mprotect engine (record --engine), since "
@@ -60,6 +61,10 @@ import picocli.CommandLine.Model.CommandSpec;
         "Statistics: faultline report schemes DIR."})
 final class MonitorCommand implements Callable<Integer>
 {
+    /** What {@code faultline --help} lists for this command: the first line of its description. */
+    static final String SUMMARY = "DAMON data access monitoring of a recorded trace, or of a program it runs, "
+        + "into a monitoring record.";
+
     /** The stream picocli's error writer wraps, for the progress line of a live monitor. */
     private final PrintStream errStream;
     private final boolean terminal;

@@ -42,8 +42,7 @@ import picocli.CommandLine.Parameters;
     synopsisHeading = "usage: ", customSynopsis = {"faultline record -o DIR [--force] [OPTIONS] [--] PROGRAM [ARGS...]",
         "       faultline record --live [-o DIR] [--policies P,... --sizes S,...] [OPTIONS] PROGRAM ..."},
     descriptionHeading = "%n",
-    description = {"Run a program and record its page reference trace into DIR; with --live, also replay it as it "
-        + "comes into the LRU miss-ratio curve and the --policies' results.", ""},
+    description = {RecordCommand.SUMMARY, ""},
     footer = {"", "Everything after PROGRAM is the program's. The exit status is the program's "
         + "(128+N if signal N killed it); if the recording stopped early, the program's or 1 if that was 0. "
         + "Before the program starts, record's own errors exit as every command's (faultline --help).", "",
@@ -52,6 +51,10 @@ import picocli.CommandLine.Parameters;
         + "On a terminal a progress line shows how far it is."})
 final class RecordCommand implements Callable<Integer>
 {
+    /** What {@code faultline --help} lists for this command: the first line of its description. */
+    static final String SUMMARY = "Run a program and record its page reference trace into DIR; with --live, also replay it "
+        + "as it comes into the LRU miss-ratio curve and the --policies' results.";
+
     /** The scopes, for shell completion. */
     static final class Policies extends ArrayList<String>
     {

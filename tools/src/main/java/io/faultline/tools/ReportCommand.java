@@ -35,12 +35,16 @@ import picocli.CommandLine.Model.CommandSpec;
  * {@code faultline report}: DAMON's results in damo's vocabulary (regions, heats, wss), from a
  * monitoring record, or exactly from a trace; and DAMON's accuracy against a trace.
  */
-@Command(name = "report", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, description = "DAMON reports: regions, heats, wss of a monitoring record or a trace; accuracy; schemes; reuse and call sites of a trace",
+@Command(name = "report", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+    synopsisHeading = "usage: ", descriptionHeading = "%n", description = ReportCommand.SUMMARY,
     usageHelpWidth = 100,
     subcommands = {ReportCommand.Regions.class, ReportCommand.Heats.class, ReportCommand.Wss.class,
         ReportCommand.AccuracyReport.class, ReportCommand.Schemes.class})
 final class ReportCommand implements Callable<Integer>
 {
+    /** What {@code faultline --help} lists for this command: the first line of its description. */
+    static final String SUMMARY = "DAMON reports of a monitoring record or a trace: regions, heats, wss, accuracy, "
+        + "schemes; reuse and call sites of a trace.";
 
     @Override
     public Integer call()
@@ -219,7 +223,8 @@ final class ReportCommand implements Callable<Integer>
     }
 
     @Command(name = "wss", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-        description = "working set size: percentiles over the aggregations (or each aggregation's, --over-time)")
+        synopsisHeading = "usage: ", descriptionHeading = "%n",
+        description = "Working set size: percentiles over the aggregations (or each aggregation's, --over-time).")
     static final class Wss implements Callable<Integer>
     {
 
@@ -279,7 +284,8 @@ final class ReportCommand implements Callable<Integer>
     }
 
     @Command(name = "schemes", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-        description = "every DAMOS scheme's statistics at every aggregation as CSV: " + SchemesCsv.HEADER)
+        synopsisHeading = "usage: ", descriptionHeading = "%n",
+        description = "Every DAMOS scheme's statistics at every aggregation as CSV: " + SchemesCsv.HEADER + ".")
     static final class Schemes implements Callable<Integer>
     {
 
@@ -311,8 +317,9 @@ final class ReportCommand implements Callable<Integer>
     }
 
     @Command(name = "accuracy", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-        description = {"DAMON's heat and working set size errors against the exact ones of a complete trace: of a",
-            "monitoring record (--monitor), or of DAMON run over the trace with each --attrs choice"})
+        synopsisHeading = "usage: ", descriptionHeading = "%n",
+        description = {"DAMON's heat and working set size errors against the exact ones of a complete trace: of a "
+            + "monitoring record (--monitor), or of DAMON run over the trace with each --attrs choice."})
     static final class AccuracyReport implements Callable<Integer>
     {
 

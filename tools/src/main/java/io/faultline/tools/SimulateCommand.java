@@ -31,10 +31,13 @@ import java.util.concurrent.atomic.LongAdder;
         "faultline simulate [--format F] --policies P1,P2,... --sizes S1,S2,... [--csv OUT]",
         "                          [--plot OUT.png|OUT.svg] [--threads N] [--page-size B] TRACE..."},
     descriptionHeading = "%n", description = {
-        "Replay traces through cache policies at several sizes: table, CSV, chart.", "",
+        SimulateCommand.SUMMARY, "",
         "Replays each trace through each policy at each cache size and prints the misses.", ""})
 final class SimulateCommand implements Callable<Integer>
 {
+    /** What {@code faultline --help} lists for this command: the first line of its description. */
+    static final String SUMMARY = "Replay traces through cache policies at several sizes: table, CSV, chart.";
+
     @Mixin
     SimulationGrid grid;
 

@@ -20,8 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Every command reads its arguments the same way, and bad ones end in one line and exit status 2. */
 class GrammarTest
 {
-    private static final String[] COMMANDS = {"record", "info", "dump", "export", "simulate", "mrc", "pack", "unpack",
-        "completion"};
+    private static final String[] COMMANDS = {"record", "info", "dump", "export", "simulate", "mrc", "monitor", "report",
+        "pack", "unpack", "completion"};
 
     @TempDir
     Path tmp;
@@ -108,7 +108,7 @@ class GrammarTest
     void unknownWordsListTheCloseOnes()
     {
         assertOneLine("faultline: unknown command 'simulat' (did you mean simulate?); known commands: record, info, dump, export, "
-            + "simulate, mrc, monitor, report, pack, unpack, completion, help", "simulat");
+            + "simulate, mrc, sweep, monitor, report, pack, unpack, completion, help", "simulat");
         assertOneLine("faultline dump: unknown option --formt (did you mean --format?); faultline dump --help lists "
             + "the options", "dump", "--formt", "csv", "t");
         assertOneLine("faultline info: unknown option --xyzzy; faultline info --help lists the options",

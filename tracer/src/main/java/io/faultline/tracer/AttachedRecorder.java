@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.faultline.format.Startup;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceWriter;
@@ -46,6 +47,7 @@ public final class AttachedRecorder
 
     public static void main(final String[] args)
     {
+        Startup.prepare();
         final PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         int status;
         try

@@ -16,6 +16,7 @@ import io.faultline.format.EventDescriptor;
 import io.faultline.format.EventType;
 import io.faultline.format.FaultlineVersion;
 import io.faultline.format.ShmLayout;
+import io.faultline.format.Startup;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceLayout;
@@ -58,6 +59,7 @@ public final class Recorder
      */
     public static void main(final String[] args)
     {
+        Startup.prepare();
         int status;
         try
         {

@@ -1,0 +1,126 @@
+package io.faultline.format;
+
+import net.openhft.posix.PosixAPI;
+
+/**
+ * What a faultline process does first, to start fast (BENCHMARKS.md, "Start-up"): settings that
+ * Chronicle Queue and JNA read as they initialise, and their initialisation started early, on a
+ * thread of its own, while the command line is parsed.
+ * <ul>
+ * <li>Chronicle Core's {@code Jvm} class loads a POSIX binding as it initialises: jnr-ffi, which
+ * generates and loads native call stubs with ASM, 0.1 s of every command that read or wrote a
+ * trace. Chronicle calls it only for {@code msync}, of a queue with a sync mode other than NONE
+ * (faultline sets none), and for a POSIX time provider faultline does not choose; the no-op
+ * binding answers {@code msync} with success.</li>
+ * <li>JNA's {@code NativeLibrary} runs {@code /sbin/ldconfig -p} as it initialises, to learn the
+ * directories where a library named without a path may be, unless {@code
+ * jna.platform.library.path} names them. The libraries faultline loads through JNA are libc (by
+ * its soname, which the dynamic loader finds) and the agent (by its path).</li>
+ * </ul>
+ * Every main that touches a trace or JNA calls {@link #prepare} first.
+ */
+public final class Startup
+{
+    /** The classes whose initialisation {@link #warmInBackground} runs: JNA's first, as Chronicle's need it. */
+    private static final String[] WARMED = {
+        "com.sun.jna.Native",
+        "com.sun.jna.NativeLibrary",
+        "net.openhft.chronicle.core.Jvm",
+        "net.openhft.chronicle.wire.Wires",
+        "net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder",
+        "net.openhft.chronicle.queue.impl.single.SingleChronicleQueue",
+    };
+
+    /** Where x86-64 distributions keep shared libraries (Debian's multiarch, then Fedora's, then the rest). */
+    private static final String LIBRARY_DIRS = "/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu:/usr/lib64:/lib64:"
+        + "/usr/local/lib:/usr/lib:/lib";
+
+    /** Chronicle's usage reporting, which faultline turns off (docs/ARCHITECTURE.md, "Java 17 flags"). */
+    private static final String ANALYTICS = "chronicle.analytics.disable";
+
+    private static boolean prepared;
+    private static Thread warming;
+
+    private Startup()
+    {
+    }
+
+    public static synchronized void prepare()
+    {
+        if (!prepared)
+        {
+            PosixAPI.useNoOpPosixApi();
+            if (System.getProperty(ANALYTICS) == null)
+            {
+                System.setProperty(ANALYTICS, "true"); // as the launcher's -D does, for java -jar faultline.jar
+            }
+            if (System.getProperty("jna.platform.library.path") == null)
+            {
+                System.setProperty("jna.platform.library.path", LIBRARY_DIRS);
+            }
+            prepared = true;
+        }
+    }
+
+    /**
+     * Starts initialising JNA and Chronicle Queue on a daemon thread. Until {@link #awaitWarm}
+     * returns, the caller must use neither: two threads that initialise classes whose static
+     * initialisers need each other deadlock, and Chronicle's do.
+     */
+    public static synchronized void warmInBackground()
+    {
+        prepare();
+        if (warming == null)
+        {
+            warming = new Thread(Startup::warm, "faultline-warm-up");
+            warming.setDaemon(true);
+            warming.start();
+        }
+    }
+
+    /** Waits for {@link #warmInBackground}'s thread, if one was started. */
+    public static void awaitWarm()
+    {
+        final Thread thread;
+        synchronized (Startup.class)
+        {
+            thread = warming;
+        }
+        if (thread == null)
+        {
+            return;
+        }
+        boolean interrupted = false;
+        while (thread.isAlive())
+        {
+            try
+            {
+                thread.join();
+            }
+            catch (final InterruptedException ex)
+            {
+                interrupted = true;
+            }
+        }
+        if (interrupted)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void warm()
+    {
+        final ClassLoader loader = Startup.class.getClassLoader();
+        for (final String name : WARMED)
+        {
+            try
+            {
+                Class.forName(name, true, loader);
+            }
+            catch (final Throwable ignored)
+            {
+                // whatever fails here fails again where it is used, and is reported there
+            }
+        }
+    }
+}
