@@ -65,9 +65,9 @@ import org.openjdk.jmh.runner.IterationType;
  */
 public final class FaultlineProfiler implements ExternalProfiler, InternalProfiler
 {
-    private static final String USAGE = "options: evms=N (at least " + RecordOptions.MIN_EVMS_PAGES
-        + ", default 512); scope=all|api (default all); dir=DIRECTORY (default faultline-jmh-TIME); warmup=true|false"
-        + " (default false: measurement iterations only), separated by ';'";
+    private static final String USAGE = "options: evms=N (" + RecordOptions.MIN_EVMS_PAGES + " to "
+        + RecordOptions.MAX_EVMS_PAGES + ", default 512); scope=all|api (default all); dir=DIRECTORY (default "
+        + "faultline-jmh-TIME); warmup=true|false (default false: measurement iterations only), separated by ';'";
     /** The fork's file of iteration windows, a system property the recorder's side gives the fork. */
     static final String WINDOWS_PROPERTY = "faultline.jmh.iterations";
 
@@ -120,10 +120,10 @@ public final class FaultlineProfiler implements ExternalProfiler, InternalProfil
                     {
                         evms = -1;
                     }
-                    if (evms < RecordOptions.MIN_EVMS_PAGES)
+                    if (evms < RecordOptions.MIN_EVMS_PAGES || evms > RecordOptions.MAX_EVMS_PAGES)
                     {
-                        throw new ProfilerException("faultline profiler: evms must be a whole number of at least "
-                            + RecordOptions.MIN_EVMS_PAGES + " pages: " + option.getValue());
+                        throw new ProfilerException("faultline profiler: evms must be a whole number of "
+                            + RecordOptions.EVMS_RANGE + ": " + option.getValue());
                     }
                 }
                 case "scope" -> {

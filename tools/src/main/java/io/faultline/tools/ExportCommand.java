@@ -326,7 +326,8 @@ final class ExportCommand implements Callable<Integer>
         final Path dir = Path.of(TraceArguments.single(operands, USAGE));
         final long start = System.nanoTime();
         final ReportCommand.Input.Monitored monitored = ReportCommand.Input.read(dir, sampleUs, aggrUs,
-            "--sample and --aggr");
+            "--sample and --aggr", null, skipCorrupt);
+        monitored.notes().forEach(err::println);
         final OutputStream file = open();
         // damo record's default file type is json_compressed, a zlib stream, and damo's reports
         // tell its plain JSON by `file -b` saying "JSON data", which newer libmagic does not say

@@ -43,11 +43,11 @@ import picocli.CommandLine.ParameterException;
         + "program; describe, dump, export and replay traces into cache simulators; monitor access patterns "
         + "with DAMON."},
     commandListHeading = "%nCommands:%n",
-    footer = {"", "faultline COMMAND --help shows a command's options. faultline sweep runs simulate's grids as "
-        + "Apache Spark tasks, from the sweep module's own jar: faultline sweep --help.", "",
-        "Exit status: 0 done; 1 record: the recording stopped early and the program exited 0; 2 usage: a bad "
-        + "option, value or argument, or a file of the wrong kind; 3 a file that does not exist or that the OS will "
-        + "not let faultline read or write (the OS's reason follows); 4 a corrupt input: a trace, record or "
+    footer = {"", "faultline COMMAND --help (or faultline help COMMAND) shows a command's options.", "",
+        "Exit status: 0 done; 1 record: the recording stopped early and the program exited 0, sweep: a task "
+        + "failed; 2 usage: a bad option, value or argument, or a file of the wrong kind; 3 a file that does not "
+        + "exist or that the OS will not let faultline read, write or run (the OS's reason follows); 4 a corrupt "
+        + "input: a trace, record or "
         + "imported file that does not parse; 5 a limit: a size beyond the policies' tables or the heap; 70 an "
         + "internal error (a bug). record otherwise exits with the program's status (128+N if signal N killed it)."})
 public final class Main implements Callable<Integer>
@@ -375,6 +375,12 @@ public final class Main implements Callable<Integer>
             final IOException io = ex instanceof UncheckedIOException unchecked ? unchecked.getCause() : (IOException)ex;
             return new CliException(InputProblem.describe(io, "I/O error"), ExitStatus.ACCESS);
         }
+        if (withoutModuleFlags(ex))
+        {
+            return new CliException("Chronicle Queue cannot start in this JVM: it lacks the module flags the faultline "
+                + "launcher passes (docs/ARCHITECTURE.md, \"Java 17 flags\"); run ./faultline, or java -jar faultline.jar, "
+                + "whose manifest carries them", ExitStatus.USAGE);
+        }
         if (ex instanceof OutOfMemoryError)
         {
             return new CliException(String.format(Locale.ROOT, "out of heap (the JVM's %.1f GiB); give a smaller input or "
@@ -385,6 +391,27 @@ public final class Main implements Callable<Integer>
         final String message = ex.getMessage() == null ? "" : ": " + ex.getMessage().lines().findFirst().orElse("");
         return new CliException("internal error (" + ex.getClass().getSimpleName() + message + "); this is a bug in "
             + "faultline", ExitStatus.INTERNAL);
+    }
+
+    /**
+     * Whether {@code ex} is Chronicle Queue (or Agrona) failing to initialise because the JVM
+     * does not open the JDK's internals to it: a JVM started with {@code java -cp}, not the
+     * launcher. After a failed initialisation the class only says it could not be initialised.
+     */
+    private static boolean withoutModuleFlags(final Throwable ex)
+    {
+        for (Throwable t = ex; t != null; t = t.getCause())
+        {
+            final String message = String.valueOf(t.getMessage());
+            if ((t instanceof LinkageError || t instanceof RuntimeException)
+                && (message.contains("does not \"opens") || message.contains("does not \"exports")
+                || message.contains("does not open") || message.contains("does not export")
+                || (t instanceof NoClassDefFoundError && message.contains("net.openhft"))))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** picocli's parse errors as one line that names the problem and the fix. */

@@ -82,6 +82,10 @@ final class MonitorCommand implements Callable<Integer>
         description = "monitor a faultline trace (best recorded with a tiny EVMS, e.g. record --evms 16)")
     Path trace;
 
+    @Option(names = "--skip-corrupt", description = "with --from-trace: read past corrupt excerpts of the trace, "
+        + "counting them (on stderr)")
+    boolean skipCorrupt;
+
     @Option(names = {"-o", "--output"}, paramLabel = "DIR", required = true,
         description = "the monitoring record to write (a new or empty directory)")
     Path output;
@@ -196,6 +200,10 @@ final class MonitorCommand implements Callable<Integer>
         }
         if (live)
         {
+            if (skipCorrupt)
+            {
+                throw new CliException("--skip-corrupt applies to --from-trace: a live program has no trace to read");
+            }
             return monitorLive(attrs, schemes);
         }
         if (ranges != null)
@@ -219,14 +227,15 @@ final class MonitorCommand implements Callable<Integer>
         final TraceMonitor.Result result;
         try
         {
-            result = TraceMonitor.run(trace, output, attrs, seed, schemes);
+            result = TraceMonitor.run(trace, output, attrs, seed, schemes, skipCorrupt);
         }
         catch (final IllegalStateException ex)
         {
-            // A scheme's metric source that stopped being readable while monitoring ran.
-            throw new CliException(ex.getMessage(), 1);
+            // A scheme's metric source (a goal's file, /proc/meminfo) that stopped being readable while monitoring ran.
+            throw new CliException(ex.getMessage(), ExitStatus.ACCESS);
         }
         final PrintWriter err = spec.commandLine().getErr();
+        result.notes().forEach(err::println);
         err.printf(Locale.ROOT,
             "Monitored %d processes over %.3f s of %s: %,d aggregations of %s (sampling %s) into %s in %.3f s%n",
             result.targets(), result.traceEndNs() / 1e9, trace, result.aggregations(), Durations.format(aggrUs),
@@ -277,7 +286,11 @@ final class MonitorCommand implements Callable<Integer>
                 scope.equals("api") ? ShmLayout.SCOPE_API : ShmLayout.SCOPE_ALL, engineId(),
                 new PrintWriter(progress.messages(errStream), true), watch::set);
         }
-        catch (final RecordException | MonitorException ex)
+        catch (final RecordException ex)
+        {
+            throw new CliException(ex.getMessage(), CliException.status(ex.problem()));
+        }
+        catch (final MonitorException ex)
         {
             throw new CliException(ex.getMessage());
         }

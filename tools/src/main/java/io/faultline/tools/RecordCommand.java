@@ -113,7 +113,7 @@ final class RecordCommand implements Callable<Integer>
     Long intervalUs;
 
     @Option(names = "--evms", paramLabel = "N", description = {"enabled pages (the evicted virtual mapping set), or "
-        + "bytes with K, M, G; default 512 (2 MiB), at least " + RecordOptions.MIN_EVMS_PAGES})
+        + "bytes with K, M, G; default 512 (2 MiB); " + RecordOptions.EVMS_RANGE})
     Size evms;
 
     @Option(names = "--scope", paramLabel = "all|api", completionCandidates = Scopes.class,
@@ -179,14 +179,14 @@ final class RecordCommand implements Callable<Integer>
     // The recorder joins the agent's ring messages (at most 64 records, 2 KiB, less than the smallest
     // ring's largest message, 8 KiB) into chunks of up to N in its own memory: any N suits any ring.
     @Option(names = "--chunk-records", paramLabel = "N", description = "most records in one chunk of the trace; "
-        + "default 256, at most 65536")
+        + "default 256; 1 to 65536")
     Integer chunkRecords;
 
     @Option(names = "--no-follow", description = "trace only the first process, not its children")
     boolean noFollow;
 
     @Option(names = "--max-processes", paramLabel = "N", description = "process images traced at most (each fork "
-        + "child and each exec takes one); default 64, at most " + RecordOptions.MAX_PROCESSES + ", times --ring-size "
+        + "child and each exec takes one); default 64; 1 to " + RecordOptions.MAX_PROCESSES + ", and times --ring-size "
         + "at most 2 GiB")
     Integer maxProcesses;
 
@@ -286,7 +286,7 @@ final class RecordCommand implements Callable<Integer>
         }
         catch (final RecordException ex)
         {
-            throw new CliException(ex.getMessage());
+            throw new CliException(ex.getMessage(), CliException.status(ex.problem()));
         }
     }
 
@@ -531,7 +531,7 @@ final class RecordCommand implements Callable<Integer>
         }
         catch (final RecordException ex)
         {
-            throw new CliException(ex.getMessage());
+            throw new CliException(ex.getMessage(), CliException.status(ex.problem()));
         }
         final long catchUpStart = System.nanoTime();
         final LiveReplay.Result result = replay.finish();
@@ -648,13 +648,12 @@ final class RecordCommand implements Callable<Integer>
         mocaMode(options);
         if (evms != null)
         {
-            options.evmsPages = Values.between("--evms", evms.pages(RecordOptions.systemPageSize(), "--evms"), 1, 1 << 24);
-            if (options.evmsPages < RecordOptions.MIN_EVMS_PAGES)
+            final long pages = evms.pages(RecordOptions.systemPageSize(), "--evms");
+            if (pages < RecordOptions.MIN_EVMS_PAGES || pages > RecordOptions.MAX_EVMS_PAGES)
             {
-                throw new CliException("--evms must be at least " + RecordOptions.MIN_EVMS_PAGES + ": one x86 "
-                    + "instruction can need several pages at once (operands that straddle pages, string moves, "
-                    + "gathers, the stack), and with fewer enabled pages it could fault forever: " + options.evmsPages);
+                throw new CliException("--evms must be " + RecordOptions.EVMS_RANGE + ": " + pages);
             }
+            options.evmsPages = (int)pages;
         }
         options.scope = switch (scope)
         {

@@ -134,8 +134,9 @@ class GrammarTest
             "record", "--chunk-records=0", "-o", "t", "--", "true");
         assertOneLine("faultline record: --evms: '1K' is not a whole number of 4096-byte pages; give a multiple of the "
             + "page size", "record", "--evms", "1K", "-o", "t", "--", "true");
-        assertOneLine("faultline record: --evms must be between 1 and 16777216: 0", "record", "--evms", "0K", "-o", "t",
-            "--", "true");
+        assertOneLine("faultline record: --evms must be 16 to 16777216 pages (one x86 instruction can need several pages "
+            + "enabled at once: operands that straddle pages, string moves, gathers, the stack): 0", "record", "--evms",
+            "0K", "-o", "t", "--", "true");
     }
 
     @Test

@@ -537,7 +537,8 @@ public final class TraceReader implements AutoCloseable
             }
             else if (stopError == null)
             {
-                stopError = "truncated trace " + shown + ": " + where;
+                stopError = "truncated trace " + shown + ": " + where
+                    + "; faultline reads the excerpts before it with --skip-corrupt";
             }
         }
 

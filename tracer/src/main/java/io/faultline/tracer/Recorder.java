@@ -120,7 +120,7 @@ public final class Recorder
         }
         catch (final TraceFormatException ex)
         {
-            throw new RecordException(ex.getMessage());
+            throw new RecordException(ex.getMessage(), ex.problem());
         }
         final Path agent = AgentLibrary.locate();
         final int pageSize = Libc.INSTANCE.getpagesize();
