@@ -555,9 +555,10 @@ public final class Recorder
 
     private void summary(final TraceStats stats, final long ringWaits, final long durationNs, final int exitStatus)
     {
-        err.printf("faultline: %,d references (%,d reads, %,d writes) to %,d pages from %d process(es), %d thread(s) "
-                + "in %.2f s into %s; ring waits %d; exit status %d%n",
-            stats.references, stats.reads, stats.writes, stats.distinctPages(), stats.processes().size(),
+        err.printf("faultline: %,d references (%,d read fault%s, %,d write fault%s) to %,d pages, %,d of them written, "
+                + "from %d process(es), %d thread(s) in %.2f s into %s; ring waits %d; exit status %d%n",
+            stats.references, stats.reads, stats.reads == 1 ? "" : "s", stats.writes, stats.writes == 1 ? "" : "s",
+            stats.distinctPages(), stats.writtenPages(), stats.processes().size(),
             stats.threads().size(), durationNs / 1e9, options.output == null ? "no trace (no -o)" : options.output,
             ringWaits, exitStatus);
     }
