@@ -23,6 +23,7 @@ import io.faultline.format.TraceFormatException;
 import io.faultline.sim.LimitException;
 import io.faultline.sim.report.Progress;
 import io.faultline.sim.trace.TraceException;
+import io.faultline.tracer.AgentLibrary;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
@@ -122,7 +123,12 @@ public final class Main implements Callable<Integer>
     public static void main(final String[] args)
     {
         Startup.prepare();
-        if (args.length > 0 && WARMED.contains(args[0]))
+        if (args.length > 0 && (args[0].equals("record") || args[0].equals("monitor") && List.of(args).contains("--")))
+        {
+            // while picocli reads the arguments (commandLine awaits it), and the agent's copy too
+            Startup.warmInBackground(Main::locateAgent);
+        }
+        else if (args.length > 0 && WARMED.contains(args[0]))
         {
             Startup.warmInBackground(); // while picocli reads the arguments; commandLine awaits it
         }
@@ -132,6 +138,19 @@ public final class Main implements Callable<Integer>
         final int status = run(args, out, System.err, Progress.stderrIsTerminal());
         out.flush();
         System.exit(status);
+    }
+
+    /** The agent's copy outside the jar, found or made ahead of the recording that needs it. */
+    private static void locateAgent()
+    {
+        try
+        {
+            AgentLibrary.locate();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
     }
 
     /** Runs a command with no progress lines (as when stderr is not a terminal). */
@@ -147,6 +166,12 @@ public final class Main implements Callable<Integer>
      */
     public static int run(final String[] args, final PrintStream out, final PrintStream err, final boolean terminal)
     {
+        if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V")))
+        {
+            // as picocli would print it, without building the command line (scripts ask often)
+            out.println(new Version().getVersion()[0]);
+            return 0;
+        }
         try
         {
             return commandLine(out, err, terminal, commandToBuild(args)).execute(args);

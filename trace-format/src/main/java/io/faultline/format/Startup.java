@@ -63,16 +63,32 @@ public final class Startup
     }
 
     /**
-     * Starts initialising JNA and Chronicle Queue on a daemon thread. Until {@link #awaitWarm}
-     * returns, the caller must use neither: two threads that initialise classes whose static
+     * Starts initialising JNA and Chronicle Queue on a daemon thread, then runs {@code more}
+     * there (what else the command will need, such as the agent's copy); their failures are
+     * left for the command to meet again and report. Until {@link #awaitWarm} returns, the
+     * caller must use neither JNA nor Chronicle: two threads that initialise classes whose static
      * initialisers need each other deadlock, and Chronicle's do.
      */
-    public static synchronized void warmInBackground()
+    public static synchronized void warmInBackground(final Runnable... more)
     {
         prepare();
         if (warming == null)
         {
-            warming = new Thread(Startup::warm, "faultline-warm-up");
+            warming = new Thread(() ->
+            {
+                warm();
+                for (final Runnable task : more)
+                {
+                    try
+                    {
+                        task.run();
+                    }
+                    catch (final RuntimeException ignored)
+                    {
+                        // the command does it again and says what is wrong
+                    }
+                }
+            }, "faultline-warm-up");
             warming.setDaemon(true);
             warming.start();
         }

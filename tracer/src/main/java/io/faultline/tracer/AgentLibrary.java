@@ -65,6 +65,13 @@ public final class AgentLibrary
 
     private static Path extract() throws IOException
     {
+        synchronized (AgentLibrary.class)
+        {
+            if (held != null)
+            {
+                return held.path; // this JVM's jar and its agent do not change
+            }
+        }
         final byte[] library;
         try (InputStream in = AgentLibrary.class.getResourceAsStream(RESOURCE))
         {
