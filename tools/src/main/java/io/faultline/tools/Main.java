@@ -126,11 +126,12 @@ public final class Main implements Callable<Integer>
         if (args.length > 0 && (args[0].equals("record") || args[0].equals("monitor") && List.of(args).contains("--")))
         {
             // while picocli reads the arguments (commandLine awaits it), and the agent's copy too
-            Startup.warmInBackground(Main::locateAgent);
+            Startup.warmInBackground(Main::locateAgent, () -> Startup.warmTraces(false));
         }
         else if (args.length > 0 && WARMED.contains(args[0]))
         {
-            Startup.warmInBackground(); // while picocli reads the arguments; commandLine awaits it
+            // while picocli reads the arguments; commandLine awaits it
+            Startup.warmInBackground(() -> Startup.warmTraces(true));
         }
         // A buffered stdout: dump writes millions of lines; System.out would flush far more often.
         final PrintStream out = new PrintStream(

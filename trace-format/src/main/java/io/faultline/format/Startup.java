@@ -1,6 +1,14 @@
 package io.faultline.format;
 
+import java.io.IOException;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
 import net.openhft.posix.PosixAPI;
+import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * What a faultline process does first, to start fast (BENCHMARKS.md, "Start-up"): settings that
@@ -121,6 +129,79 @@ public final class Startup
         if (interrupted)
         {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Writes a trace of one record and one event into a temporary directory, and reads it back
+     * if {@code read}, then removes it: what a command does first with its own trace, done once
+     * beforehand, so that Chronicle's classes and first-use paths are ready when it comes to
+     * that (the first queue a JVM created took 75 ms, the next ones 5). Under /dev/shm, in memory,
+     * where there is one.
+     */
+    public static void warmTraces(final boolean read)
+    {
+        final Path shm = Path.of("/dev/shm");
+        Path dir = null;
+        try
+        {
+            dir = Files.createTempDirectory(Files.isDirectory(shm) && Files.isWritable(shm) ? shm
+                : Path.of(System.getProperty("java.io.tmpdir")), "faultline-warm-up-");
+            final Path trace = dir.resolve("trace");
+            final TraceHeader header = TraceHeader.create().put(TraceHeader.FORMAT_VERSION, TraceLayout.FORMAT_VERSION)
+                .put(TraceHeader.PAGE_SIZE, 4096);
+            try (TraceWriter writer = TraceWriter.create(trace, header))
+            {
+                final UnsafeBuffer chunk = new UnsafeBuffer(new byte[ChunkDescriptor.length(1)]);
+                chunk.putInt(ChunkDescriptor.PID, 1, ByteOrder.LITTLE_ENDIAN);
+                chunk.putInt(ChunkDescriptor.TID, 1, ByteOrder.LITTLE_ENDIAN);
+                chunk.putInt(ChunkDescriptor.COUNT, 1, ByteOrder.LITTLE_ENDIAN);
+                chunk.putLong(ChunkDescriptor.recordOffset(0) + ChunkDescriptor.RECORD_ADDRESS, 0x1000,
+                    ByteOrder.LITTLE_ENDIAN);
+                writer.write(TraceLayout.EXCERPT_CHUNK, chunk, 0, chunk.capacity());
+                final UnsafeBuffer event = new UnsafeBuffer(new byte[EventDescriptor.HEADER_SIZE]);
+                event.putInt(EventDescriptor.TYPE, EventType.PROCESS_EXIT.code(), ByteOrder.LITTLE_ENDIAN);
+                event.putInt(EventDescriptor.PID, 1, ByteOrder.LITTLE_ENDIAN);
+                event.putInt(EventDescriptor.TID, 1, ByteOrder.LITTLE_ENDIAN);
+                event.putLong(EventDescriptor.SEQ, 1, ByteOrder.LITTLE_ENDIAN);
+                writer.write(TraceLayout.EXCERPT_EVENT, event, 0, event.capacity());
+                writer.finish(header.put(TraceHeader.REFERENCES, 1).put(TraceHeader.EVENTS, 1));
+            }
+            if (read)
+            {
+                try (TraceReader reader = TraceReader.open(trace))
+                {
+                    reader.forEach(new TraceVisitor()
+                    {
+                        @Override
+                        public void onReference(final long seq, final long timeNs, final int pid, final int tid,
+                            final long address, final boolean write)
+                        {
+                        }
+                    });
+                }
+            }
+        }
+        catch (final IOException | RuntimeException ignored)
+        {
+            // a warm-up only: the command meets whatever this met, and says it
+        }
+        finally
+        {
+            if (dir != null)
+            {
+                try (Stream<Path> files = Files.walk(dir))
+                {
+                    for (final Path file : files.sorted(Comparator.reverseOrder()).toList())
+                    {
+                        Files.deleteIfExists(file);
+                    }
+                }
+                catch (final IOException | RuntimeException ignored)
+                {
+                    // a temporary directory: the system's cleaning takes what is left
+                }
+            }
         }
     }
 
