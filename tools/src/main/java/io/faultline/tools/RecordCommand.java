@@ -109,7 +109,7 @@ final class RecordCommand implements Callable<Integer>
     String mode = "trace";
 
     @Option(names = "--interval", paramLabel = "DURATION", converter = Durations.class,
-        description = {"--mode moca: the interval (10ms, 0.2s); default 50ms, at least 1ms"})
+        description = {"--mode moca: the interval (10ms, 0.2s); default 50ms; at least 1 ms"})
     Long intervalUs;
 
     @Option(names = "--evms", paramLabel = "N", description = {"enabled pages (the evicted virtual mapping set), or "
@@ -127,7 +127,7 @@ final class RecordCommand implements Callable<Integer>
     String policy;
 
     @Option(names = "--lead", paramLabel = "N", description = "pages of segq's leading segment; default "
-        + RecordOptions.DEFAULT_LEAD_PAGES + ", less than --evms, which counts both segments")
+        + RecordOptions.DEFAULT_LEAD_PAGES + "; at least 1 and less than --evms, which counts both segments")
     Integer lead;
 
     @Option(names = "--trail", paramLabel = "fifo|clock", description = "how segq's trailing segment evicts; default clock")

@@ -42,7 +42,7 @@ final class SimulateCommand implements Callable<Integer>
     SimulationGrid grid;
 
     @Option(names = "--threads", paramLabel = "N", description = "simulations run at once (default: every core, "
-        + "${DEFAULT-VALUE} here)")
+        + "${DEFAULT-VALUE} here); at least 1")
     int threads = Runtime.getRuntime().availableProcessors();
 
     private final PrintStream out;
