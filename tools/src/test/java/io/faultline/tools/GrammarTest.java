@@ -140,6 +140,43 @@ class GrammarTest
     }
 
     /**
+     * What the lists of commands say of each (--help's, report --help's) is a whole sentence; and
+     * the top level, which lists commands without building
+     * them, lists what each built command says of itself.
+     */
+    @Test
+    void everyCommandListedWithAWholeSentence()
+    {
+        final PrintStream sink = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+        final picocli.CommandLine whole = Main.commandLine(sink, sink, false, Main.ALL);
+        final picocli.CommandLine listed = Main.commandLine(sink, sink, false, null);
+        final java.util.ArrayDeque<picocli.CommandLine> todo = new java.util.ArrayDeque<>(whole.getSubcommands().values());
+        int commands = 0;
+        while (!todo.isEmpty())
+        {
+            final picocli.CommandLine command = todo.pop();
+            todo.addAll(command.getSubcommands().values());
+            final String name = command.getCommandSpec().qualifiedName();
+            final String first = summary(command);
+            assertTrue(first.matches("[A-Z].*\\.") && !first.contains("%n"), name + ": '" + first + "'");
+            commands++;
+        }
+        assertEquals(20, commands, "12 commands, help, and report's 7");
+        for (final java.util.Map.Entry<String, picocli.CommandLine> e : whole.getSubcommands().entrySet())
+        {
+            assertEquals(summary(e.getValue()), summary(listed.getSubcommands().get(e.getKey())), e.getKey());
+        }
+        assertEquals(whole.getSubcommands().keySet(), listed.getSubcommands().keySet());
+    }
+
+    /** What picocli lists for a command: its header if it has one (help's), else its description's first line. */
+    private static String summary(final picocli.CommandLine command)
+    {
+        final picocli.CommandLine.Model.UsageMessageSpec usage = command.getCommandSpec().usageMessage();
+        return usage.header().length > 0 ? usage.header()[0] : usage.description()[0];
+    }
+
+    /**
      * Every option with a range refuses a value past either end with the range it states in its
      * help: the error says it, and the option's help says it in the same words.
      */
