@@ -123,12 +123,13 @@ public final class Main implements Callable<Integer>
     public static void main(final String[] args)
     {
         Startup.prepare();
-        if (args.length > 0 && (args[0].equals("record") || args[0].equals("monitor") && List.of(args).contains("--")))
+        final String word = args.length > 0 ? args[0] : "";
+        if (word.equals("record") || (word.equals("monitor") && List.of(args).contains("--")))
         {
             // while picocli reads the arguments (commandLine awaits it), and the agent's copy too
             Startup.warmInBackground(Main::locateAgent, () -> Startup.warmTraces(false));
         }
-        else if (args.length > 0 && WARMED.contains(args[0]))
+        else if (WARMED.contains(word))
         {
             // while picocli reads the arguments; commandLine awaits it
             Startup.warmInBackground(() -> Startup.warmTraces(true));
@@ -138,6 +139,9 @@ public final class Main implements Callable<Integer>
             new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16), false);
         final int status = run(args, out, System.err, Progress.stderrIsTerminal());
         out.flush();
+        // A command refused while parsing never waited for the warm-up: exiting under it, Chronicle's
+        // classes met the shutdown half initialised, and a thread of theirs printed a stack trace.
+        Startup.awaitWarm();
         System.exit(status);
     }
 

@@ -2,6 +2,7 @@ package io.faultline.format;
 
 import java.io.IOException;
 import java.nio.ByteOrder;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -137,16 +138,19 @@ public final class Startup
      * if {@code read}, then removes it: what a command does first with its own trace, done once
      * beforehand, so that Chronicle's classes and first-use paths are ready when it comes to
      * that (the first queue a JVM created took 75 ms, the next ones 5). Under /dev/shm, in memory,
-     * where there is one.
+     * where there is one, in {@code faultline-warm-up-PID}; what a process killed meanwhile left
+     * there, the next one removes.
      */
     public static void warmTraces(final boolean read)
     {
         final Path shm = Path.of("/dev/shm");
+        final Path base = Files.isDirectory(shm) && Files.isWritable(shm) ? shm
+            : Path.of(System.getProperty("java.io.tmpdir"));
+        removeLeftOvers(base);
         Path dir = null;
         try
         {
-            dir = Files.createTempDirectory(Files.isDirectory(shm) && Files.isWritable(shm) ? shm
-                : Path.of(System.getProperty("java.io.tmpdir")), "faultline-warm-up-");
+            dir = Files.createDirectory(base.resolve(WARM_UP_DIR + ProcessHandle.current().pid()));
             final Path trace = dir.resolve("trace");
             final TraceHeader header = TraceHeader.create().put(TraceHeader.FORMAT_VERSION, TraceLayout.FORMAT_VERSION)
                 .put(TraceHeader.PAGE_SIZE, 4096);
@@ -190,18 +194,45 @@ public final class Startup
         {
             if (dir != null)
             {
-                try (Stream<Path> files = Files.walk(dir))
+                removeTree(dir);
+            }
+        }
+    }
+
+    private static final String WARM_UP_DIR = "faultline-warm-up-";
+
+    /** The warm-up directories of processes that are gone (killed during their first moments). */
+    private static void removeLeftOvers(final Path base)
+    {
+        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(base, WARM_UP_DIR + "*"))
+        {
+            for (final Path dir : dirs)
+            {
+                final String pid = dir.getFileName().toString().substring(WARM_UP_DIR.length());
+                if (pid.matches("\\d{1,10}") && ProcessHandle.of(Long.parseLong(pid)).isEmpty())
                 {
-                    for (final Path file : files.sorted(Comparator.reverseOrder()).toList())
-                    {
-                        Files.deleteIfExists(file);
-                    }
-                }
-                catch (final IOException | RuntimeException ignored)
-                {
-                    // a temporary directory: the system's cleaning takes what is left
+                    removeTree(dir);
                 }
             }
+        }
+        catch (final IOException | RuntimeException ignored)
+        {
+            // nothing to list, or not ours: it stays
+        }
+    }
+
+    private static void removeTree(final Path dir)
+    {
+        try (Stream<Path> files = Files.walk(dir))
+        {
+            for (final Path file : files.sorted(Comparator.reverseOrder()).toList())
+            {
+                Files.deleteIfExists(file);
+            }
+        }
+        catch (final IOException | RuntimeException ignored)
+        {
+            // another process's, or gone already
         }
     }
 

@@ -136,6 +136,7 @@ public final class Recorder
             final TraceWriter writer = keep ? TraceWriter.create(options.output, header) : null;
             try
             {
+                holdBeforeTheProgramForTests();
                 final TraceStats stats = new TraceStats(pageSize);
                 final Logger logger = new Logger(shm, writer, stats, options.chunkRecords);
                 logger.publishTo(counts);
@@ -218,6 +219,24 @@ public final class Recorder
             }
         }
     }
+
+    /**
+     * For faultline's own tests ({@value #TEST_START_HOLD_ENV}=MS): the recorder waits that long
+     * with its shared memory made and before the program starts, the window in which only the
+     * guard (ShmGuard) can remove the file after a kill -9. The window is a few milliseconds
+     * otherwise, too short for a test to hit.
+     */
+    private static void holdBeforeTheProgramForTests() throws InterruptedException
+    {
+        final String hold = System.getenv(TEST_START_HOLD_ENV);
+        if (hold != null && hold.matches("\\d{1,6}"))
+        {
+            Thread.sleep(Long.parseLong(hold));
+        }
+    }
+
+    /** See {@link #holdBeforeTheProgramForTests}. */
+    public static final String TEST_START_HOLD_ENV = "FAULTLINE_TEST_START_HOLD_MS";
 
     private static void close(final TraceWriter writer)
     {
