@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,6 +16,8 @@ import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.faultline.format.FaultlineVersion;
 import io.faultline.format.InputProblem;
@@ -25,7 +28,6 @@ import io.faultline.sim.report.Progress;
 import io.faultline.sim.trace.TraceException;
 import io.faultline.tracer.AgentLibrary;
 import picocli.CommandLine;
-import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -38,25 +40,27 @@ import picocli.CommandLine.ParameterException;
  * whole numbers and durations, {@code --help}). Bad input ends in one line on stderr and exit
  * status 2, never picocli's usage dump; a command's own errors ({@link CliException}) likewise.
  */
-@Command(name = "faultline", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-    synopsisHeading = "usage: ", customSynopsis = "faultline COMMAND [OPTIONS] ...",
-    descriptionHeading = "%n", description = {"Record the complete page reference trace of an unmodified Linux "
-        + "program; describe, dump, export and replay traces into cache simulators; monitor access patterns "
-        + "with DAMON."},
-    commandListHeading = "%nCommands:%n",
-    footer = {"", "faultline COMMAND --help (or faultline help COMMAND) shows a command's options.", "",
-        "Exit status: 0 done; 1 record: the recording stopped early and the program exited 0, sweep: a task "
-        + "failed; 2 usage: a bad option, value or argument, or a file of the wrong kind; 3 a file that does not "
-        + "exist or that the OS will not let faultline read, write or run (the OS's reason follows); 4 a corrupt "
-        + "input: a trace, record or "
-        + "imported file that does not parse; 5 a limit: a size beyond the policies' tables or the heap; 70 an "
-        + "internal error (a bug). record otherwise exits with the program's status (128+N if signal N killed it)."})
 public final class Main implements Callable<Integer>
 {
     /** The exit status of bad input, as before picocli and as picocli's own {@code ExitCode.USAGE}. */
     static final int BAD_INPUT = ExitStatus.USAGE;
 
     private static final int HELP_WIDTH = 100;
+
+    private static final String DESCRIPTION = "Record the complete page reference trace of an unmodified Linux program; "
+        + "describe, dump, export and replay traces into cache simulators; monitor access patterns with DAMON.";
+
+    private static final String[] FOOTER = {"", "faultline COMMAND --help (or faultline help COMMAND) shows a command's "
+        + "options.", "",
+        "Exit status: 0 done; 1 record: the recording stopped early and the program exited 0, sweep: a task "
+        + "failed; 2 usage: a bad option, value or argument, or a file of the wrong kind; 3 a file that does not "
+        + "exist or that the OS will not let faultline read, write or run (the OS's reason follows); 4 a corrupt "
+        + "input: a trace, record or imported file that does not parse; 5 a limit: a size beyond the policies' tables "
+        + "or the heap; 70 an internal error (a bug). record otherwise exits with the program's status (128+N if "
+        + "signal N killed it)."};
+
+    /** What picocli's help command says of itself, listed without building it. */
+    private static final String HELP_SUMMARY = "Display help information about the specified command.";
 
     /**
      * What {@code faultline --help} lists for {@code sweep}, also where the sweep module's jar is
@@ -171,11 +175,24 @@ public final class Main implements Callable<Integer>
      */
     public static int run(final String[] args, final PrintStream out, final PrintStream err, final boolean terminal)
     {
+        // The top level's answers, as picocli gives them, without building the command line: a
+        // new JVM's picocli took some 0.1 s of CPU to build and render it (BENCHMARKS.md, "Start-up")
         if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V")))
         {
-            // as picocli would print it, without building the command line (scripts ask often)
             out.println(new Version().getVersion()[0]);
             return 0;
+        }
+        if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h") || args[0].equals("help"))
+            && COMMANDS.keySet().containsAll(providers().keySet()))
+        {
+            out.print(topLevelHelp());
+            return 0;
+        }
+        if (args.length == 0)
+        {
+            err.println("faultline: missing command; known commands: " + String.join(", ", COMMANDS.keySet())
+                + ", help (faultline help shows what each does)");
+            return BAD_INPUT;
         }
         try
         {
@@ -218,7 +235,11 @@ public final class Main implements Callable<Integer>
             return ALL;
         }
         final String word = args[0].equals("help") && args.length > 1 ? args[1] : args[0];
-        return COMMANDS.containsKey(word) || providers().containsKey(word) ? word : null;
+        if (COMMANDS.containsKey(word) || providers().containsKey(word))
+        {
+            return word;
+        }
+        return args[0].equals("help") ? "help" : null; // help itself, of the top level or an unknown word
     }
 
     /**
@@ -231,7 +252,7 @@ public final class Main implements Callable<Integer>
         final String only)
     {
         final Main main = new Main(err);
-        final CommandLine commandLine = new CommandLine(main);
+        final CommandLine commandLine = new CommandLine(topLevel(main));
         main.self = commandLine;
         final Map<String, CommandProvider> providers = providers();
         for (final Map.Entry<String, String> command : COMMANDS.entrySet())
@@ -261,7 +282,8 @@ public final class Main implements Callable<Integer>
                     ? provided(provider, out, err, terminal) : listed(word, provider.summary()));
             }
         });
-        commandLine.addSubcommand(new CommandLine.HelpCommand());
+        commandLine.addSubcommand("help", only == null ? listed("help", HELP_SUMMARY) : new CommandLine(
+            new CommandLine.HelpCommand()));
 
         // Settings below apply to the subcommands added above.
         Values.register(commandLine);
@@ -298,6 +320,65 @@ public final class Main implements Callable<Integer>
             return cli.exitCode();
         });
         return commandLine;
+    }
+
+    /**
+     * faultline --help as picocli renders the top level of {@link #commandLine} (GrammarTest holds
+     * the two equal): its usage, description, options, the commands with their summaries, and the
+     * footer, wrapped as picocli wraps (lines under {@value #HELP_WIDTH} columns, a command's
+     * summary continued two columns further in).
+     */
+    static String topLevelHelp()
+    {
+        final List<String> lines = new ArrayList<>(List.of("usage: faultline COMMAND [OPTIONS] ...", ""));
+        lines.addAll(wrapped(DESCRIPTION, "", ""));
+        lines.addAll(List.of("  -h, --help      Show this help message and exit.",
+            "  -V, --version   Print version information and exit.", "", "Commands:"));
+        final Map<String, String> listed = new LinkedHashMap<>(COMMANDS);
+        listed.put("help", HELP_SUMMARY);
+        final int column = listed.keySet().stream().mapToInt(String::length).max().orElse(0);
+        listed.forEach((word, summary) -> lines.addAll(wrapped(summary, "  " + word + " ".repeat(column - word.length() + 2),
+            " ".repeat(column + 6))));
+        for (final String line : FOOTER)
+        {
+            lines.addAll(line.isEmpty() ? List.of("") : wrapped(line, "", ""));
+        }
+        return String.join(System.lineSeparator(), lines) + System.lineSeparator();
+    }
+
+    /** {@code text} wrapped at spaces into lines shorter than {@value #HELP_WIDTH}, after the prefixes. */
+    private static List<String> wrapped(final String text, final String first, final String next)
+    {
+        final List<String> lines = new ArrayList<>();
+        final StringBuilder line = new StringBuilder(first);
+        boolean empty = true;
+        for (final String word : text.split(" "))
+        {
+            if (!empty && line.length() + 1 + word.length() >= HELP_WIDTH)
+            {
+                lines.add(line.toString());
+                line.setLength(0);
+                line.append(next);
+                empty = true;
+            }
+            line.append(empty ? "" : " ").append(word);
+            empty = false;
+        }
+        lines.add(line.toString());
+        return lines;
+    }
+
+    /**
+     * The top level, built as picocli's API builds a command, not from annotations (as the
+     * commands are): what it lists needs no reflection.
+     */
+    private static CommandSpec topLevel(final Main main)
+    {
+        final CommandSpec spec = CommandSpec.wrapWithoutInspection(main).name("faultline").mixinStandardHelpOptions(true)
+            .versionProvider(new Version());
+        spec.usageMessage().synopsisHeading("usage: ").customSynopsis("faultline COMMAND [OPTIONS] ...")
+            .descriptionHeading("%n").description(DESCRIPTION).commandListHeading("%nCommands:%n").footer(FOOTER);
+        return spec;
     }
 
     private static CommandLine provided(final CommandProvider provider, final PrintStream out, final PrintStream err,
@@ -481,8 +562,17 @@ public final class Main implements Callable<Integer>
             return name + ": " + conversion.getMessage();
         }
         final String message = ex.getMessage() == null ? ex.toString() : ex.getMessage();
+        final Matcher unknown = UNKNOWN_SUBCOMMAND.matcher(message);
+        if (unknown.matches())
+        {
+            // picocli's help command, asked about a word it does not know
+            return "unknown command '" + unknown.group(1) + "'; known commands: "
+                + commandNames(failed.getCommandSpec().root().commandLine());
+        }
         return message.lines().findFirst().orElse(message);
     }
+
+    private static final Pattern UNKNOWN_SUBCOMMAND = Pattern.compile("Unknown subcommand '(.*)'\\.");
 
     private static String commandNames(final CommandLine commandLine)
     {

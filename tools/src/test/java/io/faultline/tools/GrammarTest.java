@@ -109,6 +109,8 @@ class GrammarTest
     {
         assertOneLine("faultline: unknown command 'simulat' (did you mean simulate?); known commands: record, info, dump, export, "
             + "simulate, mrc, sweep, monitor, report, pack, unpack, completion, help", "simulat");
+        assertOneLine("faultline: unknown command 'simulat'; known commands: record, info, dump, export, simulate, mrc, "
+            + "sweep, monitor, report, pack, unpack, completion, help", "help", "simulat");
         assertOneLine("faultline dump: unknown option --formt (did you mean --format?); faultline dump --help lists "
             + "the options", "dump", "--formt", "csv", "t");
         assertOneLine("faultline info: unknown option --xyzzy; faultline info --help lists the options",
@@ -167,6 +169,27 @@ class GrammarTest
             assertEquals(summary(e.getValue()), summary(listed.getSubcommands().get(e.getKey())), e.getKey());
         }
         assertEquals(whole.getSubcommands().keySet(), listed.getSubcommands().keySet());
+    }
+
+    /** --help, -h and help answer without picocli what picocli renders for the same command line. */
+    @Test
+    void theTopLevelHelpIsPicoclis()
+    {
+        final ByteArrayOutputStream rendered = new ByteArrayOutputStream();
+        final PrintStream out = new PrintStream(rendered, true, StandardCharsets.UTF_8);
+        Main.commandLine(out, out, false, null).usage(out);
+        assertEquals(rendered.toString(StandardCharsets.UTF_8), Main.topLevelHelp());
+        for (final String help : new String[] {"--help", "-h", "help"})
+        {
+            final CommandRun run = CommandRun.of(help);
+            assertEquals(0, run.status(), run.toString());
+            assertEquals(Main.topLevelHelp(), run.out());
+        }
+        final CommandRun none = CommandRun.of();
+        assertEquals(2, none.status());
+        assertEquals("faultline: missing command; known commands: record, info, dump, export, simulate, mrc, sweep, "
+            + "monitor, report, pack, unpack, completion, help (faultline help shows what each does)"
+            + System.lineSeparator(), none.err());
     }
 
     /** What picocli lists for a command: its header if it has one (help's), else its description's first line. */
