@@ -30,6 +30,7 @@ import io.faultline.sim.trace.ExportFormats;
 import io.faultline.sim.trace.MocaTaskFiles;
 import io.faultline.format.EventType;
 import io.faultline.format.MocaChunk;
+import io.faultline.format.ReadSummary;
 import io.faultline.format.TraceEvent;
 import io.faultline.format.TraceVisitor;
 import io.faultline.sim.trace.TraceException;
@@ -375,7 +376,7 @@ final class ExportCommand implements Callable<Integer>
             {
                 final ExportFormat.Writer writer = format.open(stream, header.pageSize());
                 final long[] count = new long[1];
-                reader.forEach(new TraceVisitor()
+                final ReadSummary summary = reader.forEach(new TraceVisitor()
                 {
                     @Override
                     public void onReference(final long seq, final long timeNs, final int p, final int t,
@@ -424,6 +425,9 @@ final class ExportCommand implements Callable<Integer>
                     }
                 });
                 writer.finish();
+                // excerpts --skip-corrupt skipped, where a broken queue stopped the reading (partial
+                // traces: the caller says so)
+                summary.notes(reader.dir()).stream().filter(n -> !n.startsWith("trace ")).forEach(err::println);
                 return count[0];
             }
         }
