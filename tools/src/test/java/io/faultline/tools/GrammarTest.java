@@ -214,6 +214,7 @@ class GrammarTest
             {"record", "--chunk-records", "0", "65537", "--chunk-records must be between 1 and 65536", "1 to 65536"},
             {"record", "--max-processes", "0", "1025", "--max-processes must be between 1 and 1024", "1 to 1024"},
             {"record", "--stacks", "0", "65", "--stacks must be between 1 and 64", "1 to 64"},
+            {"record", "--max-threads", "-1", "4097", "--max-threads must be between 0 and 4096", "0 to 4096"},
             {"record", "--ring-size", "32K", "2G", "--ring-size must be a power of two from 64K to 1G",
                 "a power of two from 64K to 1G"},
             {"record", "--lead", "0", "512", "--lead must be at least 1 and less than --evms", "at least 1 and less than --evms"},
