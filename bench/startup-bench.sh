@@ -5,9 +5,12 @@
 # recorded once by each checkout), and record -q -- true. Each checkout must be built (mvn -q
 # package -DskipTests); without one named, this one. Within a run the commands and checkouts
 # alternate, so that a load that comes and goes falls on each alike; the load average before and
-# after is printed with the results, which mean something only on a quiet machine.
+# after is printed with the results. Wall times mean something only on a quiet machine; the CPU
+# seconds (user and system, the process and its children) say less of the load, though not
+# nothing (caches, the frequency).
 #
-# Rows: command, checkout, min and median wall seconds, every run.
+# Rows: command, checkout, min and median wall seconds, min and median CPU seconds, every run's
+# wall seconds.
 #   bench/startup-bench.sh 15 before=/tmp/before after=.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -24,29 +27,39 @@ for c in "$@"; do
     || { echo "$bench_name: ${c#*=}/faultline cannot record here" >&2; exit 1; }
 done
 cases=(version help info record)
+# "WALL CPU" seconds of CMD ARGS..., its output discarded (bash's time: real, user + sys)
+timed() {
+  local TIMEFORMAT='%3R %3U %3S' t
+  t=$({ time "$@" > /dev/null 2>&1; } 2>&1)
+  awk '{printf "%.3f %.3f\n", $1, $2 + $3}' <<< "$t"
+}
 run_case() { # CASE CHECKOUT_DIR NAME
   case $1 in
-    version) walltime "$2/faultline" --version ;;
-    help) walltime "$2/faultline" --help ;;
-    info) walltime "$2/faultline" info "$out/true-$3" ;;
-    record) rm -rf "$out/t"; walltime "$2/faultline" record -q -o "$out/t" -- true ;;
+    version) timed "$2/faultline" --version ;;
+    help) timed "$2/faultline" --help ;;
+    info) timed "$2/faultline" info "$out/true-$3" ;;
+    record) rm -rf "$out/t"; timed "$2/faultline" record -q -o "$out/t" -- true ;;
   esac
 }
-declare -A row
+declare -A row cpu
 echo "$bench_name: runs=$runs, $(machine) (before)"
 for ((i = 1; i <= runs; i++)); do
   for k in "${cases[@]}"; do
     for c in "$@"; do
-      row[$k/${c%%=*}]+=" $(run_case "$k" "${c#*=}" "${c%%=*}")"
+      read -r w u < <(run_case "$k" "${c#*=}" "${c%%=*}")
+      row[$k/${c%%=*}]+=" $w"
+      cpu[$k/${c%%=*}]+=" $u"
     done
   done
 done
 echo "$bench_name: $(machine) (after)"
-printf '%-8s %-10s %7s %7s  %s\n' command checkout min median runs
+least() { tr ' ' '\n' | grep . | sort -n | head -1; }
+middle() { tr ' ' '\n' | grep . | median; }
+printf '%-8s %-10s %7s %7s %8s %8s  %s\n' command checkout min median cpu-min cpu-med "wall of each run"
 for k in "${cases[@]}"; do
   for c in "$@"; do
-    r=${row[$k/${c%%=*}]}
-    printf '%-8s %-10s %7s %7s  (%s)\n' "$k" "${c%%=*}" "$(tr ' ' '\n' <<< "$r" | grep . | sort -n | head -1)" \
-      "$(tr ' ' '\n' <<< "$r" | grep . | median)" "${r# }"
+    r=${row[$k/${c%%=*}]} u=${cpu[$k/${c%%=*}]}
+    printf '%-8s %-10s %7s %7s %8s %8s  (%s)\n' "$k" "${c%%=*}" "$(least <<< "$r")" "$(middle <<< "$r")" \
+      "$(least <<< "$u")" "$(middle <<< "$u")" "${r# }"
   done
 done
