@@ -54,8 +54,9 @@ final class Agent
             {
                 path = AgentLibrary.locate();
             }
-            catch (final IOException | IllegalStateException ex)
+            catch (final IOException | RuntimeException ex)
             {
+                // a FAULTLINE_AGENT or -Dfaultline.agent naming nothing, a jar without the agent
                 throw new FaultlineException("cannot find the faultline agent: " + ex.getMessage());
             }
             try

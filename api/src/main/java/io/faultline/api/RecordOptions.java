@@ -10,6 +10,9 @@ public final class RecordOptions
     /** Fewest enabled pages: one x86 instruction may need several pages enabled at once. */
     public static final int MIN_EVMS_PAGES = io.faultline.tracer.RecordOptions.MIN_EVMS_PAGES;
 
+    /** Most enabled pages (64 GiB of 4 KiB pages). */
+    public static final int MAX_EVMS_PAGES = io.faultline.tracer.RecordOptions.MAX_EVMS_PAGES;
+
     private final int evmsPages;
     private final int ringBytes;
     private final int chunkRecords;
@@ -27,7 +30,7 @@ public final class RecordOptions
         return new RecordOptions(512, 4 << 20, 256);
     }
 
-    /** The defaults with an EVMS of {@code pages} pages (at least {@value #MIN_EVMS_PAGES}). */
+    /** The defaults with an EVMS of {@code pages} pages ({@value #MIN_EVMS_PAGES} to {@value #MAX_EVMS_PAGES}). */
     public static RecordOptions evms(final int pages)
     {
         return defaults().withEvms(pages);
@@ -35,10 +38,10 @@ public final class RecordOptions
 
     public RecordOptions withEvms(final int pages)
     {
-        if (pages < MIN_EVMS_PAGES || pages > 1 << 24)
+        if (pages < MIN_EVMS_PAGES || pages > MAX_EVMS_PAGES)
         {
-            throw new FaultlineException("the EVMS must hold " + MIN_EVMS_PAGES + " to " + (1 << 24)
-                + " pages (one x86 instruction can need several pages at once): " + pages);
+            throw new FaultlineException("RecordOptions.evms takes " + io.faultline.tracer.RecordOptions.EVMS_RANGE + ": "
+                + pages);
         }
         return new RecordOptions(pages, ringBytes, chunkRecords);
     }
@@ -48,7 +51,7 @@ public final class RecordOptions
     {
         if (bytes < 64 << 10 || Integer.bitCount(bytes) != 1 || bytes > 1 << 30)
         {
-            throw new FaultlineException("the ring must be a power of two from 64 KiB to 1 GiB: " + bytes);
+            throw new FaultlineException("RecordOptions.withRingBytes takes a power of two from 64 KiB to 1 GiB: " + bytes);
         }
         return new RecordOptions(evmsPages, bytes, chunkRecords);
     }

@@ -22,9 +22,21 @@ import io.faultline.format.ShmLayout;
  */
 public final class Recording implements AutoCloseable
 {
-    /** Totals of a completed recording, as its trace header holds them. */
-    public record Summary(Path directory, long references, long reads, long writes, long distinctPages,
-        long ringWaits)
+    /**
+     * Totals of a completed recording, as {@code faultline info} shows them.
+     *
+     * @param references    trapped references: faults on disabled pages, one record each
+     * @param readFaults    of those, the faults that were reads
+     * @param writeFaults   of those, the faults that were writes; a page first read and then
+     *                      written is a read fault (its write, while it is enabled, is no fault)
+     * @param distinctPages pages referenced
+     * @param writtenPages  pages the program wrote, by the dirty tags of their eviction records
+     *                      (every traced page leaves when {@link #close} stops tracing): what
+     *                      is usually meant by the pages a program writes
+     * @param ringWaits     times the agent found its ring full and waited for the recorder
+     */
+    public record Summary(Path directory, long references, long readFaults, long writeFaults, long distinctPages,
+        long writtenPages, long ringWaits)
     {
     }
 
@@ -185,26 +197,15 @@ public final class Recording implements AutoCloseable
 
     private Summary parse(final String done)
     {
-        long references = 0;
-        long reads = 0;
-        long writes = 0;
-        long pages = 0;
-        long waits = 0;
+        final java.util.Map<String, Long> fields = new java.util.HashMap<>();
         for (final String field : done.split(" "))
         {
             final int eq = field.indexOf('=');
-            final long value = Long.parseLong(field.substring(eq + 1));
-            switch (field.substring(0, eq))
-            {
-                case "references" -> references = value;
-                case "reads" -> reads = value;
-                case "writes" -> writes = value;
-                case "pages" -> pages = value;
-                case "ring_waits" -> waits = value;
-                default -> { }
-            }
+            fields.put(field.substring(0, eq), Long.parseLong(field.substring(eq + 1)));
         }
-        return new Summary(directory, references, reads, writes, pages, waits);
+        return new Summary(directory, fields.getOrDefault("references", 0L), fields.getOrDefault("read_faults", 0L),
+            fields.getOrDefault("write_faults", 0L), fields.getOrDefault("pages", 0L),
+            fields.getOrDefault("written_pages", 0L), fields.getOrDefault("ring_waits", 0L));
     }
 
     @Override

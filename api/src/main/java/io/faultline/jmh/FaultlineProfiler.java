@@ -2,6 +2,7 @@ package io.faultline.jmh;
 
 import java.io.File;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import io.faultline.format.ShmLayout;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceLayout;
@@ -19,8 +21,6 @@ import io.faultline.format.TraceWriter;
 import io.faultline.tracer.RecordOptions;
 import io.faultline.tracer.Recorder;
 import io.faultline.tracer.RecorderJvm;
-import io.faultline.format.ShmLayout;
-import io.faultline.format.TraceReader;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.profile.ExternalProfiler;
@@ -65,9 +65,9 @@ import org.openjdk.jmh.runner.IterationType;
  */
 public final class FaultlineProfiler implements ExternalProfiler, InternalProfiler
 {
-    private static final String USAGE = "options: evms=N (at least " + RecordOptions.MIN_EVMS_PAGES
-        + ", default 512); scope=all|api (default all); dir=DIRECTORY (default faultline-jmh-TIME); warmup=true|false"
-        + " (default false: measurement iterations only), separated by ';'";
+    private static final String USAGE = "options: evms=N (" + RecordOptions.MIN_EVMS_PAGES + " to "
+        + RecordOptions.MAX_EVMS_PAGES + ", default 512); scope=all|api (default all); dir=DIRECTORY (default "
+        + "faultline-jmh-TIME); warmup=true|false (default false: measurement iterations only), separated by ';'";
     /** The fork's file of iteration windows, a system property the recorder's side gives the fork. */
     static final String WINDOWS_PROPERTY = "faultline.jmh.iterations";
 
@@ -120,10 +120,10 @@ public final class FaultlineProfiler implements ExternalProfiler, InternalProfil
                     {
                         evms = -1;
                     }
-                    if (evms < RecordOptions.MIN_EVMS_PAGES)
+                    if (evms < RecordOptions.MIN_EVMS_PAGES || evms > RecordOptions.MAX_EVMS_PAGES)
                     {
-                        throw new ProfilerException("faultline profiler: evms must be a whole number of at least "
-                            + RecordOptions.MIN_EVMS_PAGES + " pages: " + option.getValue());
+                        throw new ProfilerException("faultline profiler: evms must be a whole number of "
+                            + RecordOptions.EVMS_RANGE + ": " + option.getValue());
                     }
                 }
                 case "scope" -> {
@@ -274,9 +274,9 @@ public final class FaultlineProfiler implements ExternalProfiler, InternalProfil
             return results;
         }
         final IterationWindows.Counts counts;
-        try (TraceReader reader = TraceReader.open(trace))
+        try
         {
-            counts = IterationWindows.count(reader, IterationWindows.read(windowsFile(trace)), warmup);
+            counts = countIterations(trace, windowsFile(trace), warmup);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -287,12 +287,52 @@ public final class FaultlineProfiler implements ExternalProfiler, InternalProfil
             "refs/op", AggregationPolicy.AVG));
         results.add(new ScalarResult("faultline.references", counts.references(), "refs", AggregationPolicy.AVG));
         results.add(new ScalarResult("faultline.pages", counts.pages(), "pages", AggregationPolicy.AVG));
-        results.add(new ScalarResult("faultline.reads", counts.reads(), "refs", AggregationPolicy.AVG));
-        results.add(new ScalarResult("faultline.writes", counts.writes(), "refs", AggregationPolicy.AVG));
+        results.add(new ScalarResult("faultline.read_faults", counts.readFaults(), "refs", AggregationPolicy.AVG));
+        results.add(new ScalarResult("faultline.write_faults", counts.writeFaults(), "refs", AggregationPolicy.AVG));
+        results.add(new ScalarResult("faultline.written_pages", counts.writtenPages(), "pages", AggregationPolicy.AVG));
         results.add(new ScalarResult("faultline.ring_waits", header.longValue(TraceHeader.RING_WAITS), "waits",
             AggregationPolicy.AVG));
         results.add(new TextResult(trace.toString(), "faultline.trace"));
         return results;
+    }
+
+    /**
+     * {@link IterationWindows#count} in a JVM of its own with Chronicle Queue's flags
+     * ({@link RecorderJvm}): the JVM running JMH has not got them (a user's {@code java -jar
+     * benchmarks.jar}), and Chronicle fails to initialise without them.
+     */
+    private static IterationWindows.Counts countIterations(final Path trace, final Path windows, final boolean warmup)
+        throws IOException
+    {
+        final List<String> command = RecorderJvm.command(IterationWindows.class, List.of(trace.toString(),
+            windows.toString(), String.valueOf(warmup)));
+        final Path errors = Files.createTempFile("faultline-jmh-count", ".err");
+        try
+        {
+            final Process process = new ProcessBuilder(command).redirectInput(new File("/dev/null"))
+                .redirectError(errors.toFile()).start();
+            final String out;
+            try (var stdout = process.getInputStream())
+            {
+                out = new String(stdout.readAllBytes(), StandardCharsets.UTF_8).trim();
+            }
+            if (process.waitFor() != 0)
+            {
+                final String err = Files.readString(errors).trim();
+                throw new IOException(err.isEmpty() ? "the counting JVM exited with status " + process.exitValue()
+                    : err.lines().reduce((first, last) -> last).orElse(err));
+            }
+            return IterationWindows.Counts.parse(out);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while counting");
+        }
+        finally
+        {
+            Files.deleteIfExists(errors);
+        }
     }
 
     /**

@@ -13,8 +13,13 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.faultline.format.EventType;
 import io.faultline.format.ShmLayout;
+import io.faultline.format.Startup;
+import io.faultline.format.TraceEvent;
 import io.faultline.format.TraceReader;
+import io.faultline.format.TraceVisitor;
+import io.faultline.tracer.TraceStats;
 import org.agrona.collections.LongHashSet;
 
 /**
@@ -23,9 +28,11 @@ import org.agrona.collections.LongHashSet;
  * clock of the shared memory ({@code seq}); at each iteration's start and end the fork reads
  * that clock ({@link Clock}) and appends one line {@code warmup|measurement START END} to a
  * file: the references of the iteration are those with {@code START <= seq < END}. The
- * recorder's side then counts them in the finished trace ({@link #count}).
+ * profiler then counts them in the finished trace ({@link #count}), in a JVM of their own
+ * ({@link #main}): reading a trace takes Chronicle Queue, which needs JVM flags (docs/ARCHITECTURE.md,
+ * "Java 17 flags") that the JVM running JMH was not given.
  */
-final class IterationWindows
+public final class IterationWindows
 {
     static final String WARMUP = "warmup";
     static final String MEASUREMENT = "measurement";
@@ -35,9 +42,55 @@ final class IterationWindows
     {
     }
 
-    /** What the counted iterations referenced. */
-    record Counts(long references, long reads, long writes, long pages, int iterations)
+    /**
+     * What the counted iterations referenced: trapped references, the faults of them that were
+     * reads and writes, distinct pages, and the pages written (whose eviction records in the
+     * iterations are tagged dirty, w or W: a page read first and written later is a read fault
+     * and a written page).
+     */
+    record Counts(long references, long readFaults, long writeFaults, long pages, long writtenPages, int iterations)
     {
+        /** As {@link #main} prints them: {@code key=value} separated by spaces. */
+        String line()
+        {
+            return "references=" + references + " read_faults=" + readFaults + " write_faults=" + writeFaults + " pages="
+                + pages + " written_pages=" + writtenPages + " iterations=" + iterations;
+        }
+
+        static Counts parse(final String line)
+        {
+            final java.util.Map<String, Long> fields = new java.util.HashMap<>();
+            for (final String field : line.trim().split(" "))
+            {
+                final int eq = field.indexOf('=');
+                if (eq <= 0)
+                {
+                    throw new IllegalArgumentException("not key=value: '" + field + "' in '" + line + "'");
+                }
+                fields.put(field.substring(0, eq), Long.parseLong(field.substring(eq + 1)));
+            }
+            return new Counts(fields.get("references"), fields.get("read_faults"), fields.get("write_faults"),
+                fields.get("pages"), fields.get("written_pages"), fields.get("iterations").intValue());
+        }
+    }
+
+    /**
+     * {@code TRACE ITERATIONS_FILE WARMUP}: prints the {@link Counts} of the trace's iterations
+     * as one line on standard output; a trace that cannot be read, one line on standard error and
+     * exit status 1.
+     */
+    public static void main(final String[] args)
+    {
+        Startup.prepare();
+        try (TraceReader reader = TraceReader.open(Path.of(args[0])))
+        {
+            System.out.println(count(reader, read(Path.of(args[1])), Boolean.parseBoolean(args[2])).line());
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            System.err.println(ex.getMessage());
+            System.exit(1);
+        }
     }
 
     private IterationWindows()
@@ -105,16 +158,37 @@ final class IterationWindows
         counted.sort((a, b) -> Long.compare(a.startSeq(), b.startSeq()));
         final int pageShift = Integer.numberOfTrailingZeros(trace.header().pageSize());
         final LongHashSet pages = new LongHashSet();
+        final LongHashSet written = new LongHashSet();
         final long[] totals = new long[2];
-        trace.forEachReference((seq, timeNs, pid, tid, address, write) ->
+        trace.forEach(new TraceVisitor()
         {
-            if (inside(counted, seq))
+            @Override
+            public void onReference(final long seq, final long timeNs, final int pid, final int tid, final long address,
+                final boolean write)
             {
-                totals[write ? 1 : 0]++;
-                pages.add((address >>> pageShift) | ((long)pid << 42));
+                if (inside(counted, seq))
+                {
+                    totals[write ? 1 : 0]++;
+                    pages.add(page(pid, address, pageShift));
+                }
+            }
+
+            @Override
+            public void onEvent(final TraceEvent event)
+            {
+                if (event.type() == EventType.EVICT && TraceStats.isDirtyTag(event.b()) && inside(counted, event.seq()))
+                {
+                    written.add(page(event.pid(), event.a(), pageShift));
+                }
             }
         });
-        return new Counts(totals[0] + totals[1], totals[0], totals[1], pages.size(), counted.size());
+        return new Counts(totals[0] + totals[1], totals[0], totals[1], pages.size(), written.size(), counted.size());
+    }
+
+    /** A page of a process, as the trace header counts distinct pages. */
+    private static long page(final int pid, final long address, final int pageShift)
+    {
+        return (address >>> pageShift) | ((long)pid << 42);
     }
 
     /** Whether {@code seq} is in one of the windows, sorted by start (binary search). */

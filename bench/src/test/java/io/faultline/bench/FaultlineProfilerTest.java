@@ -42,7 +42,8 @@ class FaultlineProfilerTest
         assertEquals(1, runs.size());
         final Map<String, Result> secondary = runs.iterator().next().getAggregatedResult().getSecondaryResults();
         assertTrue(secondary.keySet().containsAll(java.util.List.of("faultline.refs/op", "faultline.references",
-            "faultline.pages", "faultline.reads", "faultline.writes", "faultline.ring_waits", "faultline.trace")),
+            "faultline.pages", "faultline.read_faults", "faultline.write_faults", "faultline.written_pages",
+            "faultline.ring_waits", "faultline.trace")),
             secondary.keySet().toString());
         final Path trace = Path.of(secondary.get("faultline.trace").extendedInfo());
         final TraceHeader header = TraceHeader.read(trace.resolve(TraceLayout.HEADER_FILE));
@@ -52,7 +53,9 @@ class FaultlineProfilerTest
         final double measured = secondary.get("faultline.references").getScore();
         // JVM start and JMH's set-up are outside the measurement iterations
         assertTrue(measured > 0 && measured < references, measured + " of " + references);
-        assertEquals(measured, secondary.get("faultline.reads").getScore() + secondary.get("faultline.writes").getScore());
+        assertEquals(measured, secondary.get("faultline.read_faults").getScore()
+            + secondary.get("faultline.write_faults").getScore());
+        assertTrue(secondary.get("faultline.written_pages").getScore() <= header.longValue(TraceHeader.DISTINCT_PAGES));
         assertTrue(secondary.get("faultline.pages").getScore() <= header.longValue(TraceHeader.DISTINCT_PAGES));
         assertEquals(header.longValue(TraceHeader.RING_WAITS), secondary.get("faultline.ring_waits").getScore());
         assertTrue(secondary.get("faultline.refs/op").getScore() > 0);

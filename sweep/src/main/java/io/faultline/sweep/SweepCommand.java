@@ -55,8 +55,7 @@ import java.util.stream.Stream;
     "                [--csv OUT] [--parquet DIR] [--plot OUT.png|OUT.svg] [--stage DIR [--stage-only]]",
     "                [--format F] [--page-size B] TRACE..."},
     descriptionHeading = "%n", description = {
-        "Replay traces through cache policies at several sizes as Apache Spark tasks: simulate's grid, on",
-        "every core of this machine or on a cluster.", "",
+        Main.SWEEP_SUMMARY, "",
         "Each (trace, policy, size) is one task; a task that fails names its cell and the others go on.",
         "Traces of any format are read here and staged as keys files (compressed keys) that every task",
         "streams; a staged trace may also be given directly, local or at a Hadoop URI (file:, hdfs://).", ""})

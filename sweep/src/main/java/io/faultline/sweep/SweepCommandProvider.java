@@ -1,6 +1,7 @@
 package io.faultline.sweep;
 
 import io.faultline.tools.CommandProvider;
+import io.faultline.tools.Main;
 
 import java.io.PrintStream;
 
@@ -11,6 +12,12 @@ public final class SweepCommandProvider implements CommandProvider
     public String name()
     {
         return "sweep";
+    }
+
+    @Override
+    public String summary()
+    {
+        return Main.SWEEP_SUMMARY;
     }
 
     @Override

@@ -28,8 +28,8 @@ final class AccuracySweepReport
     {
     }
 
-    static void run(final Path truth, final List<String> specs, final long seed, final Path csv, final PrintWriter out,
-        final PrintWriter err) throws Exception
+    static void run(final Path truth, final boolean skipCorrupt, final List<String> specs, final long seed,
+        final Path csv, final PrintWriter out, final PrintWriter err) throws Exception
     {
         final List<Attributes> choices = new ArrayList<>();
         for (final String spec : specs)
@@ -37,7 +37,9 @@ final class AccuracySweepReport
             choices.add(AttributeSpec.parse(spec));
         }
         final long start = System.nanoTime();
-        final List<AccuracySweep.Trial> trials = AccuracySweep.run(TraceIndex.read(truth), choices, seed,
+        final TraceIndex index = TraceIndex.read(truth, null, skipCorrupt);
+        index.notes().forEach(err::println);
+        final List<AccuracySweep.Trial> trials = AccuracySweep.run(index, choices, seed,
             Runtime.getRuntime().availableProcessors());
         out.printf(Locale.ROOT, "%-52s %6s %7s %9s %9s %10s %s%n", "attributes", "aggrs", "heat", "wss |err|",
             "wss err", "checks/s", "last intervals");

@@ -46,13 +46,13 @@ final class CallSitesCommand implements Callable<Integer>
     private static final String USAGE = "usage: " + USAGE_LINE;
 
     @Option(names = "--depth", paramLabel = "K", description = "frames of a call site, from the faulting function "
-        + "out; default 1")
+        + "out; default 1; 1 to 65536")
     Integer depth;
 
     @Option(names = "--full", description = "whole stacks as call sites")
     boolean full;
 
-    @Option(names = "--top", paramLabel = "N", description = "call sites printed; default 20, 0 for all")
+    @Option(names = "--top", paramLabel = "N", description = "call sites printed; default 20, 0 for all; at least 0")
     int top = 20;
 
     @Option(names = "--csv", paramLabel = "OUT", description = "also write every call site as CSV to this file")
@@ -81,7 +81,7 @@ final class CallSitesCommand implements Callable<Integer>
             throw new CliException("--full and --depth both say how deep a call site is; give one");
         }
         final int k = full ? Integer.MAX_VALUE : depth == null ? 1 : Values.between("--depth", depth, 1, 1 << 16);
-        final int shown = Values.between("--top", top, 0, Integer.MAX_VALUE);
+        final int shown = Values.atLeast("--top", top, 0);
         final String path = TraceArguments.single(operands, USAGE);
         try (TraceReader reader = TraceArguments.open(path, skipCorrupt))
         {

@@ -13,6 +13,9 @@ public interface CommandProvider
     /** The command's word, e.g. {@code sweep}. */
     String name();
 
+    /** What {@code faultline --help} lists for the command: the first line of its description. */
+    String summary();
+
     /**
      * A new picocli command object (annotated with {@code @Command}) writing to {@code out} and
      * {@code err}.

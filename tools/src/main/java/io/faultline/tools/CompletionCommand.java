@@ -15,7 +15,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "completion", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     synopsisHeading = "usage: ", customSynopsis = "faultline completion",
     descriptionHeading = "%n", description = {
-        "Print a bash completion script for faultline's commands and options.", "",
+        CompletionCommand.SUMMARY, "",
         "Load it with",
         "  source <(./faultline completion)",
         "or install it with",
@@ -23,6 +23,9 @@ import picocli.CommandLine.Spec;
         "(zsh: autoload -U +X bashcompinit && bashcompinit first)."})
 final class CompletionCommand implements Callable<Integer>
 {
+    /** What {@code faultline --help} lists for this command: the first line of its description. */
+    static final String SUMMARY = "Print a bash completion script for faultline's commands and options.";
+
     @Spec
     CommandSpec spec;
 

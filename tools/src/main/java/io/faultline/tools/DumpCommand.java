@@ -33,13 +33,16 @@ import picocli.CommandLine.Parameters;
     synopsisHeading = "usage: ", customSynopsis = {DumpCommand.USAGE_LINE,
         "                      [--no-events] TRACE_DIR"},
     descriptionHeading = "%n", description = {
-        "Print every reference of a trace, as text or CSV.", "",
+        DumpCommand.SUMMARY, "",
         "Reference records and eviction records (kind evict, tag r, w, R or W) come in trace order.",
         "Text also shows events, as lines starting --; CSV has the header " + DumpCommand.CSV_HEADER + ".",
         "A Moca trace (record --mode moca) shows its chunks: a line starting == per chunk, then one per page",
         "with its read and write faults; CSV has the header " + DumpCommand.MOCA_CSV_HEADER + ".", ""})
 final class DumpCommand implements Callable<Integer>
 {
+    /** What {@code faultline --help} lists for this command: the first line of its description. */
+    static final String SUMMARY = "Print every reference of a trace, as text or CSV.";
+
     static final String CSV_HEADER = FaultlineCsvWriter.HEADER;
     static final String MOCA_CSV_HEADER = "pid,tid,chunk_id,interval,close_seq,seq,time_ns,kind,address,reads,writes";
     static final String USAGE_LINE = "faultline dump [--format text|csv] [--pid N] [--tid N] [--from T] [--until T]";

@@ -30,6 +30,7 @@ import io.faultline.sim.trace.ExportFormats;
 import io.faultline.sim.trace.MocaTaskFiles;
 import io.faultline.format.EventType;
 import io.faultline.format.MocaChunk;
+import io.faultline.format.ReadSummary;
 import io.faultline.format.TraceEvent;
 import io.faultline.format.TraceVisitor;
 import io.faultline.sim.trace.TraceException;
@@ -48,7 +49,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "export", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     synopsisHeading = "usage: ", customSynopsis = ExportCommand.USAGE_LINE,
     descriptionHeading = "%n", description = {
-        "Write a trace's references in another tool's format.", "",
+        ExportCommand.SUMMARY, "",
         "Each reference becomes its page (address / the trace's page size). Formats:",
         "  lcs-oracle  libCacheSim oracleGeneral: time (s), page, page size, next access (1-based index",
         "              of the next reference to the page, -1 if none): cachesim FILE oracleGeneral ...",
@@ -71,6 +72,9 @@ import picocli.CommandLine.Parameters;
         "              flamegraph.pl and speedscope read (flamegraph.pl out.folded > misses.svg)", ""})
 final class ExportCommand implements Callable<Integer>
 {
+    /** What {@code faultline --help} lists for this command: the first line of its description. */
+    static final String SUMMARY = "Write a trace's references in another tool's format.";
+
     static final String USAGE_LINE = "faultline export --to FORMAT [-o FILE] [--pid N] [--tid N] TRACE_DIR\n"
         + "       faultline export --to damo-json [-o FILE] [--sample T] [--aggr T] RECORD_OR_TRACE_DIR\n"
         + "       faultline export --to moca -o DIR [--pid N] [--tid N] TRACE_DIR\n"
@@ -323,7 +327,8 @@ final class ExportCommand implements Callable<Integer>
         final Path dir = Path.of(TraceArguments.single(operands, USAGE));
         final long start = System.nanoTime();
         final ReportCommand.Input.Monitored monitored = ReportCommand.Input.read(dir, sampleUs, aggrUs,
-            "--sample and --aggr");
+            "--sample and --aggr", null, skipCorrupt);
+        monitored.notes().forEach(err::println);
         final OutputStream file = open();
         // damo record's default file type is json_compressed, a zlib stream, and damo's reports
         // tell its plain JSON by `file -b` saying "JSON data", which newer libmagic does not say
@@ -371,7 +376,7 @@ final class ExportCommand implements Callable<Integer>
             {
                 final ExportFormat.Writer writer = format.open(stream, header.pageSize());
                 final long[] count = new long[1];
-                reader.forEach(new TraceVisitor()
+                final ReadSummary summary = reader.forEach(new TraceVisitor()
                 {
                     @Override
                     public void onReference(final long seq, final long timeNs, final int p, final int t,
@@ -420,6 +425,9 @@ final class ExportCommand implements Callable<Integer>
                     }
                 });
                 writer.finish();
+                // excerpts --skip-corrupt skipped, where a broken queue stopped the reading (partial
+                // traces: the caller says so)
+                summary.notes(reader.dir()).stream().filter(n -> !n.startsWith("trace ")).forEach(err::println);
                 return count[0];
             }
         }

@@ -2,17 +2,25 @@ package io.faultline.tools;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
+import io.faultline.format.EventType;
 import io.faultline.format.MappingNames;
+import io.faultline.format.MocaChunk;
 import io.faultline.format.ReadSummary;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceReader;
+import io.faultline.format.TraceEvent;
 import io.faultline.format.TraceVisitor;
+import io.faultline.sim.trace.PageKey;
+import io.faultline.tracer.TraceStats;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.collections.LongHashSet;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
@@ -23,9 +31,12 @@ import picocli.CommandLine.Parameters;
 @Command(name = "info", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     synopsisHeading = "usage: ", customSynopsis = "faultline info [--skip-corrupt] TRACE_DIR",
     descriptionHeading = "%n",
-    description = {"Describe a trace: configuration, duration, processes, threads, totals.", ""})
+    description = {InfoCommand.SUMMARY, ""})
 final class InfoCommand implements Callable<Integer>
 {
+    /** What {@code faultline --help} lists for this command: the first line of its description. */
+    static final String SUMMARY = "Describe a trace: configuration, duration, processes, threads, totals.";
+
     private static final String USAGE = "usage: faultline info [--skip-corrupt] TRACE_DIR";
 
     @Parameters(paramLabel = "TRACE_DIR", arity = "0..*", description = "a trace directory written by faultline record")
@@ -54,7 +65,7 @@ final class InfoCommand implements Callable<Integer>
             final Mappings mappings = new Mappings(reader.header().pageSize());
             try
             {
-                summary = reader.header().isMoca() ? reader.scan() : reader.forEach(mappings);
+                summary = reader.forEach(mappings);
             }
             catch (final TraceFormatException ex)
             {
@@ -66,7 +77,7 @@ final class InfoCommand implements Callable<Integer>
             }
             else
             {
-                print(out, path, reader);
+                print(out, path, reader, mappings);
                 mappings.print(out);
             }
             if (summary.skipped() > 0 || summary.unreadable() != null)
@@ -79,13 +90,25 @@ final class InfoCommand implements Callable<Integer>
 
     /**
      * References per mapping ({@link MappingNames}: [heap], [stack:TID], [anon], a file's .bss),
-     * as perf report --sort dso counts samples per dso.
+     * as perf report --sort dso counts samples per dso, and the pages written: those whose
+     * eviction record is tagged dirty (w or W), or in a Moca trace those with a write fault.
      */
     private static final class Mappings implements TraceVisitor
     {
+        /** A mapping's read faults, write faults, pages and pages written. */
+        private static final class Counts
+        {
+            long reads;
+            long writes;
+            final LongHashSet pages = new LongHashSet();
+            final LongHashSet written = new LongHashSet();
+        }
+
         private final MappingNames names = new MappingNames();
-        private final Map<String, long[]> counts = new java.util.HashMap<>();
-        private final Map<String, org.agrona.collections.LongHashSet> pages = new java.util.HashMap<>();
+        private final Map<String, Counts> counts = new HashMap<>();
+        /** Each page's mapping, as of its last reference: an evicted page's mapping may be gone (munmap). */
+        private final Long2ObjectHashMap<Counts> pageMapping = new Long2ObjectHashMap<>();
+        private final LongHashSet written = new LongHashSet();
         private final int pageShift;
 
         Mappings(final int pageSize)
@@ -97,17 +120,55 @@ final class InfoCommand implements Callable<Integer>
         public void onReference(final long seq, final long timeNs, final int pid, final int tid, final long address,
             final boolean write)
         {
-            final String name = names.name(pid, address);
-            final long[] c = counts.computeIfAbsent(name, n -> new long[2]);
-            c[write ? 1 : 0]++;
-            pages.computeIfAbsent(name, n -> new org.agrona.collections.LongHashSet())
-                .add(io.faultline.sim.trace.PageKey.ofShift(pid, address, pageShift));
+            final Counts c = counts.computeIfAbsent(names.name(pid, address), n -> new Counts());
+            if (write)
+            {
+                c.writes++;
+            }
+            else
+            {
+                c.reads++;
+            }
+            final long page = PageKey.ofShift(pid, address, pageShift);
+            c.pages.add(page);
+            pageMapping.put(page, c);
         }
 
         @Override
-        public void onEvent(final io.faultline.format.TraceEvent event)
+        public void onEvent(final TraceEvent event)
         {
             names.onEvent(event);
+            if (event.type() == EventType.EVICT && TraceStats.isDirtyTag(event.b()))
+            {
+                wrote(PageKey.ofShift(event.pid(), event.a(), pageShift));
+            }
+        }
+
+        @Override
+        public void onMocaChunk(final MocaChunk chunk)
+        {
+            for (int i = 0; i < chunk.pages(); i++)
+            {
+                if (chunk.writes(i) > 0)
+                {
+                    wrote(PageKey.ofShift(chunk.pid(), chunk.address(i), pageShift));
+                }
+            }
+        }
+
+        private void wrote(final long page)
+        {
+            written.add(page);
+            final Counts c = pageMapping.get(page);
+            if (c != null)
+            {
+                c.written.add(page);
+            }
+        }
+
+        long writtenPages()
+        {
+            return written.size();
         }
 
         void print(final PrintStream out)
@@ -117,11 +178,14 @@ final class InfoCommand implements Callable<Integer>
                 return;
             }
             out.println();
-            out.printf("%-24s %12s %12s %12s %12s%n", "mapping", "references", "reads", "writes", "pages");
+            out.printf("%-24s %12s %12s %12s %12s %14s%n", "mapping", "references", "read faults", "write faults", "pages",
+                "pages written");
             counts.entrySet().stream()
-                .sorted((x, y) -> Long.compare(y.getValue()[0] + y.getValue()[1], x.getValue()[0] + x.getValue()[1]))
-                .forEach(e -> out.printf(Locale.ROOT, "%-24s %,12d %,12d %,12d %,12d%n", e.getKey(),
-                    e.getValue()[0] + e.getValue()[1], e.getValue()[0], e.getValue()[1], pages.get(e.getKey()).size()));
+                .sorted((x, y) -> Long.compare(y.getValue().reads + y.getValue().writes, x.getValue().reads
+                    + x.getValue().writes))
+                .forEach(e -> out.printf(Locale.ROOT, "%-24s %,12d %,12d %,12d %,12d %,14d%n", e.getKey(),
+                    e.getValue().reads + e.getValue().writes, e.getValue().reads, e.getValue().writes,
+                    e.getValue().pages.size(), e.getValue().written.size()));
         }
     }
 
@@ -196,7 +260,7 @@ final class InfoCommand implements Callable<Integer>
             + h.get(TraceHeader.CHUNK_RECORDS) + " records");
     }
 
-    private static void print(final PrintStream out, final String path, final TraceReader reader)
+    private static void print(final PrintStream out, final String path, final TraceReader reader, final Mappings mappings)
     {
         final TraceHeader h = reader.header();
         final long pageSize = h.pageSize();
@@ -206,12 +270,17 @@ final class InfoCommand implements Callable<Integer>
             + " from the program's start to its exit, exit status " + h.get(TraceHeader.EXIT_STATUS));
         row(out, "processes", h.get(TraceHeader.PROCESSES));
         row(out, "threads", h.get(TraceHeader.THREADS));
-        row(out, h.isMoca() ? "pages" : "references", String.format("%,d (reads %,d, writes %,d)%s",
+        row(out, h.isMoca() ? "pages" : "references", String.format("%,d (read faults %,d, write faults %,d)%s",
             h.longValue(TraceHeader.REFERENCES), h.longValue(TraceHeader.READS), h.longValue(TraceHeader.WRITES),
             h.isMoca() ? ": a thread's pages per interval, by their first fault" : ""));
         published(out, h);
         final long pages = h.longValue(TraceHeader.DISTINCT_PAGES);
         row(out, "distinct pages", String.format("%,d (%s)", pages, bytes(pages * pageSize)));
+        row(out, "pages written", String.format("%,d of them (%s)%s", mappings.writtenPages(),
+            bytes(mappings.writtenPages() * pageSize), h.isMoca() ? ", by their write faults"
+                : "false".equals(h.get(TraceHeader.DIRTY_TRACKING))
+                ? ", by their eviction records: without dirty tracking, only those whose fault was a write"
+                : ", by the dirty tags of their eviction records"));
         row(out, "ring waits", String.format("%,d (%.3f s waiting)", h.longValue(TraceHeader.RING_WAITS),
             h.longValue(TraceHeader.RING_WAIT_NS) / 1e9));
         if (h.isMoca())
@@ -240,7 +309,8 @@ final class InfoCommand implements Callable<Integer>
         }
         untraced(out, h);
         out.println();
-        out.printf("%-10s %-10s %12s %12s %12s  %s%n", "tid", "pid", "references", "reads", "writes", "name");
+        out.printf("%-10s %-10s %12s %12s %12s  %s%n", "tid", "pid", "references", "read faults", "write faults",
+            "name");
         for (final Map.Entry<String, String> e : h.values().entrySet())
         {
             if (e.getKey().startsWith(TraceHeader.THREAD_PREFIX))

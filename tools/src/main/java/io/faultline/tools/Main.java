@@ -7,23 +7,30 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.faultline.format.FaultlineVersion;
 import io.faultline.format.InputProblem;
+import io.faultline.format.Startup;
 import io.faultline.format.TraceFormatException;
 import io.faultline.sim.LimitException;
 import io.faultline.sim.report.Progress;
 import io.faultline.sim.trace.TraceException;
+import io.faultline.tracer.AgentLibrary;
 import picocli.CommandLine;
-import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ParameterException;
 
@@ -33,19 +40,6 @@ import picocli.CommandLine.ParameterException;
  * whole numbers and durations, {@code --help}). Bad input ends in one line on stderr and exit
  * status 2, never picocli's usage dump; a command's own errors ({@link CliException}) likewise.
  */
-@Command(name = "faultline", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-    synopsisHeading = "usage: ", customSynopsis = "faultline COMMAND [OPTIONS] ...",
-    descriptionHeading = "%n", description = {"Record the complete page reference trace of an unmodified Linux "
-        + "program; describe, dump, export and replay traces into cache simulators; monitor access patterns "
-        + "with DAMON."},
-    commandListHeading = "%nCommands:%n",
-    footer = {"", "faultline COMMAND --help shows a command's options. faultline sweep runs simulate's grids as "
-        + "Apache Spark tasks, from the sweep module's own jar: faultline sweep --help.", "",
-        "Exit status: 0 done; 1 record: the recording stopped early and the program exited 0; 2 usage: a bad "
-        + "option, value or argument, or a file of the wrong kind; 3 a file that does not exist or that the OS will "
-        + "not let faultline read or write (the OS's reason follows); 4 a corrupt input: a trace, record or "
-        + "imported file that does not parse; 5 a limit: a size beyond the policies' tables or the heap; 70 an "
-        + "internal error (a bug). record otherwise exits with the program's status (128+N if signal N killed it)."})
 public final class Main implements Callable<Integer>
 {
     /** The exit status of bad input, as before picocli and as picocli's own {@code ExitCode.USAGE}. */
@@ -53,9 +47,53 @@ public final class Main implements Callable<Integer>
 
     private static final int HELP_WIDTH = 100;
 
-    /** The command words, in the order help lists them. */
-    private static final List<String> COMMANDS = List.of("record", "info", "dump", "export", "simulate", "mrc",
-        "monitor", "report", "pack", "unpack", "upgrade", "completion");
+    private static final String DESCRIPTION = "Record the complete page reference trace of an unmodified Linux program; "
+        + "describe, dump, export and replay traces into cache simulators; monitor access patterns with DAMON.";
+
+    private static final String[] FOOTER = {"", "faultline COMMAND --help (or faultline help COMMAND) shows a command's "
+        + "options.", "",
+        "Exit status: 0 done; 1 record: the recording stopped early and the program exited 0, sweep: a task "
+        + "failed; 2 usage: a bad option, value or argument, or a file of the wrong kind; 3 a file that does not "
+        + "exist or that the OS will not let faultline read, write or run (the OS's reason follows); 4 a corrupt "
+        + "input: a trace, record or imported file that does not parse; 5 a limit: a size beyond the policies' tables "
+        + "or the heap; 70 an internal error (a bug). record otherwise exits with the program's status (128+N if "
+        + "signal N killed it)."};
+
+    /** What picocli's help command says of itself, listed without building it. */
+    private static final String HELP_SUMMARY = "Display help information about the specified command.";
+
+    /**
+     * What {@code faultline --help} lists for {@code sweep}, also where the sweep module's jar is
+     * not on the class path (the launcher runs sweep from that jar); its description starts with it.
+     */
+    public static final String SWEEP_SUMMARY = "Replay traces through cache policies at several sizes as Apache Spark "
+        + "tasks: simulate's grid, on every core of this machine or on a cluster.";
+
+    /**
+     * The command words, in the order help lists them, with what the list says of each. The
+     * summaries are compile-time constants, so listing them loads no command class: the top level
+     * ({@code --help}, {@code --version}, an unknown word) builds no command (see {@link #run}).
+     */
+    private static final Map<String, String> COMMANDS = commands();
+
+    private static Map<String, String> commands()
+    {
+        final Map<String, String> commands = new LinkedHashMap<>();
+        commands.put("record", RecordCommand.SUMMARY);
+        commands.put("info", InfoCommand.SUMMARY);
+        commands.put("dump", DumpCommand.SUMMARY);
+        commands.put("export", ExportCommand.SUMMARY);
+        commands.put("simulate", SimulateCommand.SUMMARY);
+        commands.put("mrc", MrcCommand.SUMMARY);
+        commands.put("sweep", SWEEP_SUMMARY);
+        commands.put("monitor", MonitorCommand.SUMMARY);
+        commands.put("report", ReportCommand.SUMMARY);
+        commands.put("pack", PackCommand.Pack.SUMMARY);
+        commands.put("unpack", PackCommand.Unpack.SUMMARY);
+        commands.put("upgrade", UpgradeCommand.SUMMARY);
+        commands.put("completion", CompletionCommand.SUMMARY);
+        return Collections.unmodifiableMap(commands);
+    }
 
     private final PrintStream err;
 
@@ -89,12 +127,40 @@ public final class Main implements Callable<Integer>
 
     public static void main(final String[] args)
     {
+        Startup.prepare();
+        final String word = args.length > 0 ? args[0] : "";
+        if (word.equals("record") || (word.equals("monitor") && List.of(args).contains("--")))
+        {
+            // while picocli reads the arguments (commandLine awaits it), and the agent's copy too
+            Startup.warmInBackground(Main::locateAgent, () -> Startup.warmTraces(false));
+        }
+        else if (WARMED.contains(word))
+        {
+            // while picocli reads the arguments; commandLine awaits it
+            Startup.warmInBackground(() -> Startup.warmTraces(true));
+        }
         // A buffered stdout: dump writes millions of lines; System.out would flush far more often.
         final PrintStream out = new PrintStream(
             new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16), false);
         final int status = run(args, out, System.err, Progress.stderrIsTerminal());
         out.flush();
+        // A command refused while parsing never waited for the warm-up: exiting under it, Chronicle's
+        // classes met the shutdown half initialised, and a thread of theirs printed a stack trace.
+        Startup.awaitWarm();
         System.exit(status);
+    }
+
+    /** The agent's copy outside the jar, found or made ahead of the recording that needs it. */
+    private static void locateAgent()
+    {
+        try
+        {
+            AgentLibrary.locate();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
     }
 
     /** Runs a command with no progress lines (as when stderr is not a terminal). */
@@ -110,15 +176,30 @@ public final class Main implements Callable<Integer>
      */
     public static int run(final String[] args, final PrintStream out, final PrintStream err, final boolean terminal)
     {
+        // The top level's answers, as picocli gives them, without building the command line: a
+        // new JVM's picocli took some 0.1 s of CPU to build and render it (BENCHMARKS.md, "Start-up")
+        if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V")))
+        {
+            out.println(new Version().getVersion()[0]);
+            return 0;
+        }
+        if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h") || args[0].equals("help"))
+            && COMMANDS.keySet().containsAll(providers().keySet()))
+        {
+            out.print(topLevelHelp());
+            return 0;
+        }
+        if (args.length == 0)
+        {
+            err.println("faultline: missing command; known commands: " + String.join(", ", COMMANDS.keySet())
+                + ", help (faultline help shows what each does)");
+            return BAD_INPUT;
+        }
         try
         {
-            // Reflecting over one command's options instead of all of them saves start-up time;
-            // completion and the top level's messages (help, unknown words) need every command.
-            final String word = args.length > 0 && !args[0].equals("completion")
-                && (COMMANDS.contains(args[0]) || providers().containsKey(args[0])) ? args[0] : null;
-            return commandLine(out, err, terminal, word).execute(args);
+            return commandLine(out, err, terminal, commandToBuild(args)).execute(args);
         }
-        catch (final OutOfMemoryError ex)
+        catch (final Error ex)
         {
             // picocli hands only Exceptions to the handler; an Error ends here, as one line too
             final CliException cli = classify(ex);
@@ -131,34 +212,79 @@ public final class Main implements Callable<Integer>
         }
     }
 
+    /** The commands that read or write traces, or call libc through JNA: see {@link Startup#warmInBackground}. */
+    private static final Set<String> WARMED = Set.of("record", "info", "dump", "export", "simulate", "mrc", "monitor",
+        "report");
+
+    /** Every command, built whole (completion's script covers them all). */
+    static final String ALL = "*";
+
+    /**
+     * The one command {@code args} run, which {@link #commandLine} builds whole, by reflection over
+     * its options; the others are listed by name and summary only. Reflecting over every command's
+     * options took a third of a second before {@code --version} could answer (BENCHMARKS.md,
+     * "Start-up"). Null for the top level: its help, version and unknown words need no command.
+     */
+    static String commandToBuild(final String[] args)
+    {
+        if (args.length == 0)
+        {
+            return null;
+        }
+        if (args[0].equals("completion"))
+        {
+            return ALL;
+        }
+        final String word = args[0].equals("help") && args.length > 1 ? args[1] : args[0];
+        if (COMMANDS.containsKey(word) || providers().containsKey(word))
+        {
+            return word;
+        }
+        return args[0].equals("help") ? "help" : null; // help itself, of the top level or an unknown word
+    }
+
     /**
      * The command tree, writing to {@code out} and {@code err}.
      *
-     * @param only the one command to build, or null for all of them
+     * @param only the one command to build whole, {@link #ALL}, or null for none: the others are
+     *        listed (name and summary) and refused if run
      */
     static CommandLine commandLine(final PrintStream out, final PrintStream err, final boolean terminal,
         final String only)
     {
         final Main main = new Main(err);
-        final CommandLine commandLine = new CommandLine(main);
+        final CommandLine commandLine = new CommandLine(topLevel(main));
         main.self = commandLine;
-        for (final String word : COMMANDS)
+        final Map<String, CommandProvider> providers = providers();
+        for (final Map.Entry<String, String> command : COMMANDS.entrySet())
         {
-            if (only == null || only.equals(word))
+            final String word = command.getKey();
+            final boolean whole = ALL.equals(only) || word.equals(only);
+            final CommandProvider provider = providers.get(word);
+            if (whole && provider != null)
             {
-                commandLine.addSubcommand(command(word, out, err, terminal));
+                commandLine.addSubcommand(word, provided(provider, out, err, terminal));
+            }
+            else if (word.equals("sweep") && provider == null)
+            {
+                commandLine.addSubcommand(word, sweepElsewhere());
+            }
+            else
+            {
+                commandLine.addSubcommand(word, whole ? command(word, out, err, terminal)
+                    : listed(word, command.getValue()));
             }
         }
-        providers().forEach((word, provider) ->
+        providers.forEach((word, provider) ->
         {
-            if (only == null || only.equals(word))
+            if (!COMMANDS.containsKey(word))
             {
-                final CommandLine sub = new CommandLine(provider.command(out, err, terminal));
-                commandLine.addSubcommand(word, sub.getCommandSpec().findOption("--format") == null ? sub
-                    : TraceInputOptions.withFormatsFooter(sub));
+                commandLine.addSubcommand(word, ALL.equals(only) || word.equals(only)
+                    ? provided(provider, out, err, terminal) : listed(word, provider.summary()));
             }
         });
-        commandLine.addSubcommand(new CommandLine.HelpCommand());
+        commandLine.addSubcommand("help", only == null ? listed("help", HELP_SUMMARY) : new CommandLine(
+            new CommandLine.HelpCommand()));
 
         // Settings below apply to the subcommands added above.
         Values.register(commandLine);
@@ -175,6 +301,12 @@ public final class Main implements Callable<Integer>
                 sub.setStopAtPositional(true);
             }
         }
+        // No command may use Chronicle or JNA while Startup's thread initialises them
+        commandLine.setExecutionStrategy(parseResult ->
+        {
+            Startup.awaitWarm();
+            return new CommandLine.RunLast().execute(parseResult);
+        });
         commandLine.setParameterExceptionHandler((ex, args) ->
         {
             err.println(ex.getCommandLine().getCommandSpec().qualifiedName() + ": " + oneLine(ex));
@@ -191,13 +323,115 @@ public final class Main implements Callable<Integer>
         return commandLine;
     }
 
-    /** The commands of other modules on the class path ({@link CommandProvider}), by word. */
-    private static Map<String, CommandProvider> providers()
+    /**
+     * faultline --help as picocli renders the top level of {@link #commandLine} (GrammarTest holds
+     * the two equal): its usage, description, options, the commands with their summaries, and the
+     * footer, wrapped as picocli wraps (lines under {@value #HELP_WIDTH} columns, a command's
+     * summary continued two columns further in).
+     */
+    static String topLevelHelp()
     {
-        final Map<String, CommandProvider> providers = new LinkedHashMap<>();
-        for (final CommandProvider provider : ServiceLoader.load(CommandProvider.class))
+        final List<String> lines = new ArrayList<>(List.of("usage: faultline COMMAND [OPTIONS] ...", ""));
+        lines.addAll(wrapped(DESCRIPTION, "", ""));
+        lines.addAll(List.of("  -h, --help      Show this help message and exit.",
+            "  -V, --version   Print version information and exit.", "", "Commands:"));
+        final Map<String, String> listed = new LinkedHashMap<>(COMMANDS);
+        listed.put("help", HELP_SUMMARY);
+        final int column = listed.keySet().stream().mapToInt(String::length).max().orElse(0);
+        listed.forEach((word, summary) -> lines.addAll(wrapped(summary, "  " + word + " ".repeat(column - word.length() + 2),
+            " ".repeat(column + 6))));
+        for (final String line : FOOTER)
         {
-            providers.putIfAbsent(provider.name(), provider);
+            lines.addAll(line.isEmpty() ? List.of("") : wrapped(line, "", ""));
+        }
+        return String.join(System.lineSeparator(), lines) + System.lineSeparator();
+    }
+
+    /** {@code text} wrapped at spaces into lines shorter than {@value #HELP_WIDTH}, after the prefixes. */
+    private static List<String> wrapped(final String text, final String first, final String next)
+    {
+        final List<String> lines = new ArrayList<>();
+        final StringBuilder line = new StringBuilder(first);
+        boolean empty = true;
+        for (final String word : text.split(" "))
+        {
+            if (!empty && line.length() + 1 + word.length() >= HELP_WIDTH)
+            {
+                lines.add(line.toString());
+                line.setLength(0);
+                line.append(next);
+                empty = true;
+            }
+            line.append(empty ? "" : " ").append(word);
+            empty = false;
+        }
+        lines.add(line.toString());
+        return lines;
+    }
+
+    /**
+     * The top level, built as picocli's API builds a command, not from annotations (as the
+     * commands are): what it lists needs no reflection.
+     */
+    private static CommandSpec topLevel(final Main main)
+    {
+        final CommandSpec spec = CommandSpec.wrapWithoutInspection(main).name("faultline").mixinStandardHelpOptions(true)
+            .versionProvider(new Version());
+        spec.usageMessage().synopsisHeading("usage: ").customSynopsis("faultline COMMAND [OPTIONS] ...")
+            .descriptionHeading("%n").description(DESCRIPTION).commandListHeading("%nCommands:%n").footer(FOOTER);
+        return spec;
+    }
+
+    private static CommandLine provided(final CommandProvider provider, final PrintStream out, final PrintStream err,
+        final boolean terminal)
+    {
+        final CommandLine sub = new CommandLine(provider.command(out, err, terminal));
+        return sub.getCommandSpec().findOption("--format") == null ? sub : TraceInputOptions.withFormatsFooter(sub);
+    }
+
+    /** A command as the top level lists it: its name and summary, without its options. */
+    private static CommandLine listed(final String word, final String summary)
+    {
+        final Callable<Integer> unbuilt = () ->
+        {
+            throw new IllegalStateException("faultline " + word + " ran without being built");
+        };
+        final CommandSpec spec = CommandSpec.wrapWithoutInspection(unbuilt).name(word);
+        spec.usageMessage().description(summary);
+        return new CommandLine(spec);
+    }
+
+    /**
+     * {@code sweep} where the sweep module is not on the class path: the launcher runs it from
+     * that module's jar, so it is listed, and run here it says where it lives.
+     */
+    private static CommandLine sweepElsewhere()
+    {
+        final Callable<Integer> elsewhere = () ->
+        {
+            throw new CliException("sweep runs from the sweep module's jar (sweep/target/faultline-sweep.jar), which is "
+                + "not on this class path; run ./faultline sweep, the launcher, once mvn -q package -DskipTests has "
+                + "built it");
+        };
+        final CommandSpec spec = CommandSpec.wrapWithoutInspection(elsewhere).name("sweep");
+        spec.usageMessage().description(SWEEP_SUMMARY);
+        spec.parser().unmatchedArgumentsAllowed(true);
+        return new CommandLine(spec);
+    }
+
+    private static Map<String, CommandProvider> providers;
+
+    /** The commands of other modules on the class path ({@link CommandProvider}), by word. */
+    private static synchronized Map<String, CommandProvider> providers()
+    {
+        if (providers == null)
+        {
+            final Map<String, CommandProvider> found = new LinkedHashMap<>();
+            for (final CommandProvider provider : ServiceLoader.load(CommandProvider.class))
+            {
+                found.putIfAbsent(provider.name(), provider);
+            }
+            providers = found;
         }
         return providers;
     }
@@ -254,6 +488,12 @@ public final class Main implements Callable<Integer>
             final IOException io = ex instanceof UncheckedIOException unchecked ? unchecked.getCause() : (IOException)ex;
             return new CliException(InputProblem.describe(io, "I/O error"), ExitStatus.ACCESS);
         }
+        if (withoutModuleFlags(ex))
+        {
+            return new CliException("Chronicle Queue cannot start in this JVM: it lacks the module flags the faultline "
+                + "launcher passes (docs/ARCHITECTURE.md, \"Java 17 flags\"); run ./faultline, or java -jar faultline.jar, "
+                + "whose manifest carries them", ExitStatus.USAGE);
+        }
         if (ex instanceof OutOfMemoryError)
         {
             return new CliException(String.format(Locale.ROOT, "out of heap (the JVM's %.1f GiB); give a smaller input or "
@@ -264,6 +504,27 @@ public final class Main implements Callable<Integer>
         final String message = ex.getMessage() == null ? "" : ": " + ex.getMessage().lines().findFirst().orElse("");
         return new CliException("internal error (" + ex.getClass().getSimpleName() + message + "); this is a bug in "
             + "faultline", ExitStatus.INTERNAL);
+    }
+
+    /**
+     * Whether {@code ex} is Chronicle Queue (or Agrona) failing to initialise because the JVM
+     * does not open the JDK's internals to it: a JVM started with {@code java -cp}, not the
+     * launcher. After a failed initialisation the class only says it could not be initialised.
+     */
+    private static boolean withoutModuleFlags(final Throwable ex)
+    {
+        for (Throwable t = ex; t != null; t = t.getCause())
+        {
+            final String message = String.valueOf(t.getMessage());
+            if ((t instanceof LinkageError || t instanceof RuntimeException)
+                && (message.contains("does not \"opens") || message.contains("does not \"exports")
+                || message.contains("does not open") || message.contains("does not export")
+                || (t instanceof NoClassDefFoundError && message.contains("net.openhft"))))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** picocli's parse errors as one line that names the problem and the fix. */
@@ -303,8 +564,17 @@ public final class Main implements Callable<Integer>
             return name + ": " + conversion.getMessage();
         }
         final String message = ex.getMessage() == null ? ex.toString() : ex.getMessage();
+        final Matcher unknown = UNKNOWN_SUBCOMMAND.matcher(message);
+        if (unknown.matches())
+        {
+            // picocli's help command, asked about a word it does not know
+            return "unknown command '" + unknown.group(1) + "'; known commands: "
+                + commandNames(failed.getCommandSpec().root().commandLine());
+        }
         return message.lines().findFirst().orElse(message);
     }
+
+    private static final Pattern UNKNOWN_SUBCOMMAND = Pattern.compile("Unknown subcommand '(.*)'\\.");
 
     private static String commandNames(final CommandLine commandLine)
     {

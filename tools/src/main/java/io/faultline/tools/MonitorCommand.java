@@ -38,7 +38,8 @@ import picocli.CommandLine.Model.CommandSpec;
  * record (trace-format/MONITOR-FORMAT.md). For now from a recorded trace, with the {@code trace}
  * operations set; a live program needs the {@code vaddr} set, which needs the agent's access checks.
  */
-@Command(name = "monitor", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, description = "DAMON data access monitoring of a recorded trace into a monitoring record",
+@Command(name = "monitor", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+    synopsisHeading = "usage: ", descriptionHeading = "%n", description = MonitorCommand.SUMMARY,
     sortOptions = false, usageHelpWidth = 100,
     footer = {"", "Defaults are the kernel's (damon_new_ctx), the update interval damo's. Reports: faultline report.",
         "Monitoring a live program (-- PROGRAM) needs userfaultfd: it has no mprotect engine (record --engine), since "
@@ -60,6 +61,10 @@ import picocli.CommandLine.Model.CommandSpec;
         "Statistics: faultline report schemes DIR."})
 final class MonitorCommand implements Callable<Integer>
 {
+    /** What {@code faultline --help} lists for this command: the first line of its description. */
+    static final String SUMMARY = "DAMON data access monitoring of a recorded trace, or of a program it runs, "
+        + "into a monitoring record.";
+
     /** The stream picocli's error writer wraps, for the progress line of a live monitor. */
     private final PrintStream errStream;
     private final boolean terminal;
@@ -76,6 +81,10 @@ final class MonitorCommand implements Callable<Integer>
     @Option(names = "--from-trace", paramLabel = "TRACE",
         description = "monitor a faultline trace (best recorded with a tiny EVMS, e.g. record --evms 16)")
     Path trace;
+
+    @Option(names = "--skip-corrupt", description = "with --from-trace: read past corrupt excerpts of the trace, "
+        + "counting them (on stderr)")
+    boolean skipCorrupt;
 
     @Option(names = {"-o", "--output"}, paramLabel = "DIR", required = true,
         description = "the monitoring record to write (a new or empty directory)")
@@ -191,6 +200,10 @@ final class MonitorCommand implements Callable<Integer>
         }
         if (live)
         {
+            if (skipCorrupt)
+            {
+                throw new CliException("--skip-corrupt applies to --from-trace: a live program has no trace to read");
+            }
             return monitorLive(attrs, schemes);
         }
         if (ranges != null)
@@ -214,14 +227,15 @@ final class MonitorCommand implements Callable<Integer>
         final TraceMonitor.Result result;
         try
         {
-            result = TraceMonitor.run(trace, output, attrs, seed, schemes);
+            result = TraceMonitor.run(trace, output, attrs, seed, schemes, skipCorrupt);
         }
         catch (final IllegalStateException ex)
         {
-            // A scheme's metric source that stopped being readable while monitoring ran.
-            throw new CliException(ex.getMessage(), 1);
+            // A scheme's metric source (a goal's file, /proc/meminfo) that stopped being readable while monitoring ran.
+            throw new CliException(ex.getMessage(), ExitStatus.ACCESS);
         }
         final PrintWriter err = spec.commandLine().getErr();
+        result.notes().forEach(err::println);
         err.printf(Locale.ROOT,
             "Monitored %d processes over %.3f s of %s: %,d aggregations of %s (sampling %s) into %s in %.3f s%n",
             result.targets(), result.traceEndNs() / 1e9, trace, result.aggregations(), Durations.format(aggrUs),
@@ -272,7 +286,11 @@ final class MonitorCommand implements Callable<Integer>
                 scope.equals("api") ? ShmLayout.SCOPE_API : ShmLayout.SCOPE_ALL, engineId(),
                 new PrintWriter(progress.messages(errStream), true), watch::set);
         }
-        catch (final RecordException | MonitorException ex)
+        catch (final RecordException ex)
+        {
+            throw new CliException(ex.getMessage(), CliException.status(ex.problem()));
+        }
+        catch (final MonitorException ex)
         {
             throw new CliException(ex.getMessage());
         }

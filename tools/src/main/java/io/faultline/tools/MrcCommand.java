@@ -39,11 +39,14 @@ import java.util.concurrent.atomic.LongAdder;
         "faultline mrc [--format F] [--max-size N] [--sample R] [--csv OUT] [--plot OUT]",
         "                     [--per-thread] TRACE"},
     descriptionHeading = "%n", description = {
-        "Exact or sampled (SHARDS) LRU miss-ratio curve of a trace in one pass.", "",
+        MrcCommand.SUMMARY, "",
         "Computes LRU misses at every cache size from 1 page to the number of distinct pages in one",
         "pass over the trace (Mattson stack distances) and writes " + CsvReports.MRC_HEADER + ".", ""})
 final class MrcCommand implements Callable<Integer>
 {
+    /** What {@code faultline --help} lists for this command: the first line of its description. */
+    static final String SUMMARY = "Exact or sampled (SHARDS) LRU miss-ratio curve of a trace in one pass.";
+
     @Option(names = "--max-size", paramLabel = "N",
         description = "largest size reported, in pages (or bytes with K, M, G); default and most: the distinct pages, "
             + "beyond which every page fits and the curve is flat")

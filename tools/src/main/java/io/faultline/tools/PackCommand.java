@@ -30,10 +30,13 @@ final class PackCommand
 
     @Command(name = "pack", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         synopsisHeading = "usage: ", customSynopsis = "faultline pack [-f] [-o FILE] TRACE_DIR", descriptionHeading = "%n",
-        description = {"Write a trace into one file (a zstd-compressed tar, FILE.flt) that every command reads as it "
-            + "reads the directory; tar --zstd -xf FILE.flt gives the directory back.", ""})
+        description = {Pack.SUMMARY, ""})
     static final class Pack implements Callable<Integer>
     {
+        /** What {@code faultline --help} lists for this command: the first line of its description. */
+        static final String SUMMARY = "Write a trace into one file (a zstd-compressed tar, FILE.flt) that every command "
+            + "reads as it reads the directory; tar --zstd -xf FILE.flt gives the directory back.";
+
         private static final String USAGE = "usage: faultline pack [-f] [-o FILE] TRACE_DIR";
 
         @Parameters(paramLabel = "TRACE_DIR", arity = "0..*", description = "a trace directory written by faultline record")
@@ -93,9 +96,12 @@ final class PackCommand
 
     @Command(name = "unpack", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         synopsisHeading = "usage: ", customSynopsis = "faultline unpack [-f] [-o DIR] FILE", descriptionHeading = "%n",
-        description = {"Unpack a packed trace (written by faultline pack) into a trace directory.", ""})
+        description = {Unpack.SUMMARY, ""})
     static final class Unpack implements Callable<Integer>
     {
+        /** What {@code faultline --help} lists for this command: the first line of its description. */
+        static final String SUMMARY = "Unpack a packed trace (written by faultline pack) into a trace directory.";
+
         private static final String USAGE = "usage: faultline unpack [-f] [-o DIR] FILE";
 
         @Parameters(paramLabel = "FILE", arity = "0..*", description = "a packed trace written by faultline pack")

@@ -42,8 +42,7 @@ import picocli.CommandLine.Parameters;
     synopsisHeading = "usage: ", customSynopsis = {"faultline record -o DIR [--force] [OPTIONS] [--] PROGRAM [ARGS...]",
         "       faultline record --live [-o DIR] [--policies P,... --sizes S,...] [OPTIONS] PROGRAM ..."},
     descriptionHeading = "%n",
-    description = {"Run a program and record its page reference trace into DIR; with --live, also replay it as it "
-        + "comes into the LRU miss-ratio curve and the --policies' results.", ""},
+    description = {RecordCommand.SUMMARY, ""},
     footer = {"", "Everything after PROGRAM is the program's. The exit status is the program's "
         + "(128+N if signal N killed it); if the recording stopped early, the program's or 1 if that was 0. "
         + "Before the program starts, record's own errors exit as every command's (faultline --help).", "",
@@ -52,6 +51,10 @@ import picocli.CommandLine.Parameters;
         + "On a terminal a progress line shows how far it is."})
 final class RecordCommand implements Callable<Integer>
 {
+    /** What {@code faultline --help} lists for this command: the first line of its description. */
+    static final String SUMMARY = "Run a program and record its page reference trace into DIR; with --live, also replay it "
+        + "as it comes into the LRU miss-ratio curve and the --policies' results.";
+
     /** The scopes, for shell completion. */
     static final class Policies extends ArrayList<String>
     {
@@ -106,11 +109,11 @@ final class RecordCommand implements Callable<Integer>
     String mode = "trace";
 
     @Option(names = "--interval", paramLabel = "DURATION", converter = Durations.class,
-        description = {"--mode moca: the interval (10ms, 0.2s); default 50ms, at least 1ms"})
+        description = {"--mode moca: the interval (10ms, 0.2s); default 50ms; at least 1 ms"})
     Long intervalUs;
 
     @Option(names = "--evms", paramLabel = "N", description = {"enabled pages (the evicted virtual mapping set), or "
-        + "bytes with K, M, G; default 512 (2 MiB), at least " + RecordOptions.MIN_EVMS_PAGES})
+        + "bytes with K, M, G; default 512 (2 MiB); " + RecordOptions.EVMS_RANGE})
     Size evms;
 
     @Option(names = "--scope", paramLabel = "all|api", completionCandidates = Scopes.class,
@@ -124,7 +127,7 @@ final class RecordCommand implements Callable<Integer>
     String policy;
 
     @Option(names = "--lead", paramLabel = "N", description = "pages of segq's leading segment; default "
-        + RecordOptions.DEFAULT_LEAD_PAGES + ", less than --evms, which counts both segments")
+        + RecordOptions.DEFAULT_LEAD_PAGES + "; at least 1 and less than --evms, which counts both segments")
     Integer lead;
 
     @Option(names = "--trail", paramLabel = "fifo|clock", description = "how segq's trailing segment evicts; default clock")
@@ -176,14 +179,14 @@ final class RecordCommand implements Callable<Integer>
     // The recorder joins the agent's ring messages (at most 64 records, 2 KiB, less than the smallest
     // ring's largest message, 8 KiB) into chunks of up to N in its own memory: any N suits any ring.
     @Option(names = "--chunk-records", paramLabel = "N", description = "most records in one chunk of the trace; "
-        + "default 256, at most 65536")
+        + "default 256; 1 to 65536")
     Integer chunkRecords;
 
     @Option(names = "--no-follow", description = "trace only the first process, not its children")
     boolean noFollow;
 
     @Option(names = "--max-processes", paramLabel = "N", description = "process images traced at most (each fork "
-        + "child and each exec takes one); default 64, at most " + RecordOptions.MAX_PROCESSES + ", times --ring-size "
+        + "child and each exec takes one); default 64; 1 to " + RecordOptions.MAX_PROCESSES + ", and times --ring-size "
         + "at most 2 GiB")
     Integer maxProcesses;
 
@@ -283,7 +286,7 @@ final class RecordCommand implements Callable<Integer>
         }
         catch (final RecordException ex)
         {
-            throw new CliException(ex.getMessage());
+            throw new CliException(ex.getMessage(), CliException.status(ex.problem()));
         }
     }
 
@@ -528,7 +531,7 @@ final class RecordCommand implements Callable<Integer>
         }
         catch (final RecordException ex)
         {
-            throw new CliException(ex.getMessage());
+            throw new CliException(ex.getMessage(), CliException.status(ex.problem()));
         }
         final long catchUpStart = System.nanoTime();
         final LiveReplay.Result result = replay.finish();
@@ -645,13 +648,12 @@ final class RecordCommand implements Callable<Integer>
         mocaMode(options);
         if (evms != null)
         {
-            options.evmsPages = Values.between("--evms", evms.pages(RecordOptions.systemPageSize(), "--evms"), 1, 1 << 24);
-            if (options.evmsPages < RecordOptions.MIN_EVMS_PAGES)
+            final long pages = evms.pages(RecordOptions.systemPageSize(), "--evms");
+            if (pages < RecordOptions.MIN_EVMS_PAGES || pages > RecordOptions.MAX_EVMS_PAGES)
             {
-                throw new CliException("--evms must be at least " + RecordOptions.MIN_EVMS_PAGES + ": one x86 "
-                    + "instruction can need several pages at once (operands that straddle pages, string moves, "
-                    + "gathers, the stack), and with fewer enabled pages it could fault forever: " + options.evmsPages);
+                throw new CliException("--evms must be " + RecordOptions.EVMS_RANGE + ": " + pages);
             }
+            options.evmsPages = (int)pages;
         }
         options.scope = switch (scope)
         {

@@ -35,12 +35,16 @@ import picocli.CommandLine.Model.CommandSpec;
  * {@code faultline report}: DAMON's results in damo's vocabulary (regions, heats, wss), from a
  * monitoring record, or exactly from a trace; and DAMON's accuracy against a trace.
  */
-@Command(name = "report", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, description = "DAMON reports: regions, heats, wss of a monitoring record or a trace; accuracy; schemes; reuse and call sites of a trace",
+@Command(name = "report", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+    synopsisHeading = "usage: ", descriptionHeading = "%n", description = ReportCommand.SUMMARY,
     usageHelpWidth = 100,
     subcommands = {ReportCommand.Regions.class, ReportCommand.Heats.class, ReportCommand.Wss.class,
         ReportCommand.AccuracyReport.class, ReportCommand.Schemes.class})
 final class ReportCommand implements Callable<Integer>
 {
+    /** What {@code faultline --help} lists for this command: the first line of its description. */
+    static final String SUMMARY = "DAMON reports of a monitoring record or a trace: regions, heats, wss, accuracy, "
+        + "schemes; reuse and call sites of a trace.";
 
     @Override
     public Integer call()
@@ -67,34 +71,39 @@ final class ReportCommand implements Callable<Integer>
                 + "file's name; faultline info lists them)")
         String mapping;
 
-        List<Snapshot> snapshots()
+        @Option(names = "--skip-corrupt", description = "for a trace: read past corrupt excerpts, counting them (on "
+            + "stderr)")
+        boolean skipCorrupt;
+
+        /** The snapshots; what reading a trace had to say goes to {@code err}. */
+        List<Snapshot> snapshots(final PrintWriter err)
         {
             if (mapping != null && MonitorRecordReader.isRecord(dir))
             {
                 throw new CliException("--mapping applies to traces; " + dir + " is a monitoring record, whose regions "
                     + "have no names; give the trace it was made from");
             }
-            return read(dir, sampleUs, aggrUs, "--sample and --aggr", mapping).snapshots();
+            final Monitored monitored = read(dir, sampleUs, aggrUs, "--sample and --aggr", mapping, skipCorrupt);
+            monitored.notes().forEach(err::println);
+            return monitored.snapshots();
         }
 
-        /** What a monitoring record holds, or the exact regions of a trace cut into intervals. */
-        record Monitored(List<Snapshot> snapshots, Attributes attributes)
+        /**
+         * What a monitoring record holds, or the exact regions of a trace cut into intervals, with
+         * what reading the trace had to say ({@link TraceIndex#notes}).
+         */
+        record Monitored(List<Snapshot> snapshots, Attributes attributes, List<String> notes)
         {
         }
 
         /**
          * The snapshots of {@code dir}: a monitoring record's own, or a trace's exact ones at
          * {@code sampleUs} and {@code aggrUs} (default 5 ms and 100 ms), which only a trace takes
-         * ({@code options} names them in the error).
+         * ({@code options} names them in the error), of the references in {@code mapping} only
+         * (null: all), reading past corrupt excerpts if {@code skipCorrupt}.
          */
-        static Monitored read(final Path dir, final Long sampleUs, final Long aggrUs, final String options)
-        {
-            return read(dir, sampleUs, aggrUs, options, null);
-        }
-
-        /** As {@link #read(Path, Long, Long, String)}, a trace's references in {@code mapping} only (null: all). */
         static Monitored read(final Path dir, final Long sampleUs, final Long aggrUs, final String options,
-            final String mapping)
+            final String mapping, final boolean skipCorrupt)
         {
             if (MonitorRecordReader.isRecord(dir))
             {
@@ -106,7 +115,7 @@ final class ReportCommand implements Callable<Integer>
                         + " with sampling " + Durations.format(a.sampleIntervalUs()) + " and aggregation "
                         + Durations.format(a.aggrIntervalUs()) + "; leave them out");
                 }
-                return new Monitored(reader.snapshots(), reader.attributes());
+                return new Monitored(reader.snapshots(), reader.attributes(), List.of());
             }
             if (!Files.isRegularFile(dir.resolve(TraceLayout.HEADER_FILE)) && !TracePack.isPack(dir))
             {
@@ -122,12 +131,14 @@ final class ReportCommand implements Callable<Integer>
             }
             final Attributes attrs = new Attributes(sample, aggr, Attributes.DEFAULTS.opsUpdateIntervalUs(),
                 Attributes.DEFAULTS.minNrRegions(), Attributes.DEFAULTS.maxNrRegions());
-            return new Monitored(new ExactAccesses(TraceIndex.read(dir, mapping), sample, aggr).snapshots(), attrs);
+            final TraceIndex index = TraceIndex.read(dir, mapping, skipCorrupt);
+            return new Monitored(new ExactAccesses(index, sample, aggr).snapshots(), attrs, index.notes());
         }
     }
 
     @Command(name = "regions", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-        description = "every region of every aggregation as CSV: " + RegionsCsv.HEADER)
+        synopsisHeading = "usage: ", descriptionHeading = "%n",
+        description = "Every region of every aggregation as CSV: " + RegionsCsv.HEADER + ".")
     static final class Regions implements Callable<Integer>
     {
 
@@ -141,14 +152,15 @@ final class ReportCommand implements Callable<Integer>
         public Integer call()
         {
             final PrintWriter out = spec.commandLine().getOut();
-            RegionsCsv.write(input.snapshots(), out);
+            RegionsCsv.write(input.snapshots(spec.commandLine().getErr()), out);
             out.flush();
             return 0;
         }
     }
 
     @Command(name = "heats", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-        description = "time x address heatmap of access frequency (CSV time_ns,address,heat), as damo report heats")
+        synopsisHeading = "usage: ", descriptionHeading = "%n",
+        description = "Time x address heatmap of access frequency (CSV time_ns,address,heat), as damo report heats.")
     static final class Heats implements Callable<Integer>
     {
 
@@ -183,7 +195,7 @@ final class ReportCommand implements Callable<Integer>
             {
                 MissRatioChart.checkExtension(plot);
             }
-            final List<Snapshot> snapshots = input.snapshots();
+            final List<Snapshot> snapshots = input.snapshots(spec.commandLine().getErr());
             if (snapshots.isEmpty() || snapshots.get(0).targets().isEmpty())
             {
                 throw new CliException(input.dir + " holds no complete aggregation; nothing to draw");
@@ -219,7 +231,8 @@ final class ReportCommand implements Callable<Integer>
     }
 
     @Command(name = "wss", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-        description = "working set size: percentiles over the aggregations (or each aggregation's, --over-time)")
+        synopsisHeading = "usage: ", descriptionHeading = "%n",
+        description = "Working set size: percentiles over the aggregations (or each aggregation's, --over-time).")
     static final class Wss implements Callable<Integer>
     {
 
@@ -245,7 +258,7 @@ final class ReportCommand implements Callable<Integer>
             {
                 MissRatioChart.checkExtension(plot);
             }
-            final List<Snapshot> snapshots = input.snapshots();
+            final List<Snapshot> snapshots = input.snapshots(spec.commandLine().getErr());
             final long[] sizes = WorkingSetSize.overTime(snapshots, pid == null ? -1 : pid);
             final StringBuilder text = new StringBuilder();
             if (overTime)
@@ -279,7 +292,8 @@ final class ReportCommand implements Callable<Integer>
     }
 
     @Command(name = "schemes", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-        description = "every DAMOS scheme's statistics at every aggregation as CSV: " + SchemesCsv.HEADER)
+        synopsisHeading = "usage: ", descriptionHeading = "%n",
+        description = "Every DAMOS scheme's statistics at every aggregation as CSV: " + SchemesCsv.HEADER + ".")
     static final class Schemes implements Callable<Integer>
     {
 
@@ -311,8 +325,9 @@ final class ReportCommand implements Callable<Integer>
     }
 
     @Command(name = "accuracy", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-        description = {"DAMON's heat and working set size errors against the exact ones of a complete trace: of a",
-            "monitoring record (--monitor), or of DAMON run over the trace with each --attrs choice"})
+        synopsisHeading = "usage: ", descriptionHeading = "%n",
+        description = {"DAMON's heat and working set size errors against the exact ones of a complete trace: of a "
+            + "monitoring record (--monitor), or of DAMON run over the trace with each --attrs choice."})
     static final class AccuracyReport implements Callable<Integer>
     {
 
@@ -333,6 +348,10 @@ final class ReportCommand implements Callable<Integer>
         @Option(names = "--truth", paramLabel = "TRACE", required = true,
             description = "the trace of the same run (for --from-trace records: the trace monitored)")
         Path truth;
+
+        @Option(names = "--skip-corrupt", description = "read past corrupt excerpts of the trace, counting them (on "
+            + "stderr)")
+        boolean skipCorrupt;
 
         @Option(names = "--csv", paramLabel = "FILE",
             description = {"per aggregation: aggregation,time_ns,true_wss_bytes,damon_wss_bytes,wss_error,heat_error;",
@@ -355,16 +374,18 @@ final class ReportCommand implements Callable<Integer>
             if (attrs != null)
             {
                 TraceReader.open(truth).close();
-                AccuracySweepReport.run(truth, attrs, seed, csv, spec.commandLine().getOut(),
+                AccuracySweepReport.run(truth, skipCorrupt, attrs, seed, csv, spec.commandLine().getOut(),
                     spec.commandLine().getErr());
                 return 0;
             }
             final MonitorRecordReader record = openRecord(monitor);
             TraceReader.open(truth).close();
             final Attributes attrs = record.attributes();
+            final TraceIndex index = TraceIndex.read(truth, null, skipCorrupt);
+            index.notes().forEach(spec.commandLine().getErr()::println);
             final ExactAccesses exact = attrs.intervalsGoal().enabled()
-                ? ExactAccesses.tuned(TraceIndex.read(truth), attrs.samplesPerAggregation())
-                : new ExactAccesses(TraceIndex.read(truth), attrs.sampleIntervalUs(), attrs.aggrIntervalUs());
+                ? ExactAccesses.tuned(index, attrs.samplesPerAggregation())
+                : new ExactAccesses(index, attrs.sampleIntervalUs(), attrs.aggrIntervalUs());
             final Accuracy.Report report = Accuracy.compare(record.snapshots(), exact);
             final PrintWriter out = spec.commandLine().getOut();
             final long withWss = report.intervals().stream().filter(i -> i.trueWssBytes() > 0).count();

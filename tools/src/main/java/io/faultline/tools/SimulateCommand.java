@@ -31,15 +31,18 @@ import java.util.concurrent.atomic.LongAdder;
         "faultline simulate [--format F] --policies P1,P2,... --sizes S1,S2,... [--csv OUT]",
         "                          [--plot OUT.png|OUT.svg] [--threads N] [--page-size B] TRACE..."},
     descriptionHeading = "%n", description = {
-        "Replay traces through cache policies at several sizes: table, CSV, chart.", "",
+        SimulateCommand.SUMMARY, "",
         "Replays each trace through each policy at each cache size and prints the misses.", ""})
 final class SimulateCommand implements Callable<Integer>
 {
+    /** What {@code faultline --help} lists for this command: the first line of its description. */
+    static final String SUMMARY = "Replay traces through cache policies at several sizes: table, CSV, chart.";
+
     @Mixin
     SimulationGrid grid;
 
     @Option(names = "--threads", paramLabel = "N", description = "simulations run at once (default: every core, "
-        + "${DEFAULT-VALUE} here)")
+        + "${DEFAULT-VALUE} here); at least 1")
     int threads = Runtime.getRuntime().availableProcessors();
 
     private final PrintStream out;

@@ -34,7 +34,7 @@ final class TraceInputOptions
     String format;
 
     @Option(names = "--page-size", paramLabel = "B",
-        description = "bytes per page for address traces (default 4096; a faultline trace's own)")
+        description = "bytes per page for address traces (default 4096; a faultline trace's own); at least 1")
     Size pageSize;
 
     @Option(names = "--pid", paramLabel = "N", description = "faultline traces: keep one process's references")

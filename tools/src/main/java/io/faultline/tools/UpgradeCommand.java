@@ -25,11 +25,13 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "upgrade", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     synopsisHeading = "usage: ", customSynopsis = "faultline upgrade [--skip-corrupt] [-o DIR] TRACE", descriptionHeading = "%n",
-    description = {"Rewrite a trace recorded by an older faultline (format 1 to 3: some 140 bytes a reference) in "
-        + "format 4 (compact blocks with checksums): the same references and events, which every command reads the "
-        + "same. Without -o the trace is replaced; a packed trace stays packed.", ""})
+    description = {UpgradeCommand.SUMMARY, ""})
 final class UpgradeCommand implements Callable<Integer>
 {
+    static final String SUMMARY = "Rewrite a trace recorded by an older faultline (format 1 to 3: some 140 bytes a "
+        + "reference) in format 4 (compact blocks with checksums): the same references and events, which every command "
+        + "reads the same. Without -o the trace is replaced; a packed trace stays packed.";
+
     private static final String USAGE = "usage: faultline upgrade [--skip-corrupt] [-o DIR] TRACE";
 
     @Parameters(paramLabel = "TRACE", arity = "0..*", description = "a trace directory or packed trace of format 1 to 3")

@@ -143,13 +143,14 @@ class ApiRecordingTest
             + "allocate it with ByteBuffer.allocateDirect", out.get("heap"));
         assertEquals("this recording into " + tmp.resolve("closed") + " is closed; start a new one with Faultline.record "
             + "to trace more", out.get("closed"));
-        assertEquals("cannot create output directory " + tmp.resolve("file").resolve("t") + ": " + tmp.resolve("file")
-            + " is not a directory; choose another directory for Faultline.record", out.get("unwritable"));
+        assertEquals("Faultline.record cannot write a trace into " + tmp.resolve("file").resolve("t") + ": "
+            + tmp.resolve("file") + " is a file; give Faultline.record a new or empty directory", out.get("unwritable"));
         assertEquals("a recording into " + tmp.resolve("first") + " is still running; close it before starting another "
             + "(one recording at a time per JVM)", out.get("concurrent"));
-        assertTrue(out.get("evms").startsWith("the EVMS must hold 16 to "), out.toString());
-        assertEquals("output " + tmp.resolve("closed") + " already holds a trace; choose another directory for "
-            + "Faultline.record or delete it", out.get("holds_trace"));
+        assertEquals("RecordOptions.evms takes 16 to 16777216 pages (one x86 instruction can need several pages enabled "
+            + "at once: operands that straddle pages, string moves, gathers, the stack): 4", out.get("evms"));
+        assertEquals("Faultline.record cannot write a trace into " + tmp.resolve("closed") + ": it holds a trace already; "
+            + "give Faultline.record a new or empty directory, or delete that trace", out.get("holds_trace"));
         assertTrue(out.get("mapped").matches("cannot trace \\[0x[0-9a-f]+, 0x[0-9a-f]+\\): it is not private anonymous "
             + "writable memory; trace direct buffers \\(ByteBuffer.allocateDirect\\) or Unsafe/malloc memory, not file "
             + "mappings"), out.toString());

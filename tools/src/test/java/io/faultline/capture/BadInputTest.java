@@ -53,9 +53,11 @@ class BadInputTest
         assertOneLineError(Faultline.run("record", "-o", tmp.resolve("t").toString()), "missing program");
         assertOneLineError(Faultline.run("record", "--", "true"), "missing -o");
         assertOneLineError(Faultline.run("record", "--evms", "0", "-o", tmp.resolve("t").toString(), "--", "true"),
-            "--evms must be between 1");
+            "--evms must be 16 to 16777216 pages (one x86 instruction can need several pages enabled at once: "
+            + "operands that straddle pages, string moves, gathers, the stack): 0");
         assertOneLineError(Faultline.run("record", "--evms", "4", "-o", tmp.resolve("t").toString(), "--", "true"),
-            "--evms must be at least 16");
+            "--evms must be 16 to 16777216 pages (one x86 instruction can need several pages enabled at once: "
+            + "operands that straddle pages, string moves, gathers, the stack): 4");
         assertOneLineError(Faultline.run("record", "--scope", "some", "-o", tmp.resolve("t").toString(), "--", "true"),
             "unknown scope 'some'");
         assertOneLineError(Faultline.run("record", "--max-processes", "0", "-o", tmp.resolve("t").toString(), "--",
@@ -94,7 +96,7 @@ class BadInputTest
                 "true"));
             builder.environment().put("FAULTLINE_AGENT", tmp.resolve("nowhere/libfaultline.so").toString());
             final Faultline.Result result = Faultline.finish(builder, 60);
-            assertEquals(2, result.status(), result.describe());
+            assertEquals(3, result.status(), result.describe());
             assertOneLineError(result, "FAULTLINE_AGENT names " + tmp.resolve("nowhere/libfaultline.so")
                 + ", which does not exist; point it at a built libfaultline.so or unset it");
             assertFalse(result.err().contains("Exception"), result.describe());

@@ -229,7 +229,8 @@ class KnownMappingsTest
         final String info = run("info", trace.toString());
         for (final String mapping : named.keySet())
         {
-            assertTrue(info.lines().anyMatch(l -> l.startsWith(mapping + " ") && l.trim().split(" +").length == 5),
+            // name, references, read faults, write faults, pages, pages written
+            assertTrue(info.lines().anyMatch(l -> l.startsWith(mapping + " ") && l.trim().split(" +").length == 6),
                 mapping + " counted in: " + info);
         }
     }

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.faultline.tracer.Recorder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,11 +27,14 @@ class SharedMemoryGuardTest
     void aRecorderKilledBeforeTheProgramStartsLeavesNoSharedMemory() throws Exception
     {
         final Path ran = tmp.resolve("ran");
-        final Process recorder = Faultline.builder(List.of("record", "-q", "-o", tmp.resolve("t").toString(), "--",
+        final ProcessBuilder builder = Faultline.builder(List.of("record", "-q", "-o", tmp.resolve("t").toString(), "--",
             "touch", ran.toString()))
-            .redirectOutput(tmp.resolve("out.txt").toFile()).redirectError(tmp.resolve("err.txt").toFile()).start();
-        // The file appears some 100 ms before the program starts (the trace's queue is built in
-        // between): kill the recorder the moment it is there.
+            .redirectOutput(tmp.resolve("out.txt").toFile()).redirectError(tmp.resolve("err.txt").toFile());
+        // The file appears a few milliseconds before the program starts: the recorder holds the
+        // window open for 5 s here (a switch for tests), and the recorder is killed the moment the
+        // file is there.
+        builder.environment().put(Recorder.TEST_START_HOLD_ENV, "5000");
+        final Process recorder = builder.start();
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         List<Path> shm = List.of();
         while (shm.isEmpty() && recorder.isAlive() && System.nanoTime() < deadline)

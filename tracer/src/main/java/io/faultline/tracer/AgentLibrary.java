@@ -13,6 +13,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
+import io.faultline.format.InputProblem;
+
 /**
  * Finds libfaultline.so, in async-profiler's order: the {@code FAULTLINE_AGENT} environment
  * variable, the {@code faultline.agent} system property, then the copy inside the jar, extracted
@@ -54,15 +56,22 @@ public final class AgentLibrary
     {
         if (!Files.isRegularFile(path))
         {
-            // bad input (the user's environment): the CLI prints the message alone and exits 2
-            throw new IllegalArgumentException(source + " names " + path + ", which does not exist; point it at a"
-                + " built libfaultline.so or unset it to use the agent inside the jar");
+            // a file that does not exist: the CLI prints the message alone and exits 3
+            throw new RecordException(source + " names " + path + ", which does not exist; point it at a"
+                + " built libfaultline.so or unset it to use the agent inside the jar", InputProblem.UNREADABLE);
         }
         return path.toAbsolutePath();
     }
 
     private static Path extract() throws IOException
     {
+        synchronized (AgentLibrary.class)
+        {
+            if (held != null)
+            {
+                return held.path; // this JVM's jar and its agent do not change
+            }
+        }
         final byte[] library;
         try (InputStream in = AgentLibrary.class.getResourceAsStream(RESOURCE))
         {

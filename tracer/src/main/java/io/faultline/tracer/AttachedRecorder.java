@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.faultline.format.Startup;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceWriter;
@@ -30,7 +31,8 @@ import org.agrona.concurrent.BackoffIdleStrategy;
  *   JVM -> recorder   "stop"         faultline_detach returned: the agent wrote its last record
  *                     "abandon"      the agent never started: delete the trace; exit status 3
  *                     (end of input) the JVM died: complete the trace with what was recorded
- *   recorder -> JVM   "done K=V ..." the trace is complete (references, reads, writes, pages, ring_waits)
+ *   recorder -> JVM   "done K=V ..." the trace is complete (references, read_faults, write_faults,
+ *                                  pages, written_pages, ring_waits)
  *                     "error TEXT"   the agent stopped on an error; no trace was kept; exit status 1
  * </pre>
  * Arguments: the options of {@code faultline record} that apply ({@code -o}, {@code --evms},
@@ -46,6 +48,7 @@ public final class AttachedRecorder
 
     public static void main(final String[] args)
     {
+        Startup.prepare();
         final PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         int status;
         try
@@ -120,9 +123,9 @@ public final class AttachedRecorder
                 Recorder.finish(writer, header, stats, Recorder.slotCounters(shm, logger), 0, endMonoNs - startMonoNs,
                     System.err);
                 kept = true;
-                out.println("done references=" + stats.references + " reads=" + stats.reads + " writes="
-                    + stats.writes + " pages=" + stats.distinctPages() + " ring_waits="
-                    + header.longValue(TraceHeader.RING_WAITS));
+                out.println("done references=" + stats.references + " read_faults=" + stats.reads + " write_faults="
+                    + stats.writes + " pages=" + stats.distinctPages() + " written_pages=" + stats.writtenPages()
+                    + " ring_waits=" + header.longValue(TraceHeader.RING_WAITS));
                 return 0;
             }
             finally

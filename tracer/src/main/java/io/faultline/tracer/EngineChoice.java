@@ -38,7 +38,7 @@ public final class EngineChoice
             }
             catch (final RecordException ex)
             {
-                throw new RecordException(ex.getMessage() + "; record with --engine mprotect");
+                throw new RecordException(ex.getMessage() + "; record with --engine mprotect", ex.problem());
             }
             return null;
         }
@@ -63,7 +63,7 @@ public final class EngineChoice
             {
                 if (!mprotectServes)
                 {
-                    throw new RecordException(userMode.getMessage() + "; this needs userfaultfd");
+                    throw new RecordException(userMode.getMessage() + "; this needs userfaultfd", userMode.problem());
                 }
                 options.engine = ShmLayout.ENGINE_MPROTECT;
                 return "faultline " + who + ": note: " + userMode.getMessage() + "; " + verb(who)

@@ -11,6 +11,7 @@ import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 
 import com.sun.jna.Native;
+import io.faultline.format.InputProblem;
 
 /**
  * Checks made before a target starts, each failing with one line that names the problem and
@@ -40,11 +41,12 @@ public final class Preflight
             final Path path = Path.of(program);
             if (!Files.exists(path))
             {
-                throw new RecordException("program " + program + " does not exist");
+                throw new RecordException("program " + program + " does not exist", InputProblem.UNREADABLE);
             }
             if (Files.isDirectory(path) || !Files.isExecutable(path))
             {
-                throw new RecordException("program " + program + " is not an executable file; check its path and chmod +x");
+                throw new RecordException("program " + program + " is not an executable file; check its path and chmod +x",
+                    InputProblem.UNREADABLE);
             }
             return path;
         }
@@ -57,7 +59,8 @@ public final class Preflight
                 return candidate;
             }
         }
-        throw new RecordException("program " + program + " was not found on PATH; give its path or install it");
+        throw new RecordException("program " + program + " was not found on PATH; give its path or install it",
+            InputProblem.UNREADABLE);
     }
 
     /**
@@ -74,7 +77,8 @@ public final class Preflight
         }
         catch (final IOException ex)
         {
-            throw new RecordException("cannot read program " + program + ": " + ex.getMessage());
+            throw new RecordException("cannot read program " + program + ": " + InputProblem.reason(ex),
+                InputProblem.UNREADABLE);
         }
         final int mode = Integer.parseInt(modeBits(program), 8);
         final boolean setuid = (mode & 04000) != 0;
@@ -121,7 +125,8 @@ public final class Preflight
         }
         catch (final IOException ex)
         {
-            throw new RecordException("cannot read program " + program + ": " + ex.getMessage());
+            throw new RecordException("cannot read program " + program + ": " + InputProblem.reason(ex),
+                InputProblem.UNREADABLE);
         }
     }
 
@@ -161,7 +166,7 @@ public final class Preflight
         {
             throw new RecordException("no permission to use userfaultfd: give this user read-write access to "
                 + "/dev/userfaultfd (e.g. setfacl -m u:$USER:rw /dev/userfaultfd) or run "
-                + "sysctl vm.unprivileged_userfaultfd=1");
+                + "sysctl vm.unprivileged_userfaultfd=1", InputProblem.UNREADABLE);
         }
         throw new RecordException("cannot create a userfaultfd: errno " + errno);
     }

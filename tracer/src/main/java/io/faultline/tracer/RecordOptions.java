@@ -17,6 +17,16 @@ public final class RecordOptions
      */
     public static final int MIN_EVMS_PAGES = 16;
 
+    /** Most enabled pages: 64 GiB of 4 KiB pages; the agent sizes its EVMS tables for all of them at start. */
+    public static final int MAX_EVMS_PAGES = 1 << 24;
+
+    /**
+     * The EVMS size's range and why it has a floor, as every interface states it (record --evms,
+     * the Java API, the JMH profiler): "16 to 16777216 pages (...)".
+     */
+    public static final String EVMS_RANGE = MIN_EVMS_PAGES + " to " + MAX_EVMS_PAGES + " pages (one x86 instruction can "
+        + "need several pages enabled at once: operands that straddle pages, string moves, gathers, the stack)";
+
     /** kVMTrace's leading segment: small, but every page one instruction touches fits. */
     public static final int DEFAULT_LEAD_PAGES = 8;
 
@@ -186,9 +196,9 @@ public final class RecordOptions
             }
         }
         options.command = new ArrayList<>(args.subList(Math.min(i + 1, args.size()), args.size()));
-        if (options.output == null || options.evmsPages < MIN_EVMS_PAGES)
+        if (options.output == null || options.evmsPages < MIN_EVMS_PAGES || options.evmsPages > MAX_EVMS_PAGES)
         {
-            throw new RecordException("internal recorder arguments: need -o DIR and --evms of at least " + MIN_EVMS_PAGES);
+            throw new RecordException("internal recorder arguments: need -o DIR and --evms of " + EVMS_RANGE);
         }
         return options;
     }

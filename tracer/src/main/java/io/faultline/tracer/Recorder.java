@@ -16,6 +16,7 @@ import io.faultline.format.EventDescriptor;
 import io.faultline.format.EventType;
 import io.faultline.format.FaultlineVersion;
 import io.faultline.format.ShmLayout;
+import io.faultline.format.Startup;
 import io.faultline.format.TraceFormatException;
 import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceLayout;
@@ -58,6 +59,7 @@ public final class Recorder
      */
     public static void main(final String[] args)
     {
+        Startup.prepare();
         int status;
         try
         {
@@ -118,7 +120,7 @@ public final class Recorder
         }
         catch (final TraceFormatException ex)
         {
-            throw new RecordException(ex.getMessage());
+            throw new RecordException(ex.getMessage(), ex.problem());
         }
         final Path agent = AgentLibrary.locate();
         final int pageSize = Libc.INSTANCE.getpagesize();
@@ -134,6 +136,7 @@ public final class Recorder
             final TraceWriter writer = keep ? TraceWriter.create(options.output, header) : null;
             try
             {
+                holdBeforeTheProgramForTests();
                 final TraceStats stats = new TraceStats(pageSize);
                 stats.noticesTo(err);
                 final Logger logger = new Logger(shm, writer, stats, options.chunkRecords);
@@ -217,6 +220,24 @@ public final class Recorder
             }
         }
     }
+
+    /**
+     * For faultline's own tests ({@value #TEST_START_HOLD_ENV}=MS): the recorder waits that long
+     * with its shared memory made and before the program starts, the window in which only the
+     * guard (ShmGuard) can remove the file after a kill -9. The window is a few milliseconds
+     * otherwise, too short for a test to hit.
+     */
+    private static void holdBeforeTheProgramForTests() throws InterruptedException
+    {
+        final String hold = System.getenv(TEST_START_HOLD_ENV);
+        if (hold != null && hold.matches("\\d{1,6}"))
+        {
+            Thread.sleep(Long.parseLong(hold));
+        }
+    }
+
+    /** See {@link #holdBeforeTheProgramForTests}. */
+    public static final String TEST_START_HOLD_ENV = "FAULTLINE_TEST_START_HOLD_MS";
 
     private static void close(final TraceWriter writer)
     {
@@ -572,9 +593,10 @@ public final class Recorder
 
     private void summary(final TraceStats stats, final long ringWaits, final long durationNs, final int exitStatus)
     {
-        err.printf("faultline: %,d references (%,d reads, %,d writes) to %,d pages from %d process(es), %d thread(s) "
-                + "in %.2f s into %s; ring waits %d; exit status %d%n",
-            stats.references, stats.reads, stats.writes, stats.distinctPages(), stats.processes().size(),
+        err.printf("faultline: %,d references (%,d read fault%s, %,d write fault%s) to %,d pages, %,d of them written, "
+                + "from %d process(es), %d thread(s) in %.2f s into %s; ring waits %d; exit status %d%n",
+            stats.references, stats.reads, stats.reads == 1 ? "" : "s", stats.writes, stats.writes == 1 ? "" : "s",
+            stats.distinctPages(), stats.writtenPages(), stats.processes().size(),
             stats.threads().size(), durationNs / 1e9, options.output == null ? "no trace (no -o)" : options.output,
             ringWaits, exitStatus);
     }

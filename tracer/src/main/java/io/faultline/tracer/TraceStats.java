@@ -59,6 +59,8 @@ public final class TraceStats
     public long chunks;
     public long events;
     private final LongHashSet pages = new LongHashSet();
+    /** Pages with a dirty eviction record (tag w or W), or in Moca mode with a write fault: see {@link #writtenPages}. */
+    private final LongHashSet written = new LongHashSet();
     private final Int2ObjectHashMap<ThreadStats> threads = new Int2ObjectHashMap<>();
     private final Int2ObjectHashMap<ProcessStats> processes = new Int2ObjectHashMap<>();
     private final Map<Integer, Untraced> untraced = new TreeMap<>();
@@ -104,6 +106,7 @@ public final class TraceStats
         final int flags = buffer.getInt(offset + ChunkDescriptor.FLAGS);
         final ThreadStats thread = thread(tid, pid);
         final ProcessStats process = process(pid);
+        final boolean moca = ChunkDescriptor.isMoca(flags);
         long writesHere = 0;
         for (int i = 0; i < count; i++)
         {
@@ -112,8 +115,12 @@ public final class TraceStats
             {
                 writesHere++;
             }
-            // Distinct pages count per process: the same address in two processes is two pages.
-            pages.add((buffer.getLong(r + ChunkDescriptor.RECORD_ADDRESS) >>> pageShift) | ((long)pid << 42));
+            final long page = page(pid, buffer.getLong(r + ChunkDescriptor.RECORD_ADDRESS));
+            pages.add(page);
+            if (moca && buffer.getInt(r + ChunkDescriptor.RECORD_MOCA_WRITES) > 0)
+            {
+                written.add(page);
+            }
         }
         chunks++;
         references += count;
@@ -131,7 +138,11 @@ public final class TraceStats
         final EventType type = EventType.of(buffer.getInt(offset + EventDescriptor.TYPE));
         final int pid = buffer.getInt(offset + EventDescriptor.PID);
         final int tid = buffer.getInt(offset + EventDescriptor.TID);
-        if (type == EventType.PROCESS_START)
+        if (type == EventType.EVICT && isDirtyTag(buffer.getLong(offset + EventDescriptor.B)))
+        {
+            written.add(page(pid, buffer.getLong(offset + EventDescriptor.A)));
+        }
+        else if (type == EventType.PROCESS_START)
         {
             final ProcessStats process = process(pid);
             process.ppid = (int)buffer.getLong(offset + EventDescriptor.A);
@@ -204,6 +215,31 @@ public final class TraceStats
     public long distinctPages()
     {
         return pages.size();
+    }
+
+    /**
+     * Distinct pages the program wrote: those that left the EVMS dirty, by their eviction
+     * records' tags (FORMAT.md, "EVMS"), or in Moca mode those with a write fault in an
+     * interval. What users mean by writes, where {@link #writes} counts the faults that were
+     * writes: a page first read and then written is one read fault and, with dirty tracking, a
+     * written page. Every page leaves when a process exits normally; one killed by a signal or
+     * ended by _exit leaves no eviction records, and its pages are not counted.
+     */
+    public long writtenPages()
+    {
+        return written.size();
+    }
+
+    /** An eviction record's tag (event field b) says the page was written while resident: w or W. */
+    public static boolean isDirtyTag(final long tag)
+    {
+        return tag == 'w' || tag == 'W';
+    }
+
+    /** A page, per process: the same address in two processes is two pages (a fork child's copy). */
+    private long page(final int pid, final long address)
+    {
+        return (address >>> pageShift) | ((long)pid << 42);
     }
 
     /** Threads seen, without copying them as {@link #threads()} does. */

@@ -3,6 +3,7 @@ package io.faultline.damon.ops;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +11,7 @@ import java.util.Map;
 import io.faultline.damon.AddressRange;
 import io.faultline.format.EventType;
 import io.faultline.format.MappingNames;
+import io.faultline.format.ReadSummary;
 import io.faultline.format.TraceEvent;
 import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceReader;
@@ -33,6 +35,7 @@ public final class TraceIndex
     /** Each process's pages, ascending; computed once, since iterating an Agrona map is not thread-safe. */
     private final Map<Integer, long[]> sortedPages = new LinkedHashMap<>();
     private final Map<Integer, Long> exitNs = new LinkedHashMap<>();
+    private final List<String> notes = new ArrayList<>();
 
     private TraceIndex(final int pageSize, final long endNs, final String command)
     {
@@ -58,8 +61,17 @@ public final class TraceIndex
      */
     public static TraceIndex read(final Path dir, final String mapping)
     {
+        return read(dir, mapping, false);
+    }
+
+    /**
+     * As {@link #read(Path, String)}; with {@code skipCorrupt}, corrupt excerpts are read past
+     * and counted ({@code --skip-corrupt}), and {@link #notes} says how many.
+     */
+    public static TraceIndex read(final Path dir, final String mapping, final boolean skipCorrupt)
+    {
         final MappingNames names = new MappingNames();
-        try (TraceReader reader = TraceReader.open(dir))
+        try (TraceReader reader = TraceReader.open(dir, skipCorrupt))
         {
             reader.requireReferences("DAMON's trace operations set");
             final TraceHeader header = reader.header();
@@ -67,7 +79,7 @@ public final class TraceIndex
             final Map<Integer, Long2ObjectHashMap<LongArrayList>> building = new LinkedHashMap<>();
             final Map<Integer, Long> exits = new LinkedHashMap<>();
             final long[] last = {0};
-            reader.forEach(new TraceVisitor()
+            final ReadSummary summary = reader.forEach(new TraceVisitor()
             {
                 @Override
                 public void onReference(final long seq, final long timeNs, final int pid, final int tid,
@@ -120,8 +132,18 @@ public final class TraceIndex
                 index.sortedPages.put(pid, keys);
             });
             index.exitNs.putAll(exits);
+            index.notes.addAll(summary.notes(reader.dir()));
             return index;
         }
+    }
+
+    /**
+     * What reading the trace has to say, one line each for stderr: that it is partial, that
+     * corrupt excerpts were skipped, how far a broken queue was read ({@link ReadSummary#notes}).
+     */
+    public List<String> notes()
+    {
+        return Collections.unmodifiableList(notes);
     }
 
     public int pageSize()

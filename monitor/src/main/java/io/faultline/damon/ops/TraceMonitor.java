@@ -21,7 +21,8 @@ import io.faultline.format.TraceHeader;
 public final class TraceMonitor
 {
     /** What one run produced. */
-    public record Result(int targets, long aggregations, long traceEndNs)
+    /** @param notes what reading the trace had to say ({@link TraceIndex#notes}), one line each */
+    public record Result(int targets, long aggregations, long traceEndNs, List<String> notes)
     {
     }
 
@@ -51,9 +52,16 @@ public final class TraceMonitor
     public static Result run(final Path trace, final Path out, final Attributes attrs, final long seed,
         final List<Scheme> schemes) throws Exception
     {
+        return run(trace, out, attrs, seed, schemes, false);
+    }
+
+    /** As {@link #run(Path, Path, Attributes, long, List)}, reading past corrupt excerpts if {@code skipCorrupt}. */
+    public static Result run(final Path trace, final Path out, final Attributes attrs, final long seed,
+        final List<Scheme> schemes, final boolean skipCorrupt) throws Exception
+    {
         attrs.validated();
         MonitorRecordWriter.checkSchemes(schemes);
-        final TraceIndex index = TraceIndex.read(trace);
+        final TraceIndex index = TraceIndex.read(trace, null, skipCorrupt);
         final TraceOperations ops = new TraceOperations(index);
         final TraceHeader start = MonitorRecordWriter.header(attrs, ops.id(), index.pageSize(), seed, schemes)
             .put(MonitorRecordLayout.SOURCE, trace.toAbsolutePath())
@@ -73,7 +81,7 @@ public final class TraceMonitor
             end.put(TraceHeader.END_TIME, Instant.now());
             end.put(TraceHeader.DURATION_NS, index.endNs());
             writer.finish(end);
-            return new Result(index.pids().size(), writer.aggregations(), index.endNs());
+            return new Result(index.pids().size(), writer.aggregations(), index.endNs(), index.notes());
         }
     }
 }
