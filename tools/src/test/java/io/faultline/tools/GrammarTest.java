@@ -163,7 +163,7 @@ class GrammarTest
             assertTrue(first.matches("[A-Z].*\\.") && !first.contains("%n"), name + ": '" + first + "'");
             commands++;
         }
-        assertEquals(20, commands, "12 commands, help, and report's 7");
+        assertEquals(21, commands, "13 commands, help, and report's 7");
         for (final java.util.Map.Entry<String, picocli.CommandLine> e : whole.getSubcommands().entrySet())
         {
             assertEquals(summary(e.getValue()), summary(listed.getSubcommands().get(e.getKey())), e.getKey());
@@ -188,7 +188,7 @@ class GrammarTest
         final CommandRun none = CommandRun.of();
         assertEquals(2, none.status());
         assertEquals("faultline: missing command; known commands: record, info, dump, export, simulate, mrc, sweep, "
-            + "monitor, report, pack, unpack, completion, help (faultline help shows what each does)"
+            + "monitor, report, pack, unpack, upgrade, completion, help (faultline help shows what each does)"
             + System.lineSeparator(), none.err());
     }
 

@@ -40,7 +40,8 @@ class SkipCorruptTest
                 chunks[c][i + 2] = 0x1000L * (1 + (c * 100 + i) % 300);
             }
         }
-        final Path trace = FaultlineTraces.write(tmp.resolve("cut"), 4096, chunks);
+        // format 3, an excerpt a chunk (a format-4 trace's damage: DamagedTraceCommandTest, BlockDamageTest)
+        final Path trace = FaultlineTraces.write(tmp.resolve("cut"), 3, 4096, chunks);
         try (Stream<Path> files = Files.list(trace.resolve(TraceLayout.QUEUE_DIR)))
         {
             for (final Path cq4 : files.filter(p -> p.toString().endsWith(".cq4")).toList())

@@ -708,7 +708,8 @@ public final class TraceReader implements AutoCloseable
                     }
                     else
                     {
-                        stopError = "truncated trace " + shown + ": " + where;
+                        stopError = "truncated trace " + shown + ": " + where
+                            + "; faultline reads the excerpts before it with --skip-corrupt";
                     }
                     return;
                 }
@@ -1003,7 +1004,8 @@ public final class TraceReader implements AutoCloseable
                     final boolean tail = first.block == null && first.gaps.stream().allMatch(g -> g.before == null);
                     stopError = (tail ? "truncated trace " : "corrupt trace ") + shown + ": "
                         + QueueDamage.describe(first, shownFile(files.get(first.file)), origin)
-                        + (tail ? "" : "; faultline reads past it with --skip-corrupt");
+                        + (tail ? "; faultline reads the blocks before it with --skip-corrupt"
+                            : "; faultline reads past it with --skip-corrupt");
                 }
                 skipped = damage.losses();
                 final long missing = header.isComplete() ? header.longValue(TraceHeader.REFERENCES) - references : 0;
@@ -1054,7 +1056,8 @@ public final class TraceReader implements AutoCloseable
                 if (references != expected)
                 {
                     throw new TraceFormatException("truncated trace " + shown + ": the header counts " + expected
-                        + " references but the queue holds " + references);
+                        + " references but the queue holds " + references
+                        + "; faultline reads what it holds with --skip-corrupt");
                 }
             }
         }
