@@ -561,10 +561,9 @@ int fl_handler_start(void)
 		return err;
 	const char *mode = getenv("FAULTLINE_HANDLERS");
 	/*
-	 * Per-CPU handling is opt-in (FAULTLINE_HANDLERS=percpu): under `faultline record` it gained
-	 * nothing measurable on one thread and lost on two (BENCHMARKS.md, "Capture"), although
-	 * the bare probe shows it as fast as a pinned handler (docs/ARCHITECTURE.md, "Fault
-	 * handling").
+	 * Per-CPU handling is opt-in (FAULTLINE_HANDLERS=percpu): under `faultline record` on the
+	 * 2-core VM it gained on one thread, matched the single handler on two and lost on four
+	 * (BENCHMARKS.md, "Scaling with cores").
 	 */
 	single_handler = !mode || strcmp(mode, "percpu") != 0;
 	/*
