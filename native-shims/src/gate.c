@@ -332,18 +332,18 @@ static void hold(const struct fl_gate_region *r, uint32_t n, struct held_set *h,
  */
 static void release_page(uintptr_t p, int evms, struct fl_emitter *e)
 {
-	struct fl_range *r = e ? fl_range_find(p) : NULL;
-	if (r)
+	struct fl_range *r = fl_range_find(p);
+	if (r && e)
 		fl_page_lock(r, p);
 	int dirty;
-	if (fl_pins_release(p) && evms && fl_evms_target(p, &dirty) != FL_EVMS_ENABLED && fl_range_find(p) &&
-	    !fl_pins_has(p) && fl_engine->evict(p) == 1) {
+	if (fl_pins_release(p) && evms && r && fl_evms_target(p, &dirty) != FL_EVMS_ENABLED && !fl_pins_has(p) &&
+	    fl_engine->evict(p) == 1) {
 		if (e)
 			fl_emitter_count(e, FL_TRING_EVICTIONS, 1);
 		else
 			fl_cnt.evictions++;
 	}
-	if (r)
+	if (r && e)
 		fl_page_unlock(r, p);
 }
 
