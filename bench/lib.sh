@@ -34,6 +34,19 @@ bench_need_jar() {
     || { echo "$bench_name: build first: mvn -q package -DskipTests" >&2; exit 2; }
 }
 
+# DIR (named LABEL in the message) is a checkout built with mvn package, else exit 2
+bench_built_checkout() {
+  [[ -x $1/faultline && -f $1/tools/target/faultline.jar ]] \
+    || { echo "$bench_name: ${2:-$1} is not a built checkout: run mvn -q package -DskipTests there" >&2; exit 2; }
+}
+
+# the arguments are two built checkouts, NAME=PATH NAME=PATH, else exit 2
+bench_two_checkouts() {
+  [[ $# -eq 2 && $1 == *=* && $2 == *=* ]] \
+    || { echo "$bench_name: give two checkouts as NAME=PATH NAME=PATH, e.g. before=/tmp/before after=." >&2; exit 2; }
+  for c in "$@"; do bench_built_checkout "${c#*=}"; done
+}
+
 bench_tmp() {
   out=$(mktemp -d "/tmp/$bench_name.XXXXXX")
   trap 'rm -rf "$out"' EXIT

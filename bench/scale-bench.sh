@@ -41,10 +41,7 @@ fi
 read -ra engines <<< "${ENGINES:-sigbus mprotect uffd}"
 evms=${EVMS:-1024}
 before=${BEFORE:-}
-if [[ -n $before ]]; then
-  [[ -x $before/faultline && -f $before/tools/target/faultline.jar ]] \
-    || { echo "$bench_name: BEFORE=$before is not a built checkout: run mvn -q package -DskipTests there" >&2; exit 2; }
-fi
+[[ -n $before ]] && bench_built_checkout "$before" "BEFORE=$before"
 bench_need_jar
 bench_tmp
 bench_cc scale_floor "$here/native/scale_floor.c"

@@ -21,12 +21,7 @@ runs=3
 if [[ ${1:-} =~ ^[0-9]+$ ]]; then runs=$1; shift; fi
 scale=1
 if [[ ${1:-} =~ ^[0-9]+$ ]]; then scale=$1; shift; fi
-[[ $# -eq 2 && $1 == *=* && $2 == *=* ]] \
-  || { echo "$bench_name: give two checkouts as NAME=PATH NAME=PATH, e.g. before=/tmp/before after=." >&2; exit 2; }
-for c in "$@"; do
-  [[ -x ${c#*=}/faultline && -f ${c#*=}/tools/target/faultline.jar ]] \
-    || { echo "$bench_name: ${c#*=} is not a built checkout: run mvn -q package -DskipTests there" >&2; exit 2; }
-done
+bench_two_checkouts "$@"
 bench_tmp
 programs=(demo sort xz jvm)
 workloads demo xz jvm
