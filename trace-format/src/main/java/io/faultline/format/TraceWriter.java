@@ -775,6 +775,7 @@ public final class TraceWriter implements AutoCloseable
             {
                 writeAll();
             }
+            settle();
         }
         catch (final RuntimeException | InternalError ex)
         {
@@ -788,6 +789,7 @@ public final class TraceWriter implements AutoCloseable
         try
         {
             closeQueue();
+            settle();
             QueueFiles.trim(dir.resolve(TraceLayout.QUEUE_DIR));
         }
         catch (final RuntimeException | InternalError | IOException ex)
@@ -825,6 +827,7 @@ public final class TraceWriter implements AutoCloseable
             {
                 writeAll();
             }
+            settle();
         }
         catch (final RuntimeException | InternalError ex)
         {
@@ -833,11 +836,27 @@ public final class TraceWriter implements AutoCloseable
         try
         {
             closeQueue();
+            settle();
+        }
+        catch (final RuntimeException | InternalError ex)
+        {
+            // the queue's end-of-file marker did not fit: readers stop at the last whole excerpt
         }
         finally
         {
             unlock();
         }
+    }
+
+    /**
+     * Takes delivery, here, of a fault of a store into the mapped queue file (a full file system).
+     * HotSpot raises it as an InternalError not at the store but when this thread next comes back
+     * from native code or the VM (the thread's pending unsafe-access error): a native call inside
+     * the try that expects it keeps it from surfacing in whatever code comes next.
+     */
+    private static void settle()
+    {
+        Thread.yield();
     }
 
     private void closeQueue()

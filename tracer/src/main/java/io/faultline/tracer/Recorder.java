@@ -175,14 +175,26 @@ public final class Recorder
                         + "trace with it; the program ran to its end (exit status %d)%n", options.output, exitStatus);
                     return notCompleted(exitStatus);
                 }
-                if (keep)
+                try
                 {
-                    writer.takeOver();
+                    if (keep)
+                    {
+                        writer.takeOver();
+                    }
+                    logger.drain();
+                    if (keep)
+                    {
+                        writeExitEvent(writer, (int)process.pid(), exitStatus, shm.clock(), endMonoNs - startMonoNs);
+                    }
                 }
-                logger.drain();
-                if (keep)
+                catch (final RuntimeException | InternalError ex)
                 {
-                    writeExitEvent(writer, (int)process.pid(), exitStatus, shm.clock(), endMonoNs - startMonoNs);
+                    // the file system filled (or the directory went) with the last writes, which are this
+                    // thread's: the same end as a logger that failed during the run
+                    stop.stop(ex);
+                    kept = true;
+                    return stoppedEarly(stop, writer, header, stats, slotCounters(shm, logger), exitStatus,
+                        endMonoNs - startMonoNs);
                 }
                 stats.events++;
 
@@ -202,7 +214,17 @@ public final class Recorder
                     return agentGaveUp(gaveUp, writer, header, stats, slotCounters, exitStatus,
                         endMonoNs - startMonoNs);
                 }
-                finish(writer, header, stats, slotCounters, exitStatus, endMonoNs - startMonoNs, err);
+                try
+                {
+                    finish(writer, header, stats, slotCounters, exitStatus, endMonoNs - startMonoNs, err);
+                }
+                catch (final IOException | RuntimeException | InternalError ex)
+                {
+                    // the blocks still held or the final header did not fit
+                    stop.stop(ex);
+                    kept = true;
+                    return stoppedEarly(stop, writer, header, stats, slotCounters, exitStatus, endMonoNs - startMonoNs);
+                }
                 kept = true;
                 if (!options.quiet)
                 {
@@ -393,12 +415,13 @@ public final class Recorder
                 writer.finishIncomplete(header);
             }
         }
-        catch (final IOException | RuntimeException ex)
+        catch (final IOException | RuntimeException | InternalError ex)
         {
-            // the header stays state=recording: still read as a partial trace
+            // the header stays state=recording: still read as a partial trace (an InternalError is a
+            // store into the full file system's mapped queue file, TraceWriter.settle)
         }
         return saidStopped(stop.atNs(), stop.cause(), writer != null ? writer.referencesWritten() : written, published,
-            exitStatus);
+            exitStatus, stop.atNs() >= durationNs);
     }
 
     /**
@@ -421,7 +444,7 @@ public final class Recorder
         {
             writer.finishIncomplete(header);
         }
-        return saidStopped(atNs, cause, stats.references, published, exitStatus);
+        return saidStopped(atNs, cause, stats.references, published, exitStatus, false);
     }
 
     /** record's status when the trace did not complete: the program's if it failed, else 1. */
@@ -430,14 +453,18 @@ public final class Recorder
         return exitStatus != 0 ? exitStatus : 1;
     }
 
-    /** The one line a recording that stopped early ends with; its exit status (the program's, else 1). */
+    /**
+     * The one line a recording that stopped early ends with; its exit status (the program's, else
+     * 1). {@code afterTheProgram}: the stop came with the trace's last writes, after the program's
+     * exit, so nothing of the program ran untraced.
+     */
     private int saidStopped(final long atNs, final String cause, final long written, final long published,
-        final int exitStatus)
+        final int exitStatus, final boolean afterTheProgram)
     {
         err.printf("faultline record: recording stopped %.2f s into the run: %s; %,d references were written, "
-                + "%,d more that the agents published were not, and the program ran on to its end untraced "
-                + "(exit status %d); %s%n",
-            atNs / 1e9, cause, written, Math.max(0, published - written), exitStatus,
+                + "%,d more that the agents published were not, and the program %s (exit status %d); %s%n",
+            atNs / 1e9, cause, written, Math.max(0, published - written),
+            afterTheProgram ? "had already run to its end" : "ran on to its end untraced", exitStatus,
             options.output == null ? "no trace was kept (no -o)" : Files.isDirectory(options.output)
                 ? options.output + " holds an incomplete trace" : "the trace went with its directory");
         return notCompleted(exitStatus);
