@@ -37,6 +37,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "faultline_shm.h"
 #include "emit.h"
@@ -64,7 +65,8 @@ struct slot {
 
 struct code_map {
 	uintptr_t start, end;
-	int code; /* executable: announced with FL_EV_CODE_MAP; else frames in it end a walk */
+	int code;      /* executable: announced with FL_EV_CODE_MAP; else frames in it end a walk */
+	int announced; /* its FL_EV_CODE_MAP is out, or none is due (see wait_announced) */
 };
 
 static uint32_t frames_max; /* N, 0: off */
@@ -179,6 +181,27 @@ struct learning {
 	int code;
 };
 
+/*
+ * A walk that finds a mapping another thread put in the table waits until that thread's
+ * FL_EV_CODE_MAP is out before its stack can name the mapping. Both events take the clock's
+ * value as their seq, and with no reference between them it is the same: the recorder orders
+ * events of one seq from two rings by time, and only among those it has seen (Logger), so the
+ * code map must be in its ring, with the earlier time, before the stack is made. The wait is
+ * that thread's emit: a ring write, or its wait for room, which gives up with the recorder.
+ */
+static void wait_announced(uintptr_t a)
+{
+	for (;;) {
+		fl_spin_lock(&tables_lock);
+		int i = map_index(a);
+		int done = i < 0 || __atomic_load_n(&maps[i].announced, __ATOMIC_ACQUIRE);
+		fl_spin_unlock(&tables_lock);
+		if (done)
+			return;
+		fl_raw_syscall3(SYS_sched_yield, 0, 0, 0);
+	}
+}
+
 /* the query's answer, outside the tables' lock (a system call); kept and announced under it */
 static int learn_map(const struct fl_map_line *m, void *ctx)
 {
@@ -186,6 +209,8 @@ static int learn_map(const struct fl_map_line *m, void *ctx)
 	l->code = m->perms[2] == 'x';
 	fl_spin_lock(&tables_lock);
 	int known = maps_n == MAPS_MAX || map_index(m->start) >= 0;
+	/* the agent's frames never go out (take), nor their mappings */
+	int announce = !known && l->code && !fl_in_agent_text(m->start);
 	uint64_t seq = fl_clock_now();
 	if (!known) {
 		uint32_t i = maps_n;
@@ -193,12 +218,20 @@ static int learn_map(const struct fl_map_line *m, void *ctx)
 			maps[i] = maps[i - 1];
 			i--;
 		}
-		maps[i] = (struct code_map){ m->start, m->end, l->code };
+		maps[i] = (struct code_map){ m->start, m->end, l->code, !announce };
 		maps_n++;
 	}
 	fl_spin_unlock(&tables_lock);
-	if (!known && l->code && !fl_in_agent_text(m->start)) /* the agent's frames never go out (take) */
+	if (announce) {
 		emit(l->w, FL_EV_CODE_MAP, seq, m->start, m->end, m->offset, m->path, (uint32_t)strlen(m->path));
+		fl_spin_lock(&tables_lock); /* entries move as others are put in: found again */
+		int i = map_index(m->start);
+		if (i >= 0)
+			__atomic_store_n(&maps[i].announced, 1, __ATOMIC_RELEASE);
+		fl_spin_unlock(&tables_lock);
+	} else if (known && l->code) {
+		wait_announced(m->start);
+	}
 	return 1;
 }
 
@@ -208,7 +241,10 @@ static int in_code(struct walk *w, uintptr_t a)
 	fl_spin_lock(&tables_lock);
 	int i = map_index(a);
 	int code = i >= 0 ? maps[i].code : -1;
+	int announced = i >= 0 && maps[i].announced;
 	fl_spin_unlock(&tables_lock);
+	if (code > 0 && !announced)
+		wait_announced(a);
 	if (code >= 0)
 		return code;
 	struct learning l = { w, 0 };

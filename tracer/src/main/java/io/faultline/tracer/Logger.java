@@ -129,23 +129,13 @@ public final class Logger implements Agent
             int taken = 0;
             while (taken < limit)
             {
-                int best = -1;
-                long bestKey = 0;
-                long bestTime = 0;
-                for (int i = 0; i < n; i++)
+                int best = lowest();
+                if (best >= 0 && (bestKey & 1) == 0)
                 {
-                    final RingCursor r = rings[i];
-                    if (!r.peek())
-                    {
-                        continue;
-                    }
-                    final long key = r.key();
-                    if (best < 0 || key < bestKey || (key == bestKey && (key & 1) == 0 && r.timeNs() < bestTime))
-                    {
-                        best = i;
-                        bestKey = key;
-                        bestTime = (key & 1) == 0 ? r.timeNs() : 0;
-                    }
+                    // an event: a ring that was empty when it was looked at may have taken, since, an event
+                    // of the same seq published before this one and to come first by time (a code map
+                    // before the stack that names it, native-shims stacks.c): all are looked at again
+                    best = lowest();
                 }
                 if (best < 0 || (!unbounded && bestKey > 2 * bound))
                 {
@@ -164,6 +154,32 @@ public final class Logger implements Agent
                 rings[i].commit();
             }
             return taken;
+        }
+
+        /** The lowest key of the rings' next items (an event's: with its time). */
+        private long bestKey;
+
+        /** @return the ring whose next item comes first (its key in {@link #bestKey}), or -1: all are empty */
+        private int lowest()
+        {
+            int best = -1;
+            long bestTime = 0;
+            for (int i = 0; i < n; i++)
+            {
+                final RingCursor r = rings[i];
+                if (!r.peek())
+                {
+                    continue;
+                }
+                final long key = r.key();
+                if (best < 0 || key < bestKey || (key == bestKey && (key & 1) == 0 && r.timeNs() < bestTime))
+                {
+                    best = i;
+                    bestKey = key;
+                    bestTime = (key & 1) == 0 ? r.timeNs() : 0;
+                }
+            }
+            return best;
         }
 
         boolean drained()
