@@ -145,7 +145,7 @@ static void pass_on(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_threa
 		real_sigaction(fault_sig, &dfl, NULL);
 		__atomic_store_n(&installed, 0, __ATOMIC_RELEASE);
 		if (sent) /* pending until this handler returns, then the default action */
-			fl_raw_syscall3(SYS_tgkill, fl_raw_syscall3(SYS_getpid, 0, 0, 0), fl_raw_syscall3(SYS_gettid, 0, 0, 0),
+			fl_syscall(SYS_tgkill, fl_syscall(SYS_getpid), fl_syscall(SYS_gettid),
 					fault_sig);
 		return;
 	}
@@ -157,7 +157,7 @@ static void pass_on(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_threa
 			sigaddset(&mask, s);
 	sigdelset(&mask, fault_sig);
 	sigdelset(&mask, SIGSYS); /* the handler runs gated: a SIGSYS forced while blocked would kill it */
-	fl_gate_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0, NSIG / 8, 0, 0);
+	fl_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0, NSIG / 8);
 	/* the program's handler runs gated, as the interrupted code did */
 	char selector = g ? g->selector : 0;
 	if (g)
@@ -201,7 +201,7 @@ static void on_fault(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_thre
 		long err = uc->uc_mcontext.gregs[REG_ERR];
 		uint32_t access = ((err & ERR_WRITE) ? FL_ACCESS_WRITE : 0) | ((err & ERR_FETCH) ? FL_ACCESS_EXEC : 0) |
 				  ((err & ERR_PRESENT) ? FL_ACCESS_PRESENT : 0) | (g && g->kernel ? FL_ACCESS_KERNEL : 0);
-		int32_t tid = (int32_t)fl_raw_syscall3(SYS_gettid, 0, 0, 0);
+		int32_t tid = (int32_t)fl_syscall(SYS_gettid);
 		/* the program's registers at the fault: its call stack (stacks.c, record --stacks) */
 		struct fl_stack_regs regs = { .pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP],
 					      .sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
@@ -230,8 +230,8 @@ void fl_fault_signal_thread(void)
 {
 	if (!fault_signal_active())
 		return;
-	int32_t pid = (int32_t)fl_raw_syscall3(SYS_getpid, 0, 0, 0);
-	int32_t tid = (int32_t)fl_raw_syscall3(SYS_gettid, 0, 0, 0);
+	int32_t pid = (int32_t)fl_syscall(SYS_getpid);
+	int32_t tid = (int32_t)fl_syscall(SYS_gettid);
 	/* the slot's first page holds the thread's gate state (gate.h), the stack lies above it */
 	struct fl_gate_thread *g = fl_sigstack_take(pid, tid);
 	if (!g)

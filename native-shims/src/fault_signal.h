@@ -9,6 +9,7 @@
 
 /* the handler of sig (SIGSEGV or SIGBUS) for this process image; engine names it in messages */
 int fl_fault_signal_install(int sig, const char *engine);
+int fl_fault_signal_number(void); /* the signal installed, or 0: the engine's fault_signal op */
 void fl_fault_signal_thread(void); /* this thread: an alternate signal stack, the signal unblocked */
 
 #endif

@@ -378,7 +378,7 @@ static int other_alloc(void)
 	int state = __atomic_load_n(&alloc_state, __ATOMIC_ACQUIRE);
 	if (state >= ALLOC_GLIBC)
 		return state == ALLOC_OTHER;
-	int32_t tid = (int32_t)fl_raw_syscall3(SYS_gettid, 0, 0, 0);
+	int32_t tid = (int32_t)fl_syscall(SYS_gettid);
 	if (state == ALLOC_RESOLVING && __atomic_load_n(&alloc_resolver, __ATOMIC_RELAXED) == tid)
 		return 0; /* dlsym's own allocation, in the middle of resolving */
 	int expect = ALLOC_UNRESOLVED;

@@ -13,7 +13,6 @@
 #include "faultline_shm.h"
 #include "emit.h"
 #include "engine.h"
-#include "engine_uffd.h"
 #include "evms.h"
 #include "map_events.h"
 #include "request.h"
@@ -122,7 +121,7 @@ void fl_map_event(const struct fl_trap *m)
  */
 void fl_map_learn_dirty_before(uintptr_t addr, size_t len)
 {
-	if (!fl_uffd_wp_async || !fl_tracing() || !len || (addr & (FL_PAGE - 1)))
+	if (!fl_engine->writes_async || !fl_engine->writes_async() || !fl_tracing() || !len || (addr & (FL_PAGE - 1)))
 		return;
 	int saved = errno;
 	fl_req_call(FL_REQ_LEARN_DIRTY, addr, FL_PAGE_UP(addr + len), 0, 0);

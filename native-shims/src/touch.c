@@ -268,7 +268,7 @@ static struct bounce {
 
 static struct bounce *bounce_claim(void)
 {
-	int32_t tid = (int32_t)fl_raw_syscall3(SYS_gettid, 0, 0, 0);
+	int32_t tid = (int32_t)fl_syscall(SYS_gettid);
 	for (int i = 0; i < BOUNCES; i++) {
 		int32_t free_ = 0;
 		if (__atomic_load_n(&bounces[i].tid, __ATOMIC_RELAXED) == 0 &&
@@ -279,7 +279,7 @@ static struct bounce *bounce_claim(void)
 	 * All taken. A thread cancelled inside a wait (pthread_cancel unwinds from the call) never
 	 * released its buffer: once the kernel says that thread is gone, the buffer is free.
 	 */
-	long pid = fl_raw_syscall3(SYS_getpid, 0, 0, 0);
+	long pid = fl_syscall(SYS_getpid);
 	for (int i = 0; i < BOUNCES; i++) {
 		int32_t owner = __atomic_load_n(&bounces[i].tid, __ATOMIC_RELAXED);
 		if (owner && fl_thread_gone((pid_t)pid, owner) &&
