@@ -717,19 +717,10 @@ static void pass_on_sigsys(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gat
  * An engine without mapping events (sigbus, mprotect) hears of munmap, of what an mmap with
  * MAP_FIXED replaces, of a break that shrinks and of madvise's zaps here, glibc's internal calls
  * included (a trimmed or deleted arena heap, a freed mmapped block, its stack cache), where the
- * libc wrappers (interpose.c) saw only the program's own calls: what userfaultfd's UNMAP and
- * REMOVE events would have said, before the pages go (after, for madvise: the zap is the call).
+ * libc wrappers (hooks/interpose.c) saw only the program's own calls: what userfaultfd's UNMAP
+ * and REMOVE events would have said, before the pages go (after, for madvise: the zap is the
+ * call). map_events.c says them (fl_map_say).
  */
-static int says_map_events(void)
-{
-	return !(fl_engine->observes & FL_OBSERVES_MAP_EVENTS) && fl_tracing();
-}
-
-static void map_event(uint32_t kind, uintptr_t s, uintptr_t e)
-{
-	if (e > s)
-		fl_req_call(FL_REQ_MAP_EVENT, kind, s, e, 0);
-}
 
 /* the calls that zap or move pages and are heard of after they did (map_events.c, fl_map_learn_dirty_before) */
 static void learn_dirty_before(long nr, const long *a)
@@ -745,22 +736,22 @@ static void map_events_before(long nr, const long *a)
 {
 	uintptr_t s = (uintptr_t)a[0];
 	learn_dirty_before(nr, a);
-	if (!says_map_events() || (s & (FL_PAGE - 1)))
+	if (!fl_map_says_events() || (s & (FL_PAGE - 1)))
 		return;
 	if ((nr == SYS_munmap || (nr == SYS_mmap && ((int)a[3] & MAP_FIXED))) && a[1])
-		map_event(FL_TRAP_UNMAP, s, FL_PAGE_UP(s + (uintptr_t)a[1]));
+		fl_map_say(FL_TRAP_UNMAP, s, FL_PAGE_UP(s + (uintptr_t)a[1]), 0);
 	if (nr == SYS_brk && s) {
 		uintptr_t cur = (uintptr_t)fl_syscall(SYS_brk);
 		if (s < cur)
-			map_event(FL_TRAP_UNMAP, FL_PAGE_UP(s), FL_PAGE_UP(cur));
+			fl_map_say(FL_TRAP_UNMAP, FL_PAGE_UP(s), FL_PAGE_UP(cur), 0);
 	}
 }
 
 static void map_events_after(long nr, const long *a, long r)
 {
-	if (nr == SYS_madvise && r == 0 && a[1] && says_map_events() &&
+	if (nr == SYS_madvise && r == 0 && a[1] && fl_map_says_events() &&
 	    (a[2] == MADV_DONTNEED || a[2] == MADV_FREE || a[2] == MADV_REMOVE))
-		map_event(FL_TRAP_REMOVE, FL_PAGE_DOWN(a[0]), FL_PAGE_UP((uintptr_t)a[0] + (uintptr_t)a[1]));
+		fl_map_say(FL_TRAP_REMOVE, FL_PAGE_DOWN(a[0]), FL_PAGE_UP((uintptr_t)a[0] + (uintptr_t)a[1]), 0);
 }
 
 /* ---- the handler ---- */

@@ -144,16 +144,10 @@ static int notice(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 	return notice_text(type, a, b, c, d, NULL, 0);
 }
 
-/* an engine that sees no mapping events (mprotect): the interposed call says what happened */
-static inline int says_map_events(void)
-{
-	return !(fl_engine->observes & FL_OBSERVES_MAP_EVENTS) && fl_tracing();
-}
-
 /* munmap, madvise and MAP_FIXED: the system-call gate says them for every call, glibc's own too (gate.c) */
 static inline int says_unmaps(void)
 {
-	return says_map_events() && !fl_gate_active();
+	return fl_map_says_events() && !fl_gate_active();
 }
 
 /* the gate asks for every call itself when it is on (map_events.c, fl_map_learn_dirty_before) */
@@ -161,13 +155,6 @@ static void learn_dirty_before(uintptr_t addr, size_t len)
 {
 	if (!fl_gate_active())
 		fl_map_learn_dirty_before(addr, len);
-}
-
-static void map_event(uint32_t kind, uint64_t a, uint64_t b, uint64_t c)
-{
-	int saved = errno;
-	fl_req_call(FL_REQ_MAP_EVENT, kind, a, b, c);
-	errno = saved;
 }
 
 /* ---- mmap family ---- */
@@ -181,7 +168,7 @@ FL_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 	 * JVM uncommits and commits heap and metaspace so). MAP_FIXED_NOREPLACE replaces nothing.
 	 */
 	if ((flags & MAP_FIXED) && says_unmaps() && len && !((uintptr_t)addr & (FL_PAGE - 1)))
-		map_event(FL_TRAP_UNMAP, (uintptr_t)addr, FL_PAGE_UP((uintptr_t)addr + len), 0);
+		fl_map_say(FL_TRAP_UNMAP, (uintptr_t)addr, FL_PAGE_UP((uintptr_t)addr + len), 0);
 	else if ((flags & MAP_FIXED) && (fl_engine->observes & FL_OBSERVES_MAP_EVENTS))
 		learn_dirty_before((uintptr_t)addr, len);
 	void *p = real_mmap(addr, len, prot, flags, fd, off);
@@ -213,13 +200,13 @@ FL_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...
 	/* a traced range that moves raises UFFD_EVENT_REMAP, which knows the old length only */
 	int h = fl_hint_post(FL_HINT_MREMAP, (uintptr_t)old, old_len, new_len);
 	void *p = real_mremap(old, old_len, new_len, flags, new_addr);
-	if (p != MAP_FAILED && says_map_events()) {
+	if (p != MAP_FAILED && fl_map_says_events()) {
 		/* what the kernel's events would have said: the cut tail, then the move */
 		uintptr_t o = FL_PAGE_DOWN((uintptr_t)old), kept = FL_PAGE_UP(new_len < old_len ? new_len : old_len);
 		if (FL_PAGE_UP(old_len) > kept)
-			map_event(FL_TRAP_UNMAP, o + kept, o + FL_PAGE_UP(old_len), 0);
+			fl_map_say(FL_TRAP_UNMAP, o + kept, o + FL_PAGE_UP(old_len), 0);
 		if ((uintptr_t)p != o)
-			map_event(FL_TRAP_REMAP, o, (uintptr_t)p, kept);
+			fl_map_say(FL_TRAP_REMAP, o, (uintptr_t)p, kept);
 	}
 	int saved = errno;
 	int said = fl_hint_take(h);
@@ -240,7 +227,7 @@ FL_EXPORT int madvise(void *addr, size_t len, int advice)
 	int h = fl_hint_post(FL_HINT_MADVISE, (uintptr_t)addr, len, (uint64_t)advice);
 	int r = real_madvise(addr, len, advice);
 	if (r == 0 && (advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE) && says_unmaps())
-		map_event(FL_TRAP_REMOVE, FL_PAGE_DOWN((uintptr_t)addr), FL_PAGE_UP((uintptr_t)addr + len), 0);
+		fl_map_say(FL_TRAP_REMOVE, FL_PAGE_DOWN((uintptr_t)addr), FL_PAGE_UP((uintptr_t)addr + len), 0);
 	int saved = errno;
 	fl_hint_take(h);
 	errno = saved;
@@ -252,7 +239,7 @@ FL_EXPORT int munmap(void *addr, size_t len)
 {
 	RESOLVE(real_munmap, "munmap");
 	if (says_unmaps() && len && !((uintptr_t)addr & (FL_PAGE - 1)))
-		map_event(FL_TRAP_UNMAP, (uintptr_t)addr, FL_PAGE_UP((uintptr_t)addr + len), 0);
+		fl_map_say(FL_TRAP_UNMAP, (uintptr_t)addr, FL_PAGE_UP((uintptr_t)addr + len), 0);
 	else if (fl_engine->observes & FL_OBSERVES_MAP_EVENTS)
 		learn_dirty_before((uintptr_t)addr, len);
 	return real_munmap(addr, len);
@@ -263,7 +250,7 @@ FL_EXPORT int mprotect(void *addr, size_t len, int prot)
 {
 	RESOLVE(real_mprotect, "mprotect");
 	/* any part may be traced: the handler does it, and keeps the traced pages' own state */
-	if (!says_map_events() || ((uintptr_t)addr & (FL_PAGE - 1)))
+	if (!fl_map_says_events() || ((uintptr_t)addr & (FL_PAGE - 1)))
 		return real_mprotect(addr, len, prot);
 	int r = fl_req_call(FL_REQ_MPROTECT, (uintptr_t)addr, len, (uint64_t)prot, 0);
 	if (r == -ENOSYS) /* the handler is gone: tracing stopped */
@@ -438,7 +425,7 @@ FL_EXPORT void *realloc(void *old, size_t n)
 	uintptr_t block;
 	size_t len;
 	int other = other_alloc();
-	if (old && !other && says_map_events() && (len = mmapped_block(old, &block))) {
+	if (old && !other && fl_map_says_events() && (len = mmapped_block(old, &block))) {
 		int saved = errno;
 		fl_req_call(FL_REQ_UNTRACE, block, block + len, 0, 0);
 		errno = saved;
@@ -472,7 +459,7 @@ FL_EXPORT void free(void *p)
 		fl_req_call(FL_REQ_UNTRACE, block, block + FL_PAGE, 0, 0);
 		errno = saved;
 		if (len > FL_PAGE)
-			map_event(FL_TRAP_UNMAP, block + FL_PAGE, block + len, 0);
+			fl_map_say(FL_TRAP_UNMAP, block + FL_PAGE, block + len, 0);
 	}
 	__libc_free(p);
 }

@@ -111,6 +111,17 @@ void fl_map_event(const struct fl_trap *m)
 	fl_counters_publish();
 }
 
+int fl_map_says_events(void)
+{
+	return !(fl_engine->observes & FL_OBSERVES_MAP_EVENTS) && fl_tracing();
+}
+
+void fl_map_say(uint32_t kind, uint64_t a, uint64_t b, uint64_t c)
+{
+	if (kind == FL_TRAP_REMAP || b > a)
+		fl_req_call(FL_REQ_MAP_EVENT, kind, a, b, c); /* raw system calls only: errno untouched */
+}
+
 /*
  * Asynchronous dirty tracking keeps the written bit in the page table, and a zap or a move
  * drops it (a moved page reads written in its new place), so before a call that zaps or moves
