@@ -45,7 +45,6 @@
 #include "sigstack.h"
 #include "state.h"
 #include "sys.h"
-#include "touch.h"
 #include "untraced.h"
 
 /* the engine, policy and mode the control block names (FL_ENGINE_*, FL_POLICY_*, FL_MODE_*); NULL if unknown */
@@ -409,7 +408,6 @@ static int follow_child(void)
 	fl_pagemap_reset_after_fork();
 	fl_untraced_reset();
 	fl_thread_foreign_reset();
-	fl_touch_reset_after_fork();
 	fl_pins_held_reset(); /* the calls of the parent's other threads are not ours */
 	fl_agent.exec_event = 0;
 	fl_threads_starting = 0; /* the parent's thread starts are not ours */
@@ -484,14 +482,16 @@ void fl_agent_hold_library(void)
 }
 
 static int start(const char *path);
+static void (*started)(void); /* fl_agent_start's */
 
 static long start_on(void *path)
 {
 	return start(path);
 }
 
-int fl_agent_start(const char *path)
+int fl_agent_start(const char *path, void (*then)(void))
 {
+	started = then;
 	return (int)on_start_stack(start_on, (void *)path);
 }
 
@@ -599,7 +599,8 @@ static int start(const char *path)
 		fl_req_stack = fl_sigstack_top; /* a program thread's wait for the handler off its own stack */
 		fl_gate_on_core(fl_guard_stop_for_core); /* a core holds the program's pages at their addresses */
 		fl_gate_start(); /* in-thread engines: every system call of the program's threads gated */
-		fl_touch_start(); /* with the gate off only (touch.c) */
+		if (started)
+			started(); /* the hooks' own start, on this stack too (hooks/entry.c) */
 	}
 	return 0;
 }
@@ -654,7 +655,7 @@ int fl_agent_attach(const char *shm_path)
 	fl_attached = 1;
 	thp_disabled_before = fl_syscall(SYS_prctl, PR_GET_THP_DISABLE) > 0;
 	__atomic_store_n(&fl_agent.active, 0, __ATOMIC_RELEASE);
-	int r = fl_agent_start(shm_path);
+	int r = fl_agent_start(shm_path, NULL);
 	if (r != 0)
 		release_session();
 	return r;

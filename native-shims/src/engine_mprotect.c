@@ -9,10 +9,10 @@
  * What differs from the userfaultfd engine, and why:
  *   - a kernel-mode access to a disabled page (read(2) into it) fails with EFAULT instead of
  *     waiting: the common libc calls that hand a buffer to the kernel touch it first
- *     (touch.c); what they cannot cover is listed in README.md;
+ *     (hooks/touch.c); what they cannot cover is listed in README.md;
  *   - no mapping events: munmap, madvise and mremap are seen through their interposed calls
  *     (FL_REQ_MAP_EVENT), glibc's free and realloc of its mmapped blocks through the malloc
- *     wrappers (interpose.c), its other internal ones not: see set_prot;
+ *     wrappers (hooks/interpose.c), its other internal ones not: see set_prot;
  *   - the program's own mprotect of traced memory is interposed: the protection it wants is
  *     kept per page and applied whenever the engine enables the page (FL_REQ_MPROTECT);
  *   - dirty tracking: a page enabled by a read is PROT_READ (less what the program wants), so

@@ -13,7 +13,7 @@
  *
  * What differs from the userfaultfd engine, and why:
  *   - a kernel-mode access to a disabled page (read(2) into it) fails with EFAULT instead of
- *     waiting, as under the mprotect engine: the same buffer touching covers it (touch.c);
+ *     waiting, as under the mprotect engine: the same buffer touching covers it (hooks/touch.c);
  *   - no mapping events (they need a reader, and munmap would wait for one): munmap, madvise
  *     and mremap are seen through their interposed calls, as under the mprotect engine;
  *     mremap drops a moved range's registration when the userfaultfd has no

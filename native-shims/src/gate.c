@@ -32,7 +32,7 @@
  *     returns through its copy of the frame;
  *   - dispatch is per task, not inherited by clone or fork, and cleared by exec (checked here:
  *     bench/native/gate_probe.c): each thread the program starts is armed by the thread-start
- *     hook (interpose.c, trampoline), a followed fork child by the agent, an exec'd image by
+ *     hook (hooks/interpose.c, trampoline), a followed fork child by the agent, an exec'd image by
  *     its own agent; a thread started by raw clone is not gated;
  *   - the program's own SIGSYS handler gets what is not dispatch (seccomp's SIGSYS), and its own
  *     PR_SET_SYSCALL_USER_DISPATCH is refused with EBUSY;
@@ -370,7 +370,7 @@ static void release(const struct fl_gate_region *r, uint32_t n, const struct hel
  * a thread is kept in its gate state, up to FL_GATE_OPEN_REGIONS regions and
  * FL_GATE_OPEN_PAGES pages, and given back by the thread's next call once that call's frame lies
  * where the open one's did (a nested call, from a handler run during the wait, lies below it),
- * or by the thread's end (interpose.c, the trampoline's cleanup). Lock held.
+ * or by the thread's end (hooks/interpose.c, the trampoline's cleanup). Lock held.
  */
 static void open_call(struct fl_gate_thread *g, const struct fl_gate_region *r, uint32_t n, const struct held_set *h,
 		      uintptr_t sp)

@@ -112,8 +112,6 @@ static void teardown(uint32_t reason, int err)
 	stopping = 1;
 	fl_unlock();
 	uint64_t one = 1;
-	/* raw: the interposed write (touch.c) resolves libc's with dlsym on its first call, and the
-	 * dynamic loader's walk may touch traced memory, which this thread would wait on for good */
 	fl_syscall(SYS_write, stop_efd, (long)&one, sizeof(one));
 	/*
 	 * Wait for the fault threads to leave, so none uses the uffd after it is closed. One that

@@ -94,7 +94,6 @@ static int read_launch(pid_t recorder, struct launch *l)
 	size_t n = strlen(path);
 	n += fl_fmt_u64(path + n, (uint64_t)recorder);
 	memcpy(path + n, "/environ", 9);
-	/* raw calls: the agent's own wrappers of read and write are not for it (touch.c) */
 	long fd = fl_syscall(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;

@@ -128,7 +128,7 @@ void fl_map_say(uint32_t kind, uint64_t a, uint64_t b, uint64_t c)
  * pages and is heard of only after it (userfaultfd's events; madvise and mremap under the
  * in-thread engines) the EVMS reads the bits of the range (serve.c, on_learn_dirty). The
  * system-call gate asks for every such call (gate.c), the interposed calls only with the gate
- * off (interpose.c).
+ * off (hooks/interpose.c).
  */
 void fl_map_learn_dirty_before(uintptr_t addr, size_t len)
 {

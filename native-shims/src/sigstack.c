@@ -116,8 +116,6 @@ void *fl_sigstack_take(int32_t pid, int32_t tid)
 	fl_spin_unlock(&lock);
 	if (!stack)
 		return NULL;
-	/* raw: the program's sigaltstack is interposed (fault_signal.c) and gated (gate.c); the
-	 * agent's own text is never dispatched */
 	stack_t ss = { .ss_sp = stack + FL_PAGE, .ss_size = FL_SIGSTACK - FL_PAGE, .ss_flags = 0 };
 	if (fl_syscall(SYS_sigaltstack, (long)&ss) != 0)
 		return NULL;

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "resolve.h"
 #include "sys.h"
 
 void *fl_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
@@ -383,7 +384,6 @@ long fl_read_self(void *out, uintptr_t addr, size_t n)
 int fl_real_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
 	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-	if (!real)
-		*(void **)&real = dlsym(RTLD_NEXT, "pthread_create");
+	FL_RESOLVE(real, "pthread_create");
 	return real(t, attr, fn, arg);
 }

@@ -77,7 +77,7 @@ void fl_futex_wake(uint32_t *word);
 int fl_futex_wait_shared(uint32_t *word, uint32_t expected, long timeout_ns);
 void fl_futex_wake_shared(uint32_t *word);
 
-/* pthread_create past the agent's own wrapper (interpose.c): for the agent's own threads */
+/* pthread_create past the agent's own wrapper (hooks/interpose.c): for the agent's own threads */
 int fl_real_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
 
 /*

@@ -9,7 +9,7 @@
  *   - a program of another architecture or ELF class (an i386 binary: its loader cannot load a
  *     64-bit library, and says so on the program's stderr);
  *   - a program whose environment no longer names the agent (env -u LD_PRELOAD, env -i).
- * Two ways in. An exec through libc's wrappers (interpose.c) is classified before the call, from
+ * Two ways in. An exec through libc's wrappers (hooks/interpose.c) is classified before the call, from
  * the file and the environment passed, and said before it (a failed exec says so again: reason
  * 0). A child made otherwise (posix_spawn, system and popen exec through glibc's internal calls,
  * which no wrapper sees) is found by the guard among the children of the threads that made one

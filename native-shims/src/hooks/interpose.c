@@ -54,6 +54,7 @@
 #include "ranges.h"
 #include "request.h"
 #include "state.h"
+#include "resolve.h"
 #include "sys.h"
 #include "touch.h"
 
@@ -87,33 +88,28 @@ static int (*real_execveat)(int, const char *, char *const[], char *const[], int
 static int (*real_clone)(int (*)(void *), void *, int, void *, ...);
 static long (*real_syscall)(long, ...);
 
-#define RESOLVE(var, name)                                          \
-	do {                                                        \
-		if (!(var))                                         \
-			*(void **)&(var) = dlsym(RTLD_NEXT, name); \
-	} while (0)
 
 void fl_interpose_init(void)
 {
-	RESOLVE(real_mmap, "mmap");
-	RESOLVE(real_mremap, "mremap");
-	RESOLVE(real_brk, "brk");
-	RESOLVE(real_sbrk, "sbrk");
-	RESOLVE(real_pthread_create, "pthread_create");
-	RESOLVE(real_fork, "fork");
-	RESOLVE(real__Fork, "_Fork");
-	RESOLVE(real_madvise, "madvise");
-	RESOLVE(real_pthread_exit, "pthread_exit");
-	RESOLVE(real_pthread_setname_np, "pthread_setname_np");
-	RESOLVE(real_prctl, "prctl");
-	RESOLVE(real_execve, "execve");
-	RESOLVE(real_execv, "execv");
-	RESOLVE(real_execvp, "execvp");
-	RESOLVE(real_execvpe, "execvpe");
-	RESOLVE(real_fexecve, "fexecve");
-	RESOLVE(real_execveat, "execveat");
-	RESOLVE(real_clone, "clone");
-	RESOLVE(real_syscall, "syscall");
+	FL_RESOLVE(real_mmap, "mmap");
+	FL_RESOLVE(real_mremap, "mremap");
+	FL_RESOLVE(real_brk, "brk");
+	FL_RESOLVE(real_sbrk, "sbrk");
+	FL_RESOLVE(real_pthread_create, "pthread_create");
+	FL_RESOLVE(real_fork, "fork");
+	FL_RESOLVE(real__Fork, "_Fork");
+	FL_RESOLVE(real_madvise, "madvise");
+	FL_RESOLVE(real_pthread_exit, "pthread_exit");
+	FL_RESOLVE(real_pthread_setname_np, "pthread_setname_np");
+	FL_RESOLVE(real_prctl, "prctl");
+	FL_RESOLVE(real_execve, "execve");
+	FL_RESOLVE(real_execv, "execv");
+	FL_RESOLVE(real_execvp, "execvp");
+	FL_RESOLVE(real_execvpe, "execvpe");
+	FL_RESOLVE(real_fexecve, "fexecve");
+	FL_RESOLVE(real_execveat, "execveat");
+	FL_RESOLVE(real_clone, "clone");
+	FL_RESOLVE(real_syscall, "syscall");
 }
 
 
@@ -161,7 +157,7 @@ static void learn_dirty_before(uintptr_t addr, size_t len)
 
 FL_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	RESOLVE(real_mmap, "mmap");
+	FL_RESOLVE(real_mmap, "mmap");
 	/*
 	 * MAP_FIXED replaces whatever was mapped there: userfaultfd says so with UFFD_EVENT_UNMAP;
 	 * an engine without map events hears it here, as for munmap, before the old pages go (a
@@ -186,7 +182,7 @@ FL_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_
 
 FL_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 {
-	RESOLVE(real_mremap, "mremap");
+	FL_RESOLVE(real_mremap, "mremap");
 	void *new_addr = NULL;
 	if (flags & MREMAP_FIXED) {
 		va_list ap;
@@ -218,7 +214,7 @@ FL_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...
 
 FL_EXPORT int madvise(void *addr, size_t len, int advice)
 {
-	RESOLVE(real_madvise, "madvise");
+	FL_RESOLVE(real_madvise, "madvise");
 	if (!fl_tracing())
 		return real_madvise(addr, len, advice);
 	if (advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE)
@@ -237,7 +233,7 @@ FL_EXPORT int madvise(void *addr, size_t len, int advice)
 /* the engines without map events hear of munmap here, before the pages go */
 FL_EXPORT int munmap(void *addr, size_t len)
 {
-	RESOLVE(real_munmap, "munmap");
+	FL_RESOLVE(real_munmap, "munmap");
 	if (says_unmaps() && len && !((uintptr_t)addr & (FL_PAGE - 1)))
 		fl_map_say(FL_TRAP_UNMAP, (uintptr_t)addr, FL_PAGE_UP((uintptr_t)addr + len), 0);
 	else if (fl_engine->observes & FL_OBSERVES_MAP_EVENTS)
@@ -248,7 +244,7 @@ FL_EXPORT int munmap(void *addr, size_t len)
 /* the mprotect engine keeps the program's protection and applies it when it enables a page */
 FL_EXPORT int mprotect(void *addr, size_t len, int prot)
 {
-	RESOLVE(real_mprotect, "mprotect");
+	FL_RESOLVE(real_mprotect, "mprotect");
 	/* any part may be traced: the handler does it, and keeps the traced pages' own state */
 	if (!fl_map_says_events() || ((uintptr_t)addr & (FL_PAGE - 1)))
 		return real_mprotect(addr, len, prot);
@@ -264,8 +260,8 @@ FL_EXPORT int mprotect(void *addr, size_t len, int prot)
 
 FL_EXPORT int brk(void *addr)
 {
-	RESOLVE(real_brk, "brk");
-	RESOLVE(real_sbrk, "sbrk");
+	FL_RESOLVE(real_brk, "brk");
+	FL_RESOLVE(real_sbrk, "sbrk");
 	void *old = real_sbrk(0);
 	int r = real_brk(addr);
 	if (r == 0 && fl_tracing()) {
@@ -278,7 +274,7 @@ FL_EXPORT int brk(void *addr)
 
 FL_EXPORT void *sbrk(intptr_t inc)
 {
-	RESOLVE(real_sbrk, "sbrk");
+	FL_RESOLVE(real_sbrk, "sbrk");
 	void *old = real_sbrk(inc);
 	if (old != (void *)-1 && inc != 0 && fl_tracing()) {
 		int saved = errno;
@@ -604,7 +600,7 @@ static void *trampoline(void *p)
 		fl_engine->thread_start(); /* before this stack is registered */
 	fl_gate_thread(); /* dispatch is per task: this thread's system calls gated from here */
 	char name[17] = { 0 };
-	RESOLVE(real_prctl, "prctl");
+	FL_RESOLVE(real_prctl, "prctl");
 	real_prctl(PR_GET_NAME, (unsigned long)name, 0, 0, 0);
 	notice_text(FL_REQ_THREAD_START, (uint64_t)creator, (uintptr_t)pthread_self(), counted, 0, name,
 		    (uint32_t)strlen(name));
@@ -622,7 +618,7 @@ static void *trampoline(void *p)
 
 FL_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
-	RESOLVE(real_pthread_create, "pthread_create");
+	FL_RESOLVE(real_pthread_create, "pthread_create");
 	if (!fl_tracing())
 		return real_pthread_create(th, attr, fn, arg);
 	struct tramp *t = NULL;
@@ -664,7 +660,7 @@ FL_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 
 FL_EXPORT void pthread_exit(void *ret)
 {
-	RESOLVE(real_pthread_exit, "pthread_exit");
+	FL_RESOLVE(real_pthread_exit, "pthread_exit");
 	thread_exit_notice();
 	real_pthread_exit(ret);
 }
@@ -681,7 +677,7 @@ static void name_event(pid_t tid, const char *name)
 
 FL_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 {
-	RESOLVE(real_pthread_setname_np, "pthread_setname_np");
+	FL_RESOLVE(real_pthread_setname_np, "pthread_setname_np");
 	int r = real_pthread_setname_np(th, name);
 	if (r == 0 && fl_tracing()) {
 		int saved = errno;
@@ -700,7 +696,7 @@ FL_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 
 FL_EXPORT int prctl(int option, ...)
 {
-	RESOLVE(real_prctl, "prctl");
+	FL_RESOLVE(real_prctl, "prctl");
 	va_list ap;
 	va_start(ap, option);
 	unsigned long a2 = va_arg(ap, unsigned long), a3 = va_arg(ap, unsigned long);
@@ -746,8 +742,11 @@ static void fork_parent_side(long pid, int saved)
 
 static void child_side(void)
 {
-	if ((fl_agent.flags & FL_FLAG_FOLLOW_FORKS) && fl_agent_follow_child() == 0)
-		return;
+	if (fl_agent.flags & FL_FLAG_FOLLOW_FORKS) {
+		fl_touch_reset_after_fork(); /* the bounce buffers the parent's other threads held */
+		if (fl_agent_follow_child() == 0)
+			return;
+	}
 	fl_agent.in_child = 1;
 	fl_agent.active = 2;
 	fl_engine->close();
@@ -771,7 +770,7 @@ static pid_t traced_fork(pid_t (*f)(void))
 
 FL_EXPORT pid_t fork(void)
 {
-	RESOLVE(real_fork, "fork");
+	FL_RESOLVE(real_fork, "fork");
 	if (!fl_tracing())
 		return real_fork();
 	return traced_fork(real_fork);
@@ -779,7 +778,7 @@ FL_EXPORT pid_t fork(void)
 
 FL_EXPORT pid_t _Fork(void)
 {
-	RESOLVE(real__Fork, "_Fork");
+	FL_RESOLVE(real__Fork, "_Fork");
 	if (!fl_tracing())
 		return real__Fork();
 	return traced_fork(real__Fork);
@@ -816,7 +815,7 @@ static int clone_child(void *p)
 
 FL_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 {
-	RESOLVE(real_clone, "clone");
+	FL_RESOLVE(real_clone, "clone");
 	va_list ap;
 	va_start(ap, arg);
 	pid_t *ptid = va_arg(ap, pid_t *);
@@ -863,7 +862,7 @@ static int raw_fork_like(long number, const long *a)
 
 FL_EXPORT long syscall(long number, ...)
 {
-	RESOLVE(real_syscall, "syscall");
+	FL_RESOLVE(real_syscall, "syscall");
 	/* like glibc's syscall(): six argument registers, whatever the call uses */
 	va_list ap;
 	va_start(ap, number);
@@ -931,7 +930,7 @@ static void exec_failed(void)
 
 FL_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	RESOLVE(real_execve, "execve");
+	FL_RESOLVE(real_execve, "execve");
 	exec_event(path, 0, envp);
 	fl_touch_exec(path, argv, envp);
 	int r = real_execve(path, argv, envp);
@@ -941,7 +940,7 @@ FL_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 
 FL_EXPORT int execv(const char *path, char *const argv[])
 {
-	RESOLVE(real_execv, "execv");
+	FL_RESOLVE(real_execv, "execv");
 	exec_event(path, 0, environ);
 	fl_touch_exec(path, argv, environ);
 	int r = real_execv(path, argv);
@@ -951,7 +950,7 @@ FL_EXPORT int execv(const char *path, char *const argv[])
 
 FL_EXPORT int execvp(const char *file, char *const argv[])
 {
-	RESOLVE(real_execvp, "execvp");
+	FL_RESOLVE(real_execvp, "execvp");
 	exec_event(file, 1, environ);
 	fl_touch_exec(file, argv, environ);
 	int r = real_execvp(file, argv);
@@ -961,7 +960,7 @@ FL_EXPORT int execvp(const char *file, char *const argv[])
 
 FL_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	RESOLVE(real_execvpe, "execvpe");
+	FL_RESOLVE(real_execvpe, "execvpe");
 	exec_event(file, 1, envp);
 	fl_touch_exec(file, argv, envp);
 	int r = real_execvpe(file, argv, envp);
@@ -971,7 +970,7 @@ FL_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 
 FL_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	RESOLVE(real_fexecve, "fexecve");
+	FL_RESOLVE(real_fexecve, "fexecve");
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	exec_event(path, 0, envp);
@@ -983,7 +982,7 @@ FL_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 
 FL_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
 {
-	RESOLVE(real_execveat, "execveat");
+	FL_RESOLVE(real_execveat, "execveat");
 	exec_event(path, 0, envp);
 	fl_touch_exec(path, argv, envp);
 	int r = real_execveat(dirfd, path, argv, envp, flags);
