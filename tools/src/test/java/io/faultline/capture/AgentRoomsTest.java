@@ -23,7 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The agent's rooms as docs/ARCHITECTURE.md draws them ("The agent"), checked against the code:
  * <ul>
  * <li>every file of native-shims/src (its folders too) belongs to exactly one room of the table there, and
- * every {@code #include} of an agent header runs from a room to one on a lower level of it;</li>
+ * every {@code #include} of an agent header runs from a room to one on a lower level of it, and no room but an
+ * engine's includes an engine's header (the others ask the engine in use through its ops, engine.h);</li>
  * <li>every function is declared only in its own room (a header of the room whose file defines it), so that a
  * call, which needs the declaration, runs down an include: with the first rule, no call runs up and the calls
  * between rooms have no circle;</li>
@@ -39,6 +40,8 @@ class AgentRoomsTest
     private static final Path SOURCES = Path.of("..", "native-shims", "src");
     private static final Path ARCHITECTURE = Path.of("..", "docs", "ARCHITECTURE.md");
     private static final String HOOKS = "hooks/";
+    /** the rooms of the engines (engine_uffd, engine_sigbus, ...); the contract, engine.h, is room "engine" */
+    private static final String ENGINE = "engine_";
     /** a row of the rooms table: | level | room | files | what | */
     private static final Pattern ROW = Pattern.compile("^\\| (\\d+) \\| (\\w+) \\| ([^|]*) \\|.*\\|$");
     private static final Pattern FILE = Pattern.compile("`([\\w./]+\\.[ch])`");
@@ -112,6 +115,11 @@ class AgentRoomsTest
                 {
                     wrong.add(file + " includes " + header + ": room " + from + " (level " + LEVEL.get(from)
                         + ") does not lie above room " + to + " (level " + LEVEL.get(to) + ")");
+                }
+                if (to.startsWith(ENGINE) && !from.startsWith(ENGINE))
+                {
+                    wrong.add(file + " includes " + header + ": an engine's own state is its own; room " + from
+                        + " asks the engine in use through its ops (engine.h)");
                 }
             }
         }
