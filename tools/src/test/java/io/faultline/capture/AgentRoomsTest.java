@@ -30,7 +30,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * between rooms have no circle;</li>
  * <li>the hooks layer: every name the agent exports ({@code FL_EXPORT}: the libc calls it wraps, its entry
  * points) is defined in native-shims/src/hooks/, whose rooms lie above all others, and no file outside that
- * folder calls one: such a call would run through the agent's own wrapper, up through every room.</li>
+ * folder calls one: such a call would run through the agent's own wrapper, up through every room; checked on
+ * the sources and on the built objects ({@code nm}: no undefined symbol of an object below the hooks is one that
+ * libfaultline.so exports).</li>
  * </ul>
  * A file added without a room, an include that runs up or sideways, a declaration in another room's header,
  * or an agent call to an exported name fails here until the code or the drawing changes.
@@ -233,6 +235,63 @@ class AgentRoomsTest
             }
         }
         assertTrue(wrong.isEmpty(), String.join("\n", wrong));
+    }
+
+    /**
+     * The same rule on the built code, where a macro or an inline function of a libc header cannot hide a call:
+     * no object of a file outside src/hooks/ has an undefined symbol that libfaultline.so exports (the dynamic
+     * linker would bind it to the agent's own definition).
+     */
+    @Test
+    void noObjectBelowTheHooksReferencesAnExportedSymbol() throws IOException, InterruptedException
+    {
+        final Path built = Faultline.ROOT.resolve("native-shims/target/classes/native/linux-x86_64");
+        final Path library = built.resolve("libfaultline.so");
+        assertTrue(Files.isRegularFile(library), library + " is not built: mvn -pl tools -am builds it first");
+        final Set<String> exported = new TreeSet<>(nm("-D", "--defined-only", library.toString()));
+        assertTrue(exported.containsAll(List.of("read", "syscall", "sigaction", "faultline_attach")),
+            "the exported symbols read from " + library + ": " + exported);
+        final List<String> wrong = new ArrayList<>();
+        int objects = 0;
+        for (final String source : TEXT.keySet())
+        {
+            if (!source.endsWith(".c") || source.startsWith(HOOKS))
+            {
+                continue;
+            }
+            final Path object = built.resolve("obj").resolve(source.replaceAll("\\.c$", ".o"));
+            assertTrue(Files.isRegularFile(object), object + " is not built");
+            objects++;
+            for (final String symbol : nm("-u", object.toString()))
+            {
+                if (exported.contains(symbol))
+                {
+                    wrong.add(source + " refers to " + symbol + ", which libfaultline.so exports");
+                }
+            }
+        }
+        assertTrue(objects > 30, "only " + objects + " objects below the hooks");
+        assertTrue(wrong.isEmpty(), String.join("\n", wrong));
+    }
+
+    /** the symbol names nm lists (its last column, without a version) */
+    private static List<String> nm(final String... args) throws IOException, InterruptedException
+    {
+        final List<String> command = new ArrayList<>(List.of("nm"));
+        command.addAll(List.of(args));
+        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), String.join(" ", command) + ": " + out);
+        final List<String> names = new ArrayList<>();
+        for (final String line : out.split("\n"))
+        {
+            final String[] f = line.trim().split("\\s+");
+            if (f.length >= 2)
+            {
+                names.add(f[f.length - 1].replaceAll("@.*", ""));
+            }
+        }
+        return names;
     }
 
     /** an included name as the compiler finds it: beside the including file, else in src/ (-Isrc) */
