@@ -45,7 +45,6 @@
 #include "sigstack.h"
 #include "state.h"
 #include "sys.h"
-#include "touch.h"
 #include "untraced.h"
 
 /* the engine, policy and mode the control block names (FL_ENGINE_*, FL_POLICY_*, FL_MODE_*); NULL if unknown */
@@ -158,7 +157,7 @@ static int map_shm(const char *path)
 		return -1;
 	}
 	struct stat st;
-	if (fstat(fd, &st) < 0 || st.st_size < (off_t)FL_CTL_SIZE) {
+	if (fl_syscall(SYS_fstat, fd, &st) < 0 || st.st_size < (off_t)FL_CTL_SIZE) {
 		fl_log("shared memory file too small: ", path, NULL);
 		close(fd);
 		return -1;
@@ -217,7 +216,7 @@ static int claim_free_slot(pid_t pid)
 		if (claim_one(pid, slots) == 0)
 			return 0;
 		struct timespec ts = { 0, 5 * 1000 * 1000L };
-		nanosleep(&ts, NULL);
+		fl_syscall(SYS_nanosleep, &ts, NULL);
 	}
 	char n[24];
 	n[fl_fmt_u64(n, slots)] = 0;
@@ -409,7 +408,6 @@ static int follow_child(void)
 	fl_pagemap_reset_after_fork();
 	fl_untraced_reset();
 	fl_thread_foreign_reset();
-	fl_touch_reset_after_fork();
 	fl_pins_held_reset(); /* the calls of the parent's other threads are not ours */
 	fl_agent.exec_event = 0;
 	fl_threads_starting = 0; /* the parent's thread starts are not ours */
@@ -475,23 +473,25 @@ void fl_agent_hold_library(void)
 		Dl_info info;
 		if (!dladdr((void *)&fl_agent_hold_library, &info) || !info.dli_fname || info.dli_fname[0] != '/')
 			return;
-		library_fd = fl_fd_high((int)fl_raw_syscall3(SYS_openat, AT_FDCWD, (long)info.dli_fname, O_RDONLY | O_CLOEXEC));
+		library_fd = fl_fd_high((int)fl_syscall(SYS_openat, AT_FDCWD, (long)info.dli_fname, O_RDONLY | O_CLOEXEC));
 		if (library_fd < 0)
 			return;
 	}
 	struct flock lock = { .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0, .l_pid = 0 };
-	fl_raw_syscall3(SYS_fcntl, library_fd, F_OFD_SETLK, (long)&lock);
+	fl_syscall(SYS_fcntl, library_fd, F_OFD_SETLK, (long)&lock);
 }
 
 static int start(const char *path);
+static void (*started)(void); /* fl_agent_start's */
 
 static long start_on(void *path)
 {
 	return start(path);
 }
 
-int fl_agent_start(const char *path)
+int fl_agent_start(const char *path, void (*then)(void))
 {
+	started = then;
 	return (int)on_start_stack(start_on, (void *)path);
 }
 
@@ -544,8 +544,8 @@ static int start(const char *path)
 	 * has it (DAMOS hugepage actions): a check's move of one page splits its huge mapping.
 	 */
 	if (!(fl_mode->flags & FL_KEEPS_THP)) {
-		fl_gate_thp_view((int)syscall(SYS_prctl, PR_GET_THP_DISABLE, 0, 0, 0, 0) > 0);
-		prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+		fl_gate_thp_view(fl_syscall(SYS_prctl, PR_GET_THP_DISABLE) > 0);
+		fl_syscall(SYS_prctl, PR_SET_THP_DISABLE, 1);
 	}
 	if ((err = init_tables()) != 0) {
 		stop_with_error(FL_STOP_ERROR, -err);
@@ -557,11 +557,12 @@ static int start(const char *path)
 
 	uint32_t rpid = *fl_ctl32(FL_CTL_RECORDER_PID);
 	if (rpid) {
-		fl_agent.recorder_pidfd = fl_fd_high((int)syscall(SYS_pidfd_open, (pid_t)rpid, 0));
+		long pidfd = fl_syscall(SYS_pidfd_open, (pid_t)rpid, 0);
+		fl_agent.recorder_pidfd = pidfd >= 0 ? fl_fd_high((int)pidfd) : -1;
 		if (fl_agent.recorder_pidfd >= 0)
 			fcntl(fl_agent.recorder_pidfd, F_SETFD, FD_CLOEXEC);
 		if (fl_agent.recorder_pidfd < 0) {
-			err = errno;
+			err = (int)-pidfd;
 			fl_engine->close();
 			stop_with_error(FL_STOP_RECORDER_GONE, err);
 			fl_log("recorder process is gone: ", strerror(err), NULL);
@@ -598,7 +599,8 @@ static int start(const char *path)
 		fl_req_stack = fl_sigstack_top; /* a program thread's wait for the handler off its own stack */
 		fl_gate_on_core(fl_guard_stop_for_core); /* a core holds the program's pages at their addresses */
 		fl_gate_start(); /* in-thread engines: every system call of the program's threads gated */
-		fl_touch_start(); /* with the gate off only (touch.c) */
+		if (started)
+			started(); /* the hooks' own start, on this stack too (hooks/entry.c) */
 	}
 	return 0;
 }
@@ -618,10 +620,10 @@ static int start_handler(void)
 	if (!fl_attached)
 		return fl_handler_start();
 	char name[32] = { 0 };
-	syscall(SYS_prctl, PR_GET_NAME, name, 0, 0, 0);
-	syscall(SYS_prctl, PR_SET_NAME, ATTACHED_HANDLER_NAME, 0, 0, 0);
+	fl_syscall(SYS_prctl, PR_GET_NAME, name);
+	fl_syscall(SYS_prctl, PR_SET_NAME, ATTACHED_HANDLER_NAME);
 	int err = fl_handler_start();
-	syscall(SYS_prctl, PR_SET_NAME, name, 0, 0, 0);
+	fl_syscall(SYS_prctl, PR_SET_NAME, name);
 	return err;
 }
 
@@ -639,7 +641,7 @@ static void release_session(void)
 	fl_agent.shm_len = 0;
 	fl_agent.slot = NULL;
 	if (!thp_disabled_before)
-		syscall(SYS_prctl, PR_SET_THP_DISABLE, 0, 0, 0, 0);
+		fl_syscall(SYS_prctl, PR_SET_THP_DISABLE, 0);
 }
 
 int fl_agent_attach(const char *shm_path)
@@ -651,9 +653,9 @@ int fl_agent_attach(const char *shm_path)
 	if (__atomic_load_n(&fl_agent.active, __ATOMIC_ACQUIRE) == 1 || fl_agent.shm)
 		return -EBUSY;  /* a session is running: faultline_detach first */
 	fl_attached = 1;
-	thp_disabled_before = (int)syscall(SYS_prctl, PR_GET_THP_DISABLE, 0, 0, 0, 0) > 0;
+	thp_disabled_before = fl_syscall(SYS_prctl, PR_GET_THP_DISABLE) > 0;
 	__atomic_store_n(&fl_agent.active, 0, __ATOMIC_RELEASE);
-	int r = fl_agent_start(shm_path);
+	int r = fl_agent_start(shm_path, NULL);
 	if (r != 0)
 		release_session();
 	return r;

@@ -48,11 +48,11 @@ static struct prctl_mm_map orig_map;   /* the mm's map as the kernel set it */
 static int read_stat(struct prctl_mm_map *m, long *threads)
 {
 	char buf[2048];
-	long fd = fl_raw_syscall3(SYS_openat, AT_FDCWD, (long)"/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	long fd = fl_syscall(SYS_openat, AT_FDCWD, (long)"/proc/self/stat", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return (int)fd;
-	long n = fl_raw_syscall3(SYS_read, fd, (long)buf, sizeof(buf) - 1);
-	fl_raw_syscall3(SYS_close, fd, 0, 0);
+	long n = fl_syscall(SYS_read, fd, (long)buf, sizeof(buf) - 1);
+	fl_syscall(SYS_close, fd);
 	if (n <= 0)
 		return -EIO;
 	buf[n] = 0;
@@ -86,7 +86,7 @@ static int read_stat(struct prctl_mm_map *m, long *threads)
 	m->arg_end = v[49];
 	m->env_start = v[50];
 	m->env_end = v[51];
-	m->brk = (uint64_t)fl_raw_syscall3(SYS_brk, 0, 0, 0);
+	m->brk = (uint64_t)fl_syscall(SYS_brk);
 	m->exe_fd = (uint32_t)-1;
 	*threads = (long)v[20];
 	return 0;
@@ -95,7 +95,7 @@ static int read_stat(struct prctl_mm_map *m, long *threads)
 /* -errno; the size of the map goes in the fourth argument */
 static long prctl_map(struct prctl_mm_map *m)
 {
-	return fl_raw_syscall5(SYS_prctl, PR_SET_MM, PR_SET_MM_MAP, (long)m, sizeof(*m), 0);
+	return fl_syscall(SYS_prctl, PR_SET_MM, PR_SET_MM_MAP, (long)m, sizeof(*m));
 }
 
 int fl_args_start(void)
@@ -172,7 +172,7 @@ void fl_args_untraced_child(void)
 	if (!copy)
 		return;
 	struct prctl_mm_map m = orig_map;
-	m.brk = (uint64_t)fl_raw_syscall3(SYS_brk, 0, 0, 0); /* the break has moved since the start */
+	m.brk = (uint64_t)fl_syscall(SYS_brk); /* the break has moved since the start */
 	if (prctl_map(&m) == 0)
 		copy = NULL;
 }

@@ -114,7 +114,7 @@ int fl_recorder_alive(void)
 	if (fl_agent.recorder_pidfd < 0)
 		return 1;
 	struct pollfd p = { .fd = fl_agent.recorder_pidfd, .events = POLLIN };
-	if (fl_raw_syscall3(SYS_poll, (long)&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR)))
+	if (fl_syscall(SYS_poll, (long)&p, 1) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR)))
 		__atomic_store_n(&recorder_dead, 1, __ATOMIC_RELAXED);
 	return !__atomic_load_n(&recorder_dead, __ATOMIC_RELAXED);
 }
@@ -310,7 +310,7 @@ static int ring_put_to(struct fl_emitter *e, int32_t type, const void *msg, uint
 			__builtin_ia32_pause();
 		} else {
 			struct timespec ts = { 0, 50000 };
-			fl_raw_syscall3(SYS_nanosleep, (long)&ts, 0, 0);
+			fl_syscall(SYS_nanosleep, (long)&ts);
 		}
 		if (fl_ring_try_write(r, type, msg, len) == 0)
 			break;

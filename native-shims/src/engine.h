@@ -74,6 +74,9 @@ struct fl_engine {
 	 * fl_read_self (mprotect's PROT_NONE pages stay in place).
 	 */
 	int (*peek)(uintptr_t page, void *out);
+	/* a traced page of r whose data the engine holds away from its address (what peek reads):
+	 * resident all the same, as natively (the gate's mincore); NULL: none is */
+	int (*held_away)(const struct fl_range *r, uintptr_t page);
 	int (*untrace_all)(void);      /* teardown; -EAGAIN: read traps and call again */
 	int (*fork_child)(void);       /* followed fork child: take over the inherited ranges */
 	/* no fd: on the faulting thread: did the engine cause this fault? (flags: FL_TRAP_*). With
@@ -90,6 +93,19 @@ struct fl_engine {
 	int (*watch)(uintptr_t page);   /* an access check (FL_CHECKS_ONLY): trap the page's next access; 0 armed, else not */
 	int (*unwatch)(uintptr_t page); /* the check is over: the page home and untrapped; -EAGAIN: retry after the next read */
 	void (*disable_enabled)(uintptr_t s, uintptr_t e); /* [s, e) enabled by faults, none pinned (Moca's interval end) */
+	/*
+	 * Asked by rooms outside the engine, which never read its state by name (NULL: the answer
+	 * is no, or there is nothing to do):
+	 * the signal its faults arrive by on the faulting thread, once installed (fault_signal.c), or 0;
+	 */
+	int (*fault_signal)(void);
+	/* whether the kernel resolves this session's writes to write-protected pages without a
+	 * fault, the written bits kept in the page tables (UFFD_FEATURE_WP_ASYNC): a zap or a
+	 * move drops them, so they are read before one (map_events.c) */
+	int (*writes_async)(void);
+	/* every unmap of the program's is heard from now on (the system-call gate sees glibc's
+	 * internal ones too): the engine may drop its checks for unmaps it was not told of */
+	void (*unmaps_heard)(void);
 	/* program threads, no lock (NULL: nothing to do) */
 	void (*thread_start)(void); /* a new thread, first thing, before its stack can be traced */
 	void (*fork_parent)(void);  /* the parent after a fork, before its pages are disabled again */

@@ -9,10 +9,10 @@
  * What differs from the userfaultfd engine, and why:
  *   - a kernel-mode access to a disabled page (read(2) into it) fails with EFAULT instead of
  *     waiting: the common libc calls that hand a buffer to the kernel touch it first
- *     (touch.c); what they cannot cover is listed in README.md;
+ *     (hooks/touch.c); what they cannot cover is listed in README.md;
  *   - no mapping events: munmap, madvise and mremap are seen through their interposed calls
  *     (FL_REQ_MAP_EVENT), glibc's free and realloc of its mmapped blocks through the malloc
- *     wrappers (interpose.c), its other internal ones not: see set_prot;
+ *     wrappers (hooks/interpose.c), its other internal ones not: see set_prot;
  *   - the program's own mprotect of traced memory is interposed: the protection it wants is
  *     kept per page and applied whenever the engine enables the page (FL_REQ_MPROTECT);
  *   - dirty tracking: a page enabled by a read is PROT_READ (less what the program wants), so
@@ -28,7 +28,7 @@
  *
  * Handler threads and the faulting thread's SIGSEGV path, agent lock held, or on the shared path
  * (fault.c: the page's lock held; the state bytes of other pages change beside it); raw system calls
- * only (no errno, see fl_raw_syscall3).
+ * only (no errno, see fl_syscall in sys.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -80,7 +80,7 @@ static inline int prot_of(uint8_t st)
 
 static long raw_mprotect(uintptr_t a, size_t len, int prot)
 {
-	return fl_raw_syscall3(SYS_mprotect, (long)a, (long)len, prot);
+	return fl_syscall(SYS_mprotect, (long)a, (long)len, prot);
 }
 
 struct set_prot {
@@ -121,7 +121,7 @@ static int unmapped(uintptr_t a, size_t len)
 	unsigned char v[64];
 	for (uintptr_t cur = a; cur < a + len; cur += sizeof(v) * FL_PAGE) {
 		size_t n = (a + len - cur) / FL_PAGE < sizeof(v) ? (a + len - cur) : sizeof(v) * FL_PAGE;
-		if (fl_raw_syscall3(SYS_mincore, (long)cur, (long)n, (long)v) == -ENOMEM)
+		if (fl_syscall(SYS_mincore, (long)cur, (long)n, (long)v) == -ENOMEM)
 			return 1;
 	}
 	return 0;
@@ -165,7 +165,7 @@ static int mp_init(void)
 	int fd = open("/proc/sys/vm/max_map_count", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		char buf[32] = { 0 };
-		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		long n = fl_syscall(SYS_read, fd, buf, sizeof(buf) - 1);
 		close(fd);
 		long max = n > 0 ? strtol(buf, NULL, 10) : 0;
 		if (max > 0 && 2L * fl_agent.evms_pages + 4096 > max)
@@ -209,7 +209,7 @@ static void populate(const struct fl_range *r, uintptr_t a, uintptr_t b)
 		size_t n = (b - cur) / FL_PAGE;
 		if (n > sizeof(vec))
 			n = sizeof(vec);
-		if (fl_raw_syscall3(SYS_mincore, (long)cur, (long)(n * FL_PAGE), (long)vec) != 0)
+		if (fl_syscall(SYS_mincore, (long)cur, (long)(n * FL_PAGE), (long)vec) != 0)
 			return;
 		for (size_t i = 0; i < n; i++)
 			if (vec[i] & 1)
@@ -514,5 +514,6 @@ const struct fl_engine fl_engine_mprotect = {
 	.resident = mp_resident,
 	.shared = mp_shared,
 	.protect = mp_protect,
+	.fault_signal = fl_fault_signal_number,
 	.thread_start = fl_fault_signal_thread,
 };

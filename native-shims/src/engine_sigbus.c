@@ -13,7 +13,7 @@
  *
  * What differs from the userfaultfd engine, and why:
  *   - a kernel-mode access to a disabled page (read(2) into it) fails with EFAULT instead of
- *     waiting, as under the mprotect engine: the same buffer touching covers it (touch.c);
+ *     waiting, as under the mprotect engine: the same buffer touching covers it (hooks/touch.c);
  *   - no mapping events (they need a reader, and munmap would wait for one): munmap, madvise
  *     and mremap are seen through their interposed calls, as under the mprotect engine;
  *     mremap drops a moved range's registration when the userfaultfd has no
@@ -99,7 +99,7 @@ static void sb_relocate(uintptr_t from, uintptr_t to, size_t len)
  */
 static int sb_protect(uintptr_t s, size_t len, int prot)
 {
-	return (int)fl_raw_syscall3(SYS_mprotect, (long)s, (long)len, prot);
+	return (int)fl_syscall(SYS_mprotect, (long)s, (long)len, prot);
 }
 
 /*
@@ -163,6 +163,12 @@ static int sb_shared(void)
 	return !fl_uffd_unseen_unmaps && !fl_check;
 }
 
+/* the system-call gate hears glibc's internal unmaps: uffd_evict's check is not needed */
+static void sb_unmaps_heard(void)
+{
+	fl_uffd_unseen_unmaps = 0;
+}
+
 const struct fl_engine fl_engine_sigbus = {
 	.name = "sigbus",
 	.observes = 0,
@@ -196,6 +202,10 @@ const struct fl_engine fl_engine_sigbus = {
 	.watch = uffd_watch,
 	.unwatch = uffd_unwatch,
 	.disable_enabled = uffd_disable_enabled,
+	.fault_signal = fl_fault_signal_number,
+	.writes_async = uffd_writes_async,
+	.held_away = uffd_held_away,
+	.unmaps_heard = sb_unmaps_heard,
 	.thread_start = fl_fault_signal_thread,
 	.fork_parent = uffd_fork_parent,
 };

@@ -71,6 +71,16 @@
 int fl_uffd = -1;
 int fl_uffd_unseen_unmaps;
 int fl_uffd_wp_async;
+
+int uffd_writes_async(void)
+{
+	return fl_uffd_wp_async;
+}
+
+int uffd_held_away(const struct fl_range *r, uintptr_t page)
+{
+	return fl_range_bit(r, page);
+}
 int fl_uffd_no_events;
 
 static uintptr_t zero_src; /* a zeroed agent page: UFFDIO_COPY source for first-touch writes */
@@ -117,7 +127,7 @@ static void discard_parking(const struct fl_range *r, uintptr_t a, uintptr_t b)
 	size_t len = b - a;
 	FL_CHECK_LOG(FL_OP_DISCARD, a, b, 0);
 	if (fl_uffd_no_events) {
-		fl_raw_syscall3(SYS_madvise, (long)p, (long)len, MADV_DONTNEED);
+		fl_syscall(SYS_madvise, (long)p, (long)len, MADV_DONTNEED);
 	} else if (fl_uffd_unregister(fd, p, len) == 0) {
 		fl_sys_madvise((void *)p, len, MADV_DONTNEED);
 		fl_uffd_register(fd, p, len);
@@ -182,7 +192,7 @@ static void bulk_move_pages(const struct fl_range *r, uintptr_t a, uintptr_t b, 
 			FL_COUNT(races);
 			if (retries > 4) {
 				struct timespec ts = { 0, 20000 };
-				fl_raw_syscall3(SYS_nanosleep, (long)&ts, 0, 0); /* no errno, no wrapper (uffd.c) */
+				fl_syscall(SYS_nanosleep, (long)&ts); /* no errno, no wrapper (uffd.c) */
 			}
 			continue;
 		}
@@ -532,7 +542,7 @@ static int enable_page(int fd, uintptr_t page, int write)
 			if (err == -EAGAIN)
 				continue;
 			if (!err && fl_uffd_no_events) {
-				fl_raw_syscall3(SYS_madvise, (long)park, FL_PAGE, MADV_DONTNEED);
+				fl_syscall(SYS_madvise, (long)park, FL_PAGE, MADV_DONTNEED);
 				if (fl_check)
 					fl_check_moved(r, page, 0);
 				return 1;
@@ -725,7 +735,7 @@ static int evict_by_copy(const struct fl_range *r, uintptr_t page)
 	if (!readable)
 		return -EINVAL;
 	int err = fl_uffd_copy(fl_uffd, park_of(r, page), page, FL_PAGE, 1);
-	return err ? err : (int)fl_raw_syscall3(SYS_madvise, (long)page, FL_PAGE, MADV_DONTNEED);
+	return err ? err : (int)fl_syscall(SYS_madvise, (long)page, FL_PAGE, MADV_DONTNEED);
 }
 
 /*
@@ -949,9 +959,9 @@ static int uffd_read(struct fl_trap *out, uint32_t max)
 	struct uffd_msg msgs[FL_BATCH];
 	if (max > FL_BATCH)
 		max = FL_BATCH;
-	ssize_t r = read(fl_uffd, msgs, max * sizeof(*msgs));
+	long r = fl_syscall(SYS_read, fl_uffd, msgs, max * sizeof(*msgs));
 	if (r < 0)
-		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+		return r == -EAGAIN || r == -EINTR ? 0 : (int)r;
 	uint32_t n = (uint32_t)((size_t)r / sizeof(*msgs));
 	for (uint32_t i = 0; i < n; i++) {
 		const struct uffd_msg *m = &msgs[i];
@@ -1051,6 +1061,8 @@ void uffd_fork_parent(void)
 
 const struct fl_engine fl_engine_uffd = {
 	.name = "uffd",
+	.writes_async = uffd_writes_async,
+	.held_away = uffd_held_away,
 	.observes = FL_OBSERVES_KERNEL_ACCESS | FL_OBSERVES_MAP_EVENTS,
 	.init = uffd_init,
 	.open = uffd_open,

@@ -123,6 +123,8 @@ int uffd_written(const uintptr_t *pages, uint32_t n, uint8_t *written);
 int uffd_page_written(uintptr_t page);
 void uffd_close(void);
 void uffd_reset_after_fork(void);
+int uffd_writes_async(void); /* fl_uffd_wp_async */
+int uffd_held_away(const struct fl_range *r, uintptr_t page); /* its populated bit */
 int uffd_trace_new(uintptr_t s, uintptr_t e, uint32_t source);
 void uffd_disable(uintptr_t s, uintptr_t e);
 uint32_t uffd_restore_giving_way(uintptr_t s, uintptr_t e);

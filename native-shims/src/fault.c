@@ -523,7 +523,7 @@ static int resolve_shared(struct fl_range *r, struct fl_fault f, const struct fl
 	}
 	if (page == test_pause_page && test_pause_ms && !__atomic_exchange_n(&test_paused, 1, __ATOMIC_ACQ_REL)) {
 		struct timespec ts = { test_pause_ms / 1000, (test_pause_ms % 1000) * 1000000L };
-		fl_raw_syscall3(SYS_nanosleep, (long)&ts, 0, 0);
+		fl_syscall(SYS_nanosleep, (long)&ts);
 	}
 	fl_emitter_count(e, FL_TRING_FAULTS, 1);
 	if (kind == FL_DECIDED_REFERENCE) {
@@ -649,7 +649,7 @@ int fl_fault_drain(void)
 		if (deferred_n || held_n) {
 			/* the event's thread must run to clear mmap_changing */
 			struct timespec ts = { 0, 20000 };
-			nanosleep(&ts, NULL);
+			fl_syscall(SYS_nanosleep, &ts, NULL);
 			retry_deferred();
 			return deferred_n || held_n ? 1 : 0;
 		}
@@ -660,7 +660,7 @@ int fl_fault_drain(void)
 		for (uint32_t i = 0; i < n; i++)
 			if (msgs[i].kind != FL_TRAP_FAULT) {
 				struct timespec ts = { test_event_delay_us / 1000000, (test_event_delay_us % 1000000) * 1000L };
-				nanosleep(&ts, NULL);
+				fl_syscall(SYS_nanosleep, &ts, NULL);
 				break;
 			}
 	handle_batch(n);
@@ -761,7 +761,7 @@ int fl_fault_until_unstuck(int (*op)(void))
 			return 0;
 		if (fl_fault_drain() <= 0) {
 			struct timespec ts = { 0, 100000 }; /* the event's thread has to queue it first */
-			nanosleep(&ts, NULL);
+			fl_syscall(SYS_nanosleep, &ts, NULL);
 		}
 	}
 	return -EAGAIN;

@@ -16,7 +16,8 @@
  * fetch and whether the page was present come from the x86 page-fault error code in the signal
  * context (REG_ERR: bit 0 P, bit 1 W/R, bit 4 I/D; Intel SDM vol. 3A, 4.7; the kernel stores it
  * for SIGBUS as for SIGSEGV, arch/x86/mm/fault.c). Every other fault is the program's:
- *   - sigaction, signal, bsd_signal and sysv_signal for the signal are interposed: the agent
+ *   - sigaction, signal, bsd_signal and sysv_signal for the signal are interposed
+ *     (hooks/signals.c, through fl_fault_signal_program_action): the agent
  *     keeps the program's action, reports it back, and calls it for faults that are not its
  *     own, with the mask the program asked for;
  *   - SIG_DFL (and SIG_IGN, which the kernel turns into SIG_DFL for a fault) puts the default
@@ -44,7 +45,6 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
-#include <locale.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -60,6 +60,7 @@
 #include "sigstack.h"
 #include "state.h"
 #include "stacks.h"
+#include "resolve.h"
 #include "sys.h"
 
 #define MEMO 256
@@ -69,10 +70,7 @@
 #define ERR_FETCH 16 /* I/D */
 
 static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
-static int (*real_sigaltstack)(const stack_t *, stack_t *);
 static int (*real_pthread_sigmask)(int, const sigset_t *, sigset_t *);
-static int (*real_sigprocmask)(int, const sigset_t *, sigset_t *);
-static char *(*real_setlocale)(int, const char *);
 static int installed;
 static int fault_sig;  /* SIGSEGV or SIGBUS, set once per process image */
 static int fault_code; /* its si_code for an engine's fault: SEGV_ACCERR or BUS_ADRERR */
@@ -83,11 +81,6 @@ static struct {
 	uint32_t retries;
 	uintptr_t addr;
 } memo[MEMO];
-#define RESOLVE(var, name)                                          \
-	do {                                                        \
-		if (!(var))                                         \
-			*(void **)&(var) = dlsym(RTLD_NEXT, name); \
-	} while (0)
 
 
 static int fault_signal_active(void)
@@ -145,7 +138,7 @@ static void pass_on(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_threa
 		real_sigaction(fault_sig, &dfl, NULL);
 		__atomic_store_n(&installed, 0, __ATOMIC_RELEASE);
 		if (sent) /* pending until this handler returns, then the default action */
-			fl_raw_syscall3(SYS_tgkill, fl_raw_syscall3(SYS_getpid, 0, 0, 0), fl_raw_syscall3(SYS_gettid, 0, 0, 0),
+			fl_syscall(SYS_tgkill, fl_syscall(SYS_getpid), fl_syscall(SYS_gettid),
 					fault_sig);
 		return;
 	}
@@ -157,7 +150,7 @@ static void pass_on(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_threa
 			sigaddset(&mask, s);
 	sigdelset(&mask, fault_sig);
 	sigdelset(&mask, SIGSYS); /* the handler runs gated: a SIGSYS forced while blocked would kill it */
-	fl_gate_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0, NSIG / 8, 0, 0);
+	fl_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0, NSIG / 8);
 	/* the program's handler runs gated, as the interrupted code did */
 	char selector = g ? g->selector : 0;
 	if (g)
@@ -173,6 +166,16 @@ static void pass_on(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_threa
 int fl_fault_signal_number(void)
 {
 	return fault_signal_active() ? fault_sig : 0;
+}
+
+void fl_fault_signal_program_action(const struct sigaction *act, struct sigaction *old)
+{
+	fl_spin_lock(&prog_lock);
+	if (old)
+		*old = prog_action;
+	if (act)
+		prog_action = *act;
+	fl_spin_unlock(&prog_lock);
 }
 
 static void on_fault(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_thread *g);
@@ -201,7 +204,7 @@ static void on_fault(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_thre
 		long err = uc->uc_mcontext.gregs[REG_ERR];
 		uint32_t access = ((err & ERR_WRITE) ? FL_ACCESS_WRITE : 0) | ((err & ERR_FETCH) ? FL_ACCESS_EXEC : 0) |
 				  ((err & ERR_PRESENT) ? FL_ACCESS_PRESENT : 0) | (g && g->kernel ? FL_ACCESS_KERNEL : 0);
-		int32_t tid = (int32_t)fl_raw_syscall3(SYS_gettid, 0, 0, 0);
+		int32_t tid = (int32_t)fl_syscall(SYS_gettid);
 		/* the program's registers at the fault: its call stack (stacks.c, record --stacks) */
 		struct fl_stack_regs regs = { .pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP],
 					      .sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
@@ -230,8 +233,8 @@ void fl_fault_signal_thread(void)
 {
 	if (!fault_signal_active())
 		return;
-	int32_t pid = (int32_t)fl_raw_syscall3(SYS_getpid, 0, 0, 0);
-	int32_t tid = (int32_t)fl_raw_syscall3(SYS_gettid, 0, 0, 0);
+	int32_t pid = (int32_t)fl_syscall(SYS_getpid);
+	int32_t tid = (int32_t)fl_syscall(SYS_gettid);
 	/* the slot's first page holds the thread's gate state (gate.h), the stack lies above it */
 	struct fl_gate_thread *g = fl_sigstack_take(pid, tid);
 	if (!g)
@@ -240,13 +243,13 @@ void fl_fault_signal_thread(void)
 	sigset_t one;
 	sigemptyset(&one);
 	sigaddset(&one, fault_sig);
-	RESOLVE(real_pthread_sigmask, "pthread_sigmask");
+	FL_RESOLVE(real_pthread_sigmask, "pthread_sigmask");
 	real_pthread_sigmask(SIG_UNBLOCK, &one, NULL);
 }
 
 int fl_fault_signal_install(int sig, const char *engine)
 {
-	RESOLVE(real_sigaction, "sigaction");
+	FL_RESOLVE(real_sigaction, "sigaction");
 	if (fault_signal_active()) {
 		/* a followed fork child inherits the handler and its thread's stack; a later attached
 		 * session of another in-thread engine cannot take the signal over */
@@ -271,129 +274,4 @@ int fl_fault_signal_install(int sig, const char *engine)
 	__atomic_store_n(&installed, 1, __ATOMIC_RELEASE);
 	fl_fault_signal_thread();
 	return 0;
-}
-
-/* ---- the program's signal calls ---- */
-
-FL_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
-{
-	RESOLVE(real_sigaction, "sigaction");
-	if (!fault_signal_active())
-		return real_sigaction(sig, act, old);
-	if (sig == fault_sig) {
-		fl_spin_lock(&prog_lock);
-		if (old)
-			*old = prog_action;
-		if (act)
-			prog_action = *act;
-		fl_spin_unlock(&prog_lock);
-		return 0;
-	}
-	if (act && act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN && !(act->sa_flags & SA_ONSTACK) &&
-	    !fl_gate_active()) { /* the gate adds it, and tells the program back its own flags */
-		/* else the kernel writes the frame on the thread's stack, which may be disabled */
-		struct sigaction onstack = *act;
-		onstack.sa_flags |= SA_ONSTACK;
-		return real_sigaction(sig, &onstack, old);
-	}
-	return real_sigaction(sig, act, old);
-}
-
-/* glibc's signal() calls its internal sigaction, which the wrapper above never sees */
-static sighandler_t signal_with(int sig, sighandler_t handler, int flags)
-{
-	struct sigaction act, old;
-	memset(&act, 0, sizeof(act));
-	act.sa_handler = handler;
-	act.sa_flags = flags;
-	sigemptyset(&act.sa_mask);
-	if (!(flags & SA_NODEFER)) /* as glibc's signal() (signal/signal.c): the signal itself, whatever the handler */
-		sigaddset(&act.sa_mask, sig);
-	if (sig <= 0 || sig >= NSIG || sigaction(sig, &act, &old) < 0) {
-		errno = EINVAL;
-		return SIG_ERR;
-	}
-	return old.sa_handler;
-}
-
-FL_EXPORT sighandler_t signal(int sig, sighandler_t handler)
-{
-	return signal_with(sig, handler, SA_RESTART); /* glibc's BSD semantics */
-}
-
-FL_EXPORT sighandler_t bsd_signal(int sig, sighandler_t handler)
-{
-	return signal_with(sig, handler, SA_RESTART);
-}
-
-FL_EXPORT sighandler_t sysv_signal(int sig, sighandler_t handler)
-{
-	return signal_with(sig, handler, SA_RESETHAND | SA_NODEFER);
-}
-
-FL_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
-{
-	RESOLVE(real_sigaltstack, "sigaltstack");
-	if (!fault_signal_active() || fl_gate_active())
-		return real_sigaltstack(ss, old); /* the gate keeps the agent's stack, and tells the program its own */
-	/* the agent's stack stays: the program's would be traced memory */
-	int r = real_sigaltstack(NULL, old);
-	if (r == 0 && ss && !(ss->ss_flags & SS_DISABLE) && ss->ss_size < (size_t)MINSIGSTKSZ) {
-		errno = ENOMEM;
-		return -1;
-	}
-	return r;
-}
-
-/* the set to block, less the fault signal (see the top of the file) */
-static const sigset_t *without_fault_signal(int how, const sigset_t *set, sigset_t *copy)
-{
-	if (!set || how == SIG_UNBLOCK || !fault_signal_active() || sigismember(set, fault_sig) != 1 || fl_gate_active())
-		return set; /* the gate leaves it open itself, and tells the program back what it asked */
-	*copy = *set;
-	sigdelset(copy, fault_sig);
-	return copy;
-}
-
-FL_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
-{
-	RESOLVE(real_pthread_sigmask, "pthread_sigmask");
-	sigset_t copy;
-	return real_pthread_sigmask(how, without_fault_signal(how, set, &copy), old);
-}
-
-FL_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
-{
-	RESOLVE(real_sigprocmask, "sigprocmask");
-	sigset_t copy;
-	return real_sigprocmask(how, without_fault_signal(how, set, &copy), old);
-}
-
-/*
- * Memory that glibc reads with every signal blocked, where a fault on a disabled page kills the
- * process (the kernel forces the fault signal's default action on a blocked fault). A new thread runs
- * __ctype_init (ctype/ctype-info.c) in start_thread (nptl/pthread_create.c) before it restores
- * its signal mask, and __ctype_init reads the first values of the global locale's LC_CTYPE
- * data, a block that setlocale malloc'd if it loaded the locale from files (locale/loadlocale.c,
- * _nl_intern_locale_data; the C locale's is libc's own). A JVM starting threads died so. Their
- * pages stay enabled for good, as each thread's struct pthread does (serve.c,
- * on_thread_start): the block's header and first values lie in its first 128 bytes (struct
- * __locale_data, locale/localeinfo.h: 64 bytes, then the values), and references to these pages
- * are not recorded. duplocale copies the global locale's pointers to its data.
- */
-FL_EXPORT char *setlocale(int category, const char *locale)
-{
-	RESOLVE(real_setlocale, "setlocale");
-	char *r = real_setlocale(category, locale);
-	if (r && locale && (category == LC_CTYPE || category == LC_ALL) && fault_signal_active() && fl_tracing()) {
-		int saved = errno;
-		locale_t global = duplocale(LC_GLOBAL_LOCALE);
-		if (global) {
-			uintptr_t ctype = (uintptr_t)global->__locales[LC_CTYPE];
-			freelocale(global);
-			fl_req_call(FL_REQ_PIN, ctype, ctype + 128, 0, 0);
-		}
-		errno = saved;
-	}
-	return r;
 }

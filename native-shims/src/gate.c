@@ -12,7 +12,7 @@
  *   3. touches them in address order, from user mode, as the kernel would access them: a fault
  *      on a disabled page is recorded like any other, tagged as the kernel's reference made for
  *      the thread (FL_REC_KERNEL; FORMAT.md), a write touch for memory the kernel writes;
- *   4. makes the call from the agent's text (fl_gate_syscall6), which dispatch lets through,
+ *   4. makes the call from the agent's text (fl_syscall, sys.c), which dispatch lets through,
  *      with the program's signal mask, so that a signal interrupts a waiting call as it would
  *      have, and the selector at BLOCK, so that a handler run meanwhile is gated too;
  *   5. releases the pages: one the EVMS let go meanwhile is disabled now.
@@ -32,7 +32,7 @@
  *     returns through its copy of the frame;
  *   - dispatch is per task, not inherited by clone or fork, and cleared by exec (checked here:
  *     bench/native/gate_probe.c): each thread the program starts is armed by the thread-start
- *     hook (interpose.c, trampoline), a followed fork child by the agent, an exec'd image by
+ *     hook (hooks/interpose.c, trampoline), a followed fork child by the agent, an exec'd image by
  *     its own agent; a thread started by raw clone is not gated;
  *   - the program's own SIGSYS handler gets what is not dispatch (seccomp's SIGSYS), and its own
  *     PR_SET_SYSCALL_USER_DISPATCH is refused with EBUSY;
@@ -65,7 +65,6 @@
 #include <unistd.h>
 
 #include "engine.h"
-#include "engine_uffd.h"
 #include "map_events.h"
 #include "evms.h"
 #include "gate.h"
@@ -96,8 +95,7 @@
 #endif
 
 /*
- * The stubs, in the agent's text (the allowed range):
- *   fl_gate_syscall6  a system call with six arguments, the SysV calling convention in;
+ * The stubs, in the agent's text (the allowed range), beside sys.c's fl_syscall6:
  *   fl_gate_restorer  every handler's return (rt_sigreturn);
  *   fl_gate_clone_tail  entered by sigreturn with the program's registers and rax = the clone's
  *     number: makes the call; the child (rax 0) takes the program's return address from the
@@ -114,11 +112,6 @@ __attribute__((visibility("hidden"))) struct clone_slot fl_gate_clone_slot;
 void fl_gate_restorer(void);
 void fl_gate_clone_tail(void);
 __asm__(".text\n"
-	".globl fl_gate_syscall6\n.hidden fl_gate_syscall6\n.type fl_gate_syscall6,@function\n"
-	"fl_gate_syscall6:\n"
-	"  mov %rdi, %rax\n  mov %rsi, %rdi\n  mov %rdx, %rsi\n  mov %rcx, %rdx\n"
-	"  mov %r8, %r10\n  mov %r9, %r8\n  mov 8(%rsp), %r9\n  syscall\n  ret\n"
-	".size fl_gate_syscall6, .-fl_gate_syscall6\n"
 	".globl fl_gate_restorer\n.hidden fl_gate_restorer\n.type fl_gate_restorer,@function\n"
 	"fl_gate_restorer:\n  mov $15, %eax\n  syscall\n  hlt\n"
 	".size fl_gate_restorer, .-fl_gate_restorer\n"
@@ -377,7 +370,7 @@ static void release(const struct fl_gate_region *r, uint32_t n, const struct hel
  * a thread is kept in its gate state, up to FL_GATE_OPEN_REGIONS regions and
  * FL_GATE_OPEN_PAGES pages, and given back by the thread's next call once that call's frame lies
  * where the open one's did (a nested call, from a handler run during the wait, lies below it),
- * or by the thread's end (interpose.c, the trampoline's cleanup). Lock held.
+ * or by the thread's end (hooks/interpose.c, the trampoline's cleanup). Lock held.
  */
 static void open_call(struct fl_gate_thread *g, const struct fl_gate_region *r, uint32_t n, const struct held_set *h,
 		      uintptr_t sp)
@@ -413,8 +406,8 @@ void fl_gate_thread_end(void)
 {
 	if (!fl_gate_active() || !gate_memory)
 		return;
-	struct fl_gate_thread *g = thread_of((int32_t)fl_gate_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0),
-					     (int32_t)fl_gate_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0));
+	struct fl_gate_thread *g = thread_of((int32_t)fl_syscall(SYS_getpid),
+					     (int32_t)fl_syscall(SYS_gettid));
 	if (g && g->open_sp)
 		give_back_open(g);
 }
@@ -551,7 +544,7 @@ static long sigaction_gated(const long *a)
 			act = kernel_action(sig, &act);
 			in = &act;
 		}
-		long r = fl_gate_syscall6(SYS_rt_sigaction, sig, (long)in, a[2] ? (long)&old : 0, K_SIGSET_BYTES, 0, 0);
+		long r = fl_syscall(SYS_rt_sigaction, sig, (long)in, a[2] ? (long)&old : 0, K_SIGSET_BYTES);
 		if (r == 0 && a[2])
 			memcpy((void *)a[2], &old, sizeof(old));
 		return r;
@@ -564,9 +557,9 @@ static long sigaction_gated(const long *a)
 	long r = 0;
 	if (a[1]) {
 		struct k_sigaction k = kernel_action(sig, &act);
-		r = fl_gate_syscall6(SYS_rt_sigaction, sig, (long)&k, (long)&now, K_SIGSET_BYTES, 0, 0);
+		r = fl_syscall(SYS_rt_sigaction, sig, (long)&k, (long)&now, K_SIGSET_BYTES);
 	} else {
-		r = fl_gate_syscall6(SYS_rt_sigaction, sig, 0, (long)&now, K_SIGSET_BYTES, 0, 0);
+		r = fl_syscall(SYS_rt_sigaction, sig, 0, (long)&now, K_SIGSET_BYTES);
 	}
 	old = prog_act[sig];
 	if (r == 0 && now.handler == SIG_DFL && old.handler != SIG_DFL && old.handler != SIG_IGN)
@@ -593,15 +586,15 @@ static long sigaction_gated(const long *a)
  */
 static int core_will_be_written(void)
 {
-	if (fl_gate_syscall6(SYS_prctl, PR_GET_DUMPABLE, 0, 0, 0, 0, 0) <= 0)
+	if (fl_syscall(SYS_prctl, PR_GET_DUMPABLE) <= 0)
 		return 0;
 	struct rlimit64_k { uint64_t cur, max; } lim;
-	if (fl_gate_syscall6(SYS_prlimit64, 0, RLIMIT_CORE, 0, (long)&lim, 0, 0) == 0 && lim.cur == 0) {
+	if (fl_syscall(SYS_prlimit64, 0, RLIMIT_CORE, 0, (long)&lim) == 0 && lim.cur == 0) {
 		char c = 0;
-		long fd = fl_gate_syscall6(SYS_openat, AT_FDCWD, (long)"/proc/sys/kernel/core_pattern", O_RDONLY | O_CLOEXEC, 0, 0, 0);
+		long fd = fl_syscall(SYS_openat, AT_FDCWD, (long)"/proc/sys/kernel/core_pattern", O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
-			fl_gate_syscall6(SYS_read, fd, (long)&c, 1, 0, 0, 0);
-			fl_gate_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+			fl_syscall(SYS_read, fd, (long)&c, 1);
+			fl_syscall(SYS_close, fd);
 		}
 		return c == '|';
 	}
@@ -639,14 +632,14 @@ static void on_core_signal(int sig, siginfo_t *si, void *ucv)
 	fl_spin_lock(&act_lock);
 	struct k_sigaction dfl = prog_act[sig];
 	dfl.handler = SIG_DFL;
-	fl_gate_syscall6(SYS_rt_sigaction, sig, (long)&dfl, 0, K_SIGSET_BYTES, 0, 0);
+	fl_syscall(SYS_rt_sigaction, sig, (long)&dfl, 0, K_SIGSET_BYTES);
 	__atomic_and_fetch(&core_caught, ~BIT(sig), __ATOMIC_RELEASE);
 	fl_spin_unlock(&act_lock);
 	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	if (g && g->in_sigsys && pc >= text_start && pc < text_end)
 		*(uint64_t *)&uc->uc_sigmask |= BIT(sig);
-	fl_gate_syscall6(SYS_rt_tgsigqueueinfo, fl_gate_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0),
-			 fl_gate_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0), sig, (long)si, 0, 0);
+	fl_syscall(SYS_rt_tgsigqueueinfo, fl_syscall(SYS_getpid),
+			 fl_syscall(SYS_gettid), sig, (long)si);
 }
 
 /*
@@ -659,7 +652,7 @@ void fl_gate_untraced_child(void)
 	uint64_t caught = __atomic_exchange_n(&core_caught, 0, __ATOMIC_ACQ_REL);
 	for (int sig = 1; sig <= 64; sig++)
 		if (caught & BIT(sig))
-			fl_gate_syscall6(SYS_rt_sigaction, sig, (long)&prog_act[sig], 0, K_SIGSET_BYTES, 0, 0);
+			fl_syscall(SYS_rt_sigaction, sig, (long)&prog_act[sig], 0, K_SIGSET_BYTES);
 }
 
 /*
@@ -705,9 +698,9 @@ static void pass_on_sigsys(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gat
 	if (a.sa_handler == SIG_DFL) {
 		fl_gate_core_signal(SIGSYS); /* it dumps core: the program's pages home first */
 		struct k_sigaction dfl = { SIG_DFL, 0, NULL, 0 };
-		fl_gate_syscall6(SYS_rt_sigaction, SIGSYS, (long)&dfl, 0, K_SIGSET_BYTES, 0, 0);
-		fl_gate_syscall6(SYS_tgkill, fl_gate_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0),
-				 fl_gate_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0), SIGSYS, 0, 0, 0);
+		fl_syscall(SYS_rt_sigaction, SIGSYS, (long)&dfl, 0, K_SIGSET_BYTES);
+		fl_syscall(SYS_tgkill, fl_syscall(SYS_getpid),
+				 fl_syscall(SYS_gettid), SIGSYS);
 		return; /* pending until this handler returns: the default action */
 	}
 	if (g)
@@ -724,19 +717,10 @@ static void pass_on_sigsys(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gat
  * An engine without mapping events (sigbus, mprotect) hears of munmap, of what an mmap with
  * MAP_FIXED replaces, of a break that shrinks and of madvise's zaps here, glibc's internal calls
  * included (a trimmed or deleted arena heap, a freed mmapped block, its stack cache), where the
- * libc wrappers (interpose.c) saw only the program's own calls: what userfaultfd's UNMAP and
- * REMOVE events would have said, before the pages go (after, for madvise: the zap is the call).
+ * libc wrappers (hooks/interpose.c) saw only the program's own calls: what userfaultfd's UNMAP
+ * and REMOVE events would have said, before the pages go (after, for madvise: the zap is the
+ * call). map_events.c says them (fl_map_say).
  */
-static int says_map_events(void)
-{
-	return !(fl_engine->observes & FL_OBSERVES_MAP_EVENTS) && fl_tracing();
-}
-
-static void map_event(uint32_t kind, uintptr_t s, uintptr_t e)
-{
-	if (e > s)
-		fl_req_call(FL_REQ_MAP_EVENT, kind, s, e, 0);
-}
 
 /* the calls that zap or move pages and are heard of after they did (map_events.c, fl_map_learn_dirty_before) */
 static void learn_dirty_before(long nr, const long *a)
@@ -752,22 +736,22 @@ static void map_events_before(long nr, const long *a)
 {
 	uintptr_t s = (uintptr_t)a[0];
 	learn_dirty_before(nr, a);
-	if (!says_map_events() || (s & (FL_PAGE - 1)))
+	if (!fl_map_says_events() || (s & (FL_PAGE - 1)))
 		return;
 	if ((nr == SYS_munmap || (nr == SYS_mmap && ((int)a[3] & MAP_FIXED))) && a[1])
-		map_event(FL_TRAP_UNMAP, s, FL_PAGE_UP(s + (uintptr_t)a[1]));
+		fl_map_say(FL_TRAP_UNMAP, s, FL_PAGE_UP(s + (uintptr_t)a[1]), 0);
 	if (nr == SYS_brk && s) {
-		uintptr_t cur = (uintptr_t)fl_gate_syscall6(SYS_brk, 0, 0, 0, 0, 0, 0);
+		uintptr_t cur = (uintptr_t)fl_syscall(SYS_brk);
 		if (s < cur)
-			map_event(FL_TRAP_UNMAP, FL_PAGE_UP(s), FL_PAGE_UP(cur));
+			fl_map_say(FL_TRAP_UNMAP, FL_PAGE_UP(s), FL_PAGE_UP(cur), 0);
 	}
 }
 
 static void map_events_after(long nr, const long *a, long r)
 {
-	if (nr == SYS_madvise && r == 0 && a[1] && says_map_events() &&
+	if (nr == SYS_madvise && r == 0 && a[1] && fl_map_says_events() &&
 	    (a[2] == MADV_DONTNEED || a[2] == MADV_FREE || a[2] == MADV_REMOVE))
-		map_event(FL_TRAP_REMOVE, FL_PAGE_DOWN(a[0]), FL_PAGE_UP((uintptr_t)a[0] + (uintptr_t)a[1]));
+		fl_map_say(FL_TRAP_REMOVE, FL_PAGE_DOWN(a[0]), FL_PAGE_UP((uintptr_t)a[0] + (uintptr_t)a[1]), 0);
 }
 
 /* ---- the handler ---- */
@@ -785,19 +769,19 @@ static int clone_like_thread(long nr, const long *a)
 
 /*
  * mincore: a page the engine holds away from its address (parked by the userfaultfd engines,
- * whose engines have a peek) is resident all the same, as natively: it holds the program's data
+ * their held_away op) is resident all the same, as natively: it holds the program's data
  * (its "populated" bit), only elsewhere. vec is held by this call under the in-thread engines,
  * and was just written by the kernel under uffd.
  */
 static void resident_as_natively(uintptr_t addr, size_t len, unsigned char *vec)
 {
-	if (!fl_engine->peek || !fl_tracing())
+	if (!fl_engine->held_away || !fl_tracing())
 		return;
 	uintptr_t start = FL_PAGE_DOWN(addr), end = FL_PAGE_UP(addr + len);
 	fl_lock();
 	for (struct fl_overlap o = fl_overlaps(start, end); fl_overlap_next(&o);)
 		for (uintptr_t p = o.a; p < o.b; p += FL_PAGE)
-			if (!(vec[(p - start) / FL_PAGE] & 1) && fl_range_bit(o.r, p))
+			if (!(vec[(p - start) / FL_PAGE] & 1) && fl_engine->held_away(o.r, p))
 				vec[(p - start) / FL_PAGE] |= 1;
 	fl_unlock();
 }
@@ -894,17 +878,17 @@ static long gated_call(long nr, const long *a, ucontext_t *uc, struct fl_gate_th
 	uint64_t handler_mask = 0;
 	int quick = (flags & FL_SC_QUICK) != 0;
 	if (!quick) /* the program's mask while the call waits: a signal interrupts it as it would have */
-		fl_gate_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&uc->uc_sigmask, (long)&handler_mask,
-				 K_SIGSET_BYTES, 0, 0);
+		fl_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&uc->uc_sigmask, (long)&handler_mask,
+				 K_SIGSET_BYTES);
 	g->selector = SELECTOR_BLOCK;
-	long r = fl_gate_syscall6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	long r = fl_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	g->selector = SELECTOR_ALLOW;
 	/* a fork's child, whose only thread is this one: the lock as the fork left it, the parent's
 	 * other threads' faults counted in it, before this epilogue takes it */
 	if (r == 0 && (nr == SYS_fork || ((nr == SYS_clone || nr == SYS_clone3) && !clone_like_thread(nr, a))))
 		fl_lock_reset_after_fork();
 	if (!quick)
-		fl_gate_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&handler_mask, 0, K_SIGSET_BYTES, 0, 0);
+		fl_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&handler_mask, 0, K_SIGSET_BYTES);
 	if (nr == SYS_mincore && r == 0)
 		resident_as_natively((uintptr_t)a[0], (size_t)a[1], (unsigned char *)a[2]);
 	if (kev)
@@ -1022,7 +1006,7 @@ static void on_sigsys_in(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gate_
 		if (clone_like_thread(nr, a)) {
 			/* made after this handler returns (see the top of the file) */
 			while (__atomic_exchange_n(&fl_gate_clone_slot.busy, 1, __ATOMIC_ACQUIRE))
-				fl_gate_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+				fl_syscall(SYS_sched_yield);
 			fl_gate_clone_slot.rip = (uint64_t)gr[REG_RIP];
 			__atomic_store_n(&fl_gate_clone_slot.taken, 0, __ATOMIC_RELEASE);
 			gr[REG_RIP] = (greg_t)fl_gate_clone_tail;
@@ -1045,11 +1029,11 @@ static int arm(struct fl_gate_thread *g)
 	 * (with what it asked to block of these): the program's wish kept, the signals open.
 	 */
 	uint64_t nb = never_blocked(), now = 0;
-	if (fl_gate_syscall6(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&nb, (long)&now, K_SIGSET_BYTES, 0, 0) == 0)
+	if (fl_syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&nb, (long)&now, K_SIGSET_BYTES) == 0)
 		g->blocked_wanted |= now & nb;
 	g->selector = SELECTOR_ALLOW;
-	long r = fl_gate_syscall6(SYS_prctl, PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, (long)text_start,
-				  (long)(text_end - text_start), (long)&g->selector, 0);
+	long r = fl_syscall(SYS_prctl, PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, (long)text_start,
+				  (long)(text_end - text_start), (long)&g->selector);
 	if (r)
 		return (int)r;
 	g->armed = 1;
@@ -1061,8 +1045,8 @@ void fl_gate_thread(void)
 {
 	if (!fl_gate_active())
 		return;
-	struct fl_gate_thread *g = thread_of((int32_t)fl_gate_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0),
-					     (int32_t)fl_gate_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0));
+	struct fl_gate_thread *g = thread_of((int32_t)fl_syscall(SYS_getpid),
+					     (int32_t)fl_syscall(SYS_gettid));
 	if (g && !g->armed)
 		arm(g);
 }
@@ -1090,11 +1074,11 @@ int fl_gate_start(void)
 		gate_memory = gate_events = 0;
 		return 0;
 	}
-	fault_sig = fl_fault_signal_number();
+	fault_sig = fl_engine->fault_signal ? fl_engine->fault_signal() : 0;
 	if (!text_start)
 		dl_iterate_phdr(find_text, NULL);
-	int32_t pid = (int32_t)fl_gate_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
-	struct fl_gate_thread *g = thread_of(pid, (int32_t)fl_gate_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0));
+	int32_t pid = (int32_t)fl_syscall(SYS_getpid);
+	struct fl_gate_thread *g = thread_of(pid, (int32_t)fl_syscall(SYS_gettid));
 	if (!text_start || !g) {
 		fl_log("system-call gate: no alternate signal stack or agent text found; system calls into disabled "
 		       "pages may fail with EFAULT", NULL, NULL);
@@ -1103,22 +1087,22 @@ int fl_gate_start(void)
 	struct k_sigaction ours = { (void *)on_sigsys, SA_SIGINFO | SA_ONSTACK | K_SA_RESTORER, (void *)fl_gate_restorer,
 				    ~never_blocked() };
 	struct k_sigaction old;
-	if (fl_gate_syscall6(SYS_rt_sigaction, SIGSYS, 0, (long)&old, K_SIGSET_BYTES, 0, 0) == 0) {
+	if (fl_syscall(SYS_rt_sigaction, SIGSYS, 0, (long)&old, K_SIGSET_BYTES) == 0) {
 		prog_sigsys.sa_handler = (void (*)(int))old.handler;
 		prog_sigsys.sa_flags = (int)old.flags;
 	}
-	fl_gate_syscall6(SYS_rt_sigaction, SIGSYS, (long)&ours, 0, K_SIGSET_BYTES, 0, 0);
+	fl_syscall(SYS_rt_sigaction, SIGSYS, (long)&ours, 0, K_SIGSET_BYTES);
 	for (int s = 1; s < 65; s++) {
 		struct k_sigaction k;
 		if (s == SIGSYS || s == SIGKILL || s == SIGSTOP ||
-		    fl_gate_syscall6(SYS_rt_sigaction, s, 0, (long)&k, K_SIGSET_BYTES, 0, 0) != 0)
+		    fl_syscall(SYS_rt_sigaction, s, 0, (long)&k, K_SIGSET_BYTES) != 0)
 			continue;
 		if (s != fault_sig)
 			prog_act[s] = k;
 		struct k_sigaction kern = kernel_action(s, &k);
 		if (kern.handler == k.handler && kern.flags == k.flags && kern.restorer == k.restorer && kern.mask == k.mask)
 			continue;
-		if (fl_gate_syscall6(SYS_rt_sigaction, s, (long)&kern, 0, K_SIGSET_BYTES, 0, 0) == 0 &&
+		if (fl_syscall(SYS_rt_sigaction, s, (long)&kern, 0, K_SIGSET_BYTES) == 0 &&
 		    kern.handler == (void *)on_core_signal)
 			core_caught |= BIT(s);
 	}
@@ -1132,7 +1116,7 @@ int fl_gate_start(void)
 	__atomic_store_n(&standard_pending, gate_events, __ATOMIC_RELEASE);
 	/* glibc's internal unmaps are mapping events now: the sigbus engine's check that an evicted
 	 * page still lies in a registered mapping (uffd_evict) is not needed */
-	if (gate_memory)
-		fl_uffd_unseen_unmaps = 0;
+	if (gate_memory && fl_engine->unmaps_heard)
+		fl_engine->unmaps_heard();
 	return 0;
 }

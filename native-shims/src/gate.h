@@ -57,13 +57,10 @@ struct fl_gate_thread {
 	struct fl_emitter emitter;
 };
 
-/* a system call made from the agent's text, which dispatch lets through: the result or -errno */
-long fl_gate_syscall6(long nr, long a, long b, long c, long d, long e, long f);
-
 int fl_gate_start(void);  /* the process image's first thread, once tracing runs: 0, or -errno (the gate stays off) */
 void fl_gate_thread(void); /* a new thread of the program (thread-start hook), or a followed fork child's */
 void fl_gate_thread_end(void); /* the thread ends, maybe cancelled inside a call: what it held given back */
-int fl_gate_active(void);  /* the gate sees this process's system calls (touch.c's wrappers stand down) */
+int fl_gate_active(void);  /* the gate sees this process's system calls (hooks/touch.c's wrappers stand down) */
 /*
  * A signal that dumps core (its default action) is about to kill the process: when the kernel
  * will write a core, prepare() runs first (tracing stops, every page comes home: guard.c), so the
@@ -75,9 +72,6 @@ void fl_gate_on_core(void (*prepare)(void)); /* before fl_gate_start */
 void fl_gate_core_signal(int sig);
 void fl_gate_untraced_child(void); /* a fork child the agent does not follow: the program's actions back */
 void fl_gate_thp_view(int before); /* the agent disabled THP: PR_GET_THP_DISABLE answers before as the program's */
-
-/* fault_signal.c */
-int fl_fault_signal_number(void); /* the in-thread engine's fault signal, or 0 */
 
 /* gate_table.c: the memory a system call reads and writes */
 #define FL_GATE_READ 1u  /* the kernel reads the region */

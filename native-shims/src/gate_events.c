@@ -11,8 +11,8 @@
  *     /proc/self/fd link (the path the kernel resolved), the file position after a plain read
  *     or write (lseek), a segment's size (shmctl IPC_STAT);
  *   - then, with the agent lock held, to write the events (emit.c).
- * Every system call here is made from the agent's text (fl_gate_syscall6), which dispatch lets
- * through; nothing allocates or writes errno (a signal handler, on an agent stack).
+ * Every system call here is made from the agent's text (fl_syscall, sys.c), which dispatch
+ * lets through; nothing allocates or writes errno (a signal handler, on an agent stack).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -128,7 +128,7 @@ static void stat_at(long dirfd, const char *path, uint32_t len, int cut, uint64_
 	if (cut)
 		return;
 	with_nul(z, path, len, sizeof(z));
-	if (fl_gate_syscall6(SYS_newfstatat, dirfd, (long)z, (long)&st, AT_SYMLINK_NOFOLLOW, 0, 0) == 0) {
+	if (fl_syscall(SYS_newfstatat, dirfd, (long)z, (long)&st, AT_SYMLINK_NOFOLLOW) == 0) {
 		*dev = device(st.st_dev);
 		*ino = st.st_ino;
 	}
@@ -154,7 +154,7 @@ static int open_event(struct fl_kev_call *k, long fd)
 	memset(e, 0, sizeof(*e) - sizeof(e->text));
 	e->type = FL_EV_FILE_OPEN;
 	uint32_t kind = FL_FILE_OTHER;
-	int open = fl_gate_syscall6(SYS_fstat, fd, (long)&k->st, 0, 0, 0, 0) == 0;
+	int open = fl_syscall(SYS_fstat, fd, (long)&k->st) == 0;
 	if (open) {
 		kind = file_kind(k->st.st_mode);
 		e->b = device(k->st.st_dev);
@@ -166,7 +166,7 @@ static int open_event(struct fl_kev_call *k, long fd)
 	uint32_t n = 14;
 	put_decimal(k->link, &n, (unsigned long)fd);
 	k->link[n] = 0;
-	long r = fl_gate_syscall6(SYS_readlink, (long)k->link, (long)e->text, FL_KEV_TEXT, 0, 0, 0);
+	long r = fl_syscall(SYS_readlink, (long)k->link, (long)e->text, FL_KEV_TEXT);
 	e->text_len = r > 0 ? (uint32_t)r : 0;
 	return open;
 }
@@ -232,7 +232,7 @@ static uint64_t offset_of(long nr, const long *a, long r)
 	default:
 		break;
 	}
-	long pos = fl_gate_syscall6(SYS_lseek, a[0], 0, SEEK_CUR, 0, 0, 0);
+	long pos = fl_syscall(SYS_lseek, a[0], 0, SEEK_CUR);
 	return pos >= r ? (uint64_t)(pos - r) : FL_NO_OFFSET; /* ESPIPE; /dev/null says 0 */
 }
 
@@ -278,7 +278,7 @@ void fl_kev_after(long nr, const long *a, long r, struct fl_kev_call *k)
 		e = next(k, FL_EV_FILE_TRUNCATE);
 		e->a = fd_field(a[0]);
 		e->b = (uint64_t)a[1];
-		if (fl_gate_syscall6(SYS_fstat, a[0], (long)&st, 0, 0, 0, 0) == 0) {
+		if (fl_syscall(SYS_fstat, a[0], (long)&st) == 0) {
 			e->c = device(st.st_dev);
 			e->d = st.st_ino;
 		}
@@ -317,7 +317,7 @@ void fl_kev_after(long nr, const long *a, long r, struct fl_kev_call *k)
 		e = next(k, FL_EV_SHMAT);
 		e->a = (uint64_t)a[0];
 		e->b = (uint64_t)r;
-		if (fl_gate_syscall6(SYS_shmctl, a[0], IPC_STAT, (long)&ds, 0, 0, 0) == 0)
+		if (fl_syscall(SYS_shmctl, a[0], IPC_STAT, (long)&ds) == 0)
 			e->c = ds.shm_segsz;
 		e->d = (uint64_t)a[2];
 		break;

@@ -52,6 +52,7 @@
 #include "emit.h"
 #include "engine.h"
 #include "fault.h"
+#include "gate.h"
 #include "guard.h"
 #include "lock.h"
 #include "map_events.h"
@@ -111,9 +112,7 @@ static void teardown(uint32_t reason, int err)
 	stopping = 1;
 	fl_unlock();
 	uint64_t one = 1;
-	/* raw: the interposed write (touch.c) resolves libc's with dlsym on its first call, and the
-	 * dynamic loader's walk may touch traced memory, which this thread would wait on for good */
-	fl_raw_syscall3(SYS_write, stop_efd, (long)&one, sizeof(one));
+	fl_syscall(SYS_write, stop_efd, (long)&one, sizeof(one));
 	/*
 	 * Wait for the fault threads to leave, so none uses the uffd after it is closed. One that
 	 * is starved (SCHED_IDLE on a busy CPU) may take long: past 2 s we go on, which is safe
@@ -225,7 +224,8 @@ static void *fault_main(void *arg)
 		int busy = n > 0 || fl_progress_count() != before;
 		if (busy)
 			continue;
-		if (poll(fds, 3, -1) < 0 && errno != EINTR)
+		long polled = fl_syscall(SYS_poll, fds, 3, -1);
+		if (polled < 0 && polled != -EINTR)
 			break;
 	}
 	__atomic_fetch_sub(&fault_threads_alive, 1, __ATOMIC_ACQ_REL);
@@ -437,17 +437,16 @@ unlocked:
 		/* to the nanosecond (ppoll): a sampling window of 5 ms must not last 6 */
 		uint64_t left = next == UINT64_MAX ? 0 : next <= now ? 0 : next - now;
 		struct timespec timeout = { .tv_sec = (time_t)(left / 1000000000ULL), .tv_nsec = (long)(left % 1000000000ULL) };
-		int r = ppoll(fds, nfds, next == UINT64_MAX ? NULL : &timeout, NULL);
-		if (r < 0 && errno != EINTR) {
+		long r = fl_syscall(SYS_ppoll, fds, nfds, next == UINT64_MAX ? NULL : &timeout, NULL, NSIG / 8);
+		if (r < 0 && r != -EINTR) {
 			stop_reason = FL_STOP_ERROR;
-			stop_err = errno;
+			stop_err = (int)-r;
 			continue;
 		}
 		if (fds[0].revents & POLLIN) {
 			/* poked (a fault thread's fatal error, a stop asked for, the ring abandoned): look at once */
 			uint64_t v;
-			ssize_t got = read(fl_guard_efd, &v, sizeof(v));
-			(void)got;
+			fl_syscall(SYS_read, fl_guard_efd, &v, sizeof(v));
 			deadlines[DL_LIVENESS].due = fl_now_ns();
 		}
 		if (watched > 1 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)))
@@ -480,13 +479,13 @@ void fl_guard_stop_for_core(void)
 	for (; waited < CORE_WAIT_MS && !__atomic_load_n(&guard_done, __ATOMIC_ACQUIRE); waited += 10)
 		fl_futex_wait(&guard_done, 0, 10 * 1000 * 1000L);
 	/* and until the handler threads have left: the core then holds the program's threads only */
-	pid_t pid = (pid_t)fl_raw_syscall3(SYS_getpid, 0, 0, 0);
+	pid_t pid = (pid_t)fl_syscall(SYS_getpid);
 	uint32_t n = __atomic_load_n(&handler_tids_n, __ATOMIC_ACQUIRE);
 	for (uint32_t i = 0; i < n && i < MAX_FAULT_THREADS + 1; i++) {
 		int32_t tid = __atomic_load_n(&handler_tids[i], __ATOMIC_ACQUIRE);
 		for (; tid && waited < CORE_WAIT_MS && !fl_thread_gone(pid, tid); waited++) {
 			struct timespec ts = { 0, 1000 * 1000L };
-			fl_raw_syscall3(SYS_nanosleep, (long)&ts, 0, 0);
+			fl_syscall(SYS_nanosleep, (long)&ts);
 		}
 	}
 }
@@ -534,22 +533,31 @@ void fl_handler_reset_after_fork(void)
 		fl_mode->reset();
 }
 
-/* a thread with its own agent-mapped stack and every signal blocked (inherited from here) */
+/*
+ * A thread with its own agent-mapped stack and every signal blocked (inherited from here) but
+ * those a program thread's masks never block either: the fault signal (fault_signal.c), and
+ * SIGSYS under the system-call gate (gate.c).
+ */
 static int start_thread(pthread_t *t, size_t stack_len, void *(*fn)(void *), void *arg)
 {
 	void *stack = fl_mem_map(stack_len + FL_PAGE);
 	if (!stack)
 		return -ENOMEM;
-	mprotect(stack, FL_PAGE, PROT_NONE); /* guard page */
+	fl_syscall(SYS_mprotect, stack, FL_PAGE, PROT_NONE); /* guard page */
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setstack(&attr, (char *)stack + FL_PAGE, stack_len);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	sigset_t all, old;
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int fault_sig = fl_engine->fault_signal ? fl_engine->fault_signal() : 0;
+	if (fault_sig)
+		sigdelset(&all, fault_sig);
+	if (fl_gate_active())
+		sigdelset(&all, SIGSYS);
+	fl_syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, NSIG / 8);
 	int err = fl_real_pthread_create(t, &attr, fn, arg);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	fl_syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, NSIG / 8);
 	pthread_attr_destroy(&attr);
 	return -err;
 }
@@ -608,7 +616,7 @@ int fl_handler_start(void)
 		stopping = 1;
 		fl_unlock();
 		uint64_t one = 1;
-		fl_raw_syscall3(SYS_write, stop_efd, (long)&one, sizeof(one));
+		fl_syscall(SYS_write, stop_efd, (long)&one, sizeof(one));
 		return err;
 	}
 	/* the program's threads are listed at FL_REQ_INIT as /proc/self/task minus the handler threads */

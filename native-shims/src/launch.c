@@ -94,18 +94,17 @@ static int read_launch(pid_t recorder, struct launch *l)
 	size_t n = strlen(path);
 	n += fl_fmt_u64(path + n, (uint64_t)recorder);
 	memcpy(path + n, "/environ", 9);
-	/* raw calls: the agent's own wrappers of read and write are not for it (touch.c) */
-	long fd = fl_raw_syscall3(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC);
+	long fd = fl_syscall(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	size_t got = 0;
 	for (;;) {
-		long r = fl_raw_syscall3(SYS_read, fd, (long)(env_buf + got), (long)(ENV_MAX - 1 - got));
+		long r = fl_syscall(SYS_read, fd, (long)(env_buf + got), (long)(ENV_MAX - 1 - got));
 		if (r <= 0)
 			break;
 		got += (size_t)r;
 	}
-	fl_raw_syscall3(SYS_close, fd, 0, 0);
+	fl_syscall(SYS_close, fd);
 	env_buf[got] = 0;
 	for (size_t i = 0; i < got; i += strlen(env_buf + i) + 1)
 		if (!strncmp(env_buf + i, FL_ENV_LAUNCH "=", sizeof(FL_ENV_LAUNCH))) {
@@ -130,7 +129,7 @@ void fl_launch_restore(void)
 			if (sig == SIGKILL || sig == SIGSTOP)
 				continue;
 			struct { void *handler; unsigned long flags; void *restorer; uint64_t mask; } k;
-			if (fl_raw_syscall5(SYS_rt_sigaction, sig, 0, (long)&k, 8, 0) != 0)
+			if (fl_syscall(SYS_rt_sigaction, sig, 0, (long)&k, 8) != 0)
 				continue;
 			int want_ign = (l.sigign >> (sig - 1)) & 1;
 			if (want_ign == (k.handler == SIG_IGN) || (k.handler != SIG_IGN && k.handler != SIG_DFL))
@@ -138,12 +137,12 @@ void fl_launch_restore(void)
 			k.handler = want_ign ? SIG_IGN : SIG_DFL;
 			k.flags = 0;
 			k.mask = 0;
-			fl_raw_syscall5(SYS_rt_sigaction, sig, (long)&k, 0, 8, 0);
+			fl_syscall(SYS_rt_sigaction, sig, (long)&k, 0, 8);
 		}
 	}
 	if (l.have & 1) {
 		uint64_t mask = l.sigblk;
-		fl_raw_syscall5(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0, 8, 0);
+		fl_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0, 8);
 	}
 	if (l.have & 4) {
 		struct rlimit r;
@@ -166,10 +165,10 @@ void fl_launch_restore(void)
 		while (k)
 			text[len++] = tmp[--k];
 		text[len++] = '\n';
-		long fd = fl_raw_syscall3(SYS_openat, AT_FDCWD, (long)"/proc/self/coredump_filter", O_WRONLY | O_CLOEXEC);
+		long fd = fl_syscall(SYS_openat, AT_FDCWD, (long)"/proc/self/coredump_filter", O_WRONLY | O_CLOEXEC);
 		if (fd >= 0) {
-			fl_raw_syscall3(SYS_write, fd, (long)text, len);
-			fl_raw_syscall3(SYS_close, fd, 0, 0);
+			fl_syscall(SYS_write, fd, (long)text, len);
+			fl_syscall(SYS_close, fd);
 		}
 	}
 }

@@ -59,7 +59,7 @@ static void exclude_shared(void)
 			__builtin_ia32_pause();
 		} else {
 			struct timespec ts = { 0, 20000 };
-			fl_raw_syscall3(SYS_nanosleep, (long)&ts, 0, 0);
+			fl_syscall(SYS_nanosleep, (long)&ts);
 		}
 	}
 }

@@ -13,7 +13,6 @@
 #include "faultline_shm.h"
 #include "emit.h"
 #include "engine.h"
-#include "engine_uffd.h"
 #include "evms.h"
 #include "map_events.h"
 #include "request.h"
@@ -112,17 +111,28 @@ void fl_map_event(const struct fl_trap *m)
 	fl_counters_publish();
 }
 
+int fl_map_says_events(void)
+{
+	return !(fl_engine->observes & FL_OBSERVES_MAP_EVENTS) && fl_tracing();
+}
+
+void fl_map_say(uint32_t kind, uint64_t a, uint64_t b, uint64_t c)
+{
+	if (kind == FL_TRAP_REMAP || b > a)
+		fl_req_call(FL_REQ_MAP_EVENT, kind, a, b, c); /* raw system calls only: errno untouched */
+}
+
 /*
  * Asynchronous dirty tracking keeps the written bit in the page table, and a zap or a move
  * drops it (a moved page reads written in its new place), so before a call that zaps or moves
  * pages and is heard of only after it (userfaultfd's events; madvise and mremap under the
  * in-thread engines) the EVMS reads the bits of the range (serve.c, on_learn_dirty). The
  * system-call gate asks for every such call (gate.c), the interposed calls only with the gate
- * off (interpose.c).
+ * off (hooks/interpose.c).
  */
 void fl_map_learn_dirty_before(uintptr_t addr, size_t len)
 {
-	if (!fl_uffd_wp_async || !fl_tracing() || !len || (addr & (FL_PAGE - 1)))
+	if (!fl_engine->writes_async || !fl_engine->writes_async() || !fl_tracing() || !len || (addr & (FL_PAGE - 1)))
 		return;
 	int saved = errno;
 	fl_req_call(FL_REQ_LEARN_DIRTY, addr, FL_PAGE_UP(addr + len), 0, 0);

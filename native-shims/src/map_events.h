@@ -21,6 +21,17 @@ int fl_hint_post(uint32_t kind, uint64_t start, uint64_t len, uint64_t value); /
 int fl_hint_take(int i); /* withdraw; returns 1 if an event used it */
 void fl_hints_reset(void); /* a fork child: none posted */
 
+/*
+ * An engine without mapping events (sigbus, mprotect) hears of the program's munmap, madvise
+ * zaps, MAP_FIXED and mremap from the calls themselves: the system-call gate's (gate.c), every
+ * call glibc's internal ones included, or with the gate off the interposed libc calls'
+ * (hooks/interpose.c). fl_map_says_events: whether they must say them now; fl_map_say: one
+ * said (kind FL_TRAP_UNMAP or REMOVE of [a, b), or REMAP from a to b of c bytes), applied by the
+ * handler as the engine's event would have been, before the pages go. Any thread, errno untouched.
+ */
+int fl_map_says_events(void);
+void fl_map_say(uint32_t kind, uint64_t a, uint64_t b, uint64_t c);
+
 /* any thread, before a call that zaps or moves [addr, addr + len) and is heard of after it:
  * the EVMS reads the range's written bits first (map_events.c); errno kept */
 void fl_map_learn_dirty_before(uintptr_t addr, size_t len);

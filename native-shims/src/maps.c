@@ -59,12 +59,7 @@ int fl_maps_each(int (*fn)(const struct fl_map_line *, void *), void *ctx)
 			close(fd);
 			return -E2BIG;
 		}
-		/*
-		 * Not the interposed read (touch.c): under an engine that touches a call's buffer
-		 * before it, that wrapper wrote every page of this 16 MiB buffer, 15 ms of page
-		 * allocation at each scan, where the kernel writes a few pages of lines.
-		 */
-		long r = fl_raw_syscall3(SYS_read, fd, (long)(maps_buf + n), (long)(MAPS_BUF_SIZE - 1 - n));
+		long r = fl_syscall(SYS_read, fd, (long)(maps_buf + n), (long)(MAPS_BUF_SIZE - 1 - n));
 		if (r < 0) {
 			if (r == -EINTR)
 				continue;

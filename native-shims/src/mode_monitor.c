@@ -19,7 +19,7 @@
  * A check is the engine's watch and unwatch (engine.h); only the userfaultfd engines have them.
  * Under the sigbus engine a check is answered on the touching thread (a SIGBUS there), and a
  * kernel-mode access to a checked page fails unless the calls that make one touch their
- * buffers first (touch.c), as when recording under that engine; the mprotect engine has no
+ * buffers first (hooks/touch.c), as when recording under that engine; the mprotect engine has no
  * checks, since every check would split a mapping twice. Agent lock held throughout, but for a
  * check's answer on the faulting thread (monitor_enabled).
  *

@@ -35,7 +35,7 @@ int fl_pagemap_open(void)
 int fl_page_present(uintptr_t addr)
 {
 	uint64_t e = 0;
-	if (fl_raw_pread(fl_self_fd(&pagemap), &e, sizeof(e), (off_t)(addr / FL_PAGE * 8)) != sizeof(e))
+	if (fl_syscall(SYS_pread64, fl_self_fd(&pagemap), &e, sizeof(e), (addr / FL_PAGE * 8)) != sizeof(e))
 		return 0;
 	return (e & (PM_PRESENT | PM_SWAPPED)) != 0;
 }
@@ -47,7 +47,7 @@ void fl_pagemap_each_present(uintptr_t s, uintptr_t e, void (*fn)(uintptr_t page
 		size_t n = (e - cur) / FL_PAGE;
 		if (n > PM_ENTRIES)
 			n = PM_ENTRIES;
-		ssize_t got = fl_raw_pread(fd, pm_buf, n * 8, (off_t)(cur / FL_PAGE * 8));
+		ssize_t got = fl_syscall(SYS_pread64, fd, pm_buf, n * 8, (cur / FL_PAGE * 8));
 		if (got <= 0)
 			return;
 		n = (size_t)got / 8;
@@ -90,7 +90,7 @@ void fl_pagemap_break_cow(uintptr_t s, uintptr_t e)
 		size_t n = (e - cur) / FL_PAGE;
 		if (n > 512)
 			n = 512;
-		ssize_t got = fl_raw_pread(fd, buf, n * 8, (off_t)(cur / FL_PAGE * 8));
+		ssize_t got = fl_syscall(SYS_pread64, fd, buf, n * 8, (cur / FL_PAGE * 8));
 		if (got <= 0)
 			break;
 		n = (size_t)got / 8;
@@ -124,7 +124,7 @@ int fl_pagemap_written(uintptr_t s, uintptr_t e, void (*fn)(uintptr_t a, uintptr
 		struct pm_scan_arg a = { .size = sizeof(a), .flags = PM_SCAN_CHECK_WPASYNC, .start = s, .end = e,
 					 .vec = (uintptr_t)scan_runs, .vec_len = SCAN_RUNS,
 					 .category_mask = PAGE_IS_WRITTEN, .return_mask = PAGE_IS_WRITTEN };
-		long n = fl_raw_syscall3(SYS_ioctl, fd, (long)PAGEMAP_SCAN, (long)&a);
+		long n = fl_syscall(SYS_ioctl, fd, (long)PAGEMAP_SCAN, (long)&a);
 		if (n < 0)
 			return (int)n;
 		for (long i = 0; i < n; i++)
@@ -145,7 +145,7 @@ int fl_page_written(uintptr_t page)
 	struct pm_scan_arg a = { .size = sizeof(a), .flags = PM_SCAN_CHECK_WPASYNC, .start = page, .end = page + FL_PAGE,
 				 .vec = (uintptr_t)&run, .vec_len = 1,
 				 .category_mask = PAGE_IS_WRITTEN, .return_mask = PAGE_IS_WRITTEN };
-	long n = fl_raw_syscall3(SYS_ioctl, fd, (long)PAGEMAP_SCAN, (long)&a);
+	long n = fl_syscall(SYS_ioctl, fd, (long)PAGEMAP_SCAN, (long)&a);
 	return n < 0 ? (int)n : n > 0;
 }
 
@@ -163,6 +163,6 @@ int fl_pagemap_protect_present(uintptr_t page)
 	struct pm_scan_arg a = { .size = sizeof(a), .flags = PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC,
 				 .start = page, .end = page + FL_PAGE, .vec = (uintptr_t)&run, .vec_len = 1,
 				 .category_mask = PAGE_IS_PRESENT, .return_mask = PAGE_IS_PRESENT };
-	long n = fl_raw_syscall3(SYS_ioctl, fd, (long)PAGEMAP_SCAN, (long)&a);
+	long n = fl_syscall(SYS_ioctl, fd, (long)PAGEMAP_SCAN, (long)&a);
 	return n < 0 ? (int)n : n > 0;
 }

@@ -46,7 +46,7 @@ static inline void fl_page_lock(const struct fl_range *r, uintptr_t page)
 			if (++spins < 256)
 				__builtin_ia32_pause();
 			else
-				fl_raw_syscall3(FL_SYS_SCHED_YIELD, 0, 0, 0); /* its holder may be off its CPU */
+				fl_syscall(FL_SYS_SCHED_YIELD); /* its holder may be off its CPU */
 		}
 }
 /* a fork child: every page lock released (the parent's other threads held some when it forked) */

@@ -141,7 +141,7 @@ static struct fl_req *post(uint32_t type, uint64_t a, uint64_t b, uint64_t c, ui
 	/* raw, from the agent's text: the system-call gate lets it through, no SIGSYS and no kernel
 	 * event for a write the program never made. EAGAIN only if the counter is saturated: the
 	 * handler is awake anyway */
-	fl_raw_syscall3(SYS_write, evfd, (long)&one, sizeof(one));
+	fl_syscall(SYS_write, evfd, (long)&one, sizeof(one));
 	return q;
 }
 
@@ -199,8 +199,7 @@ void fl_req_wake(uint64_t mask)
 uint64_t fl_req_serve(int (*fn)(struct fl_req *))
 {
 	uint64_t drained;
-	ssize_t r = read(evfd, &drained, sizeof(drained));
-	(void)r;
+	fl_syscall(SYS_read, evfd, &drained, sizeof(drained));
 	uint64_t served = 0;
 	for (int i = 0; i < FL_REQ_SLOTS; i++) {
 		if (__atomic_load_n(&slots[i].state, __ATOMIC_ACQUIRE) != FL_RS_POSTED)

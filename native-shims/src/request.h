@@ -22,7 +22,7 @@ enum fl_req_type {
 	FL_REQ_EXEC,          /* text = path: emit FL_EV_EXEC, mark the slot (FL_SLOT_EXEC_ANNOUNCED) */
 	FL_REQ_FORK_CHILD,    /* in a followed fork child: register inherited ranges, rescan, disable */
 	FL_REQ_EVMS_FLUSH,    /* the process is exiting: every EVMS page emits its eviction record */
-	/* engines that observe no mapping events (FL_OBSERVES_MAP_EVENTS clear), from interpose.c */
+	/* engines that observe no mapping events (FL_OBSERVES_MAP_EVENTS clear), from hooks/interpose.c */
 	FL_REQ_MAP_EVENT,     /* a = FL_TRAP_UNMAP/REMOVE/REMAP, b, c, d = the trap's a, b, c */
 	FL_REQ_MPROTECT,      /* a = start, b = len, c = prot: the program's mprotect */
 	FL_REQ_UNTRACE,       /* [a, b) leaves tracing, its pages enabled (a block glibc is about to mremap) */

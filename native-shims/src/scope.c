@@ -55,23 +55,23 @@ static struct {
 
 static int64_t segment_end_from(const char *path, uint64_t off)
 {
-	long fd = fl_raw_syscall3(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC);
+	long fd = fl_syscall(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	int64_t found = -1;
 	Elf64_Ehdr eh;
-	if (fl_raw_pread((int)fd, &eh, sizeof(eh), 0) == (long)sizeof(eh) && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+	if (fl_syscall(SYS_pread64, (int)fd, &eh, sizeof(eh)) == (long)sizeof(eh) && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
 	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr)) {
 		for (uint32_t i = 0; i < eh.e_phnum && found < 0; i++) {
 			Elf64_Phdr ph;
-			if (fl_raw_pread((int)fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != (long)sizeof(ph))
+			if (fl_syscall(SYS_pread64, (int)fd, &ph, sizeof(ph), (eh.e_phoff + i * sizeof(ph))) != (long)sizeof(ph))
 				break;
 			if (ph.p_type == PT_LOAD && (ph.p_flags & PF_W) && off >= FL_PAGE_DOWN(ph.p_offset) &&
 			    off < ph.p_offset + ph.p_filesz)
 				found = (int64_t)(ph.p_offset + ph.p_memsz - off);
 		}
 	}
-	fl_raw_syscall3(SYS_close, fd, 0, 0);
+	fl_syscall(SYS_close, fd);
 	return found;
 }
 

@@ -61,7 +61,7 @@ void fl_serve_reset(void)
 /* the program break moved (interposed brk/sbrk, or glibc's internal sbrk seen later) */
 static void check_brk(uint32_t tid)
 {
-	uintptr_t now = (uintptr_t)syscall(SYS_brk, 0);
+	uintptr_t now = (uintptr_t)fl_syscall(SYS_brk, 0);
 	if (known_brk && now != known_brk)
 		fl_emit_event(FL_EV_BRK, tid, known_brk, now, 0, 0, NULL, 0);
 	known_brk = now;
@@ -74,7 +74,7 @@ static void emit_name_of(uint32_t tid)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	ssize_t n = read(fd, name, sizeof(name) - 1);
+	long n = fl_syscall(SYS_read, fd, name, sizeof(name) - 1);
 	close(fd);
 	if (n <= 0)
 		return;
@@ -100,7 +100,7 @@ static void existing_threads(void)
 	char buf[4096];
 	pid_t self = fl_gettid();
 	for (;;) {
-		long n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+		long n = fl_syscall(SYS_getdents64, fd, buf, sizeof(buf));
 		if (n <= 0)
 			break;
 		for (long off = 0; off < n;) {
@@ -114,7 +114,7 @@ static void existing_threads(void)
 			emit_name_of(tid);
 			void *head = NULL;
 			size_t len = 0;
-			if (syscall(SYS_get_robust_list, (pid_t)tid, &head, &len) == 0 && head) {
+			if (fl_syscall(SYS_get_robust_list, (pid_t)tid, &head, &len) == 0 && head) {
 				fl_engine->pin((uintptr_t)head);
 				fl_engine->pin((uintptr_t)head - 64);
 			}
@@ -158,7 +158,7 @@ static int on_rescan(struct fl_req *q)
 /* the constructor's thread: its descriptor pinned, what exists now registered and disabled */
 static int on_init(struct fl_req *q)
 {
-	known_brk = (uintptr_t)syscall(SYS_brk, 0);
+	known_brk = (uintptr_t)fl_syscall(SYS_brk, 0);
 	/* pinned before anything is disabled: under mprotect the waiting thread may fault
 	 * meanwhile, and its SIGSEGV path reads its struct pthread (the mutex owner, the
 	 * stack guard); a fault there, with SIGSEGV blocked, would kill it */
@@ -362,7 +362,7 @@ static int on_exec(struct fl_req *q)
 /* in a followed fork child: the inherited ranges registered again, a rescan, every page disabled */
 static int on_fork_child(struct fl_req *q)
 {
-	known_brk = (uintptr_t)syscall(SYS_brk, 0);
+	known_brk = (uintptr_t)fl_syscall(SYS_brk, 0);
 	if (fl_ranges_torn()) {
 		fl_log("fork child: the range table was changing at fork time; ",
 		       scope_all() ? "rescanning" : "ranges traced through the API are not traced in this child", NULL);

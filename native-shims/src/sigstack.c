@@ -64,7 +64,7 @@ void *fl_sigstack_top(void)
 {
 	if (fl_sigstack_here())
 		return NULL; /* on it already (a handler's): the caller's frames are there */
-	uint8_t *stack = fl_sigstack_of((int32_t)fl_raw_syscall3(SYS_getpid, 0, 0, 0), (int32_t)fl_raw_syscall3(SYS_gettid, 0, 0, 0));
+	uint8_t *stack = fl_sigstack_of((int32_t)fl_syscall(SYS_getpid), (int32_t)fl_syscall(SYS_gettid));
 	return stack ? stack + FL_SIGSTACK : NULL;
 }
 
@@ -116,10 +116,8 @@ void *fl_sigstack_take(int32_t pid, int32_t tid)
 	fl_spin_unlock(&lock);
 	if (!stack)
 		return NULL;
-	/* raw: the program's sigaltstack is interposed (fault_signal.c) and gated (gate.c); the
-	 * agent's own text is never dispatched */
 	stack_t ss = { .ss_sp = stack + FL_PAGE, .ss_size = FL_SIGSTACK - FL_PAGE, .ss_flags = 0 };
-	if (fl_raw_syscall3(SYS_sigaltstack, (long)&ss, 0, 0) != 0)
+	if (fl_syscall(SYS_sigaltstack, (long)&ss) != 0)
 		return NULL;
 	return stack;
 }

@@ -198,7 +198,7 @@ static void wait_announced(uintptr_t a)
 		fl_spin_unlock(&tables_lock);
 		if (done)
 			return;
-		fl_raw_syscall3(SYS_sched_yield, 0, 0, 0);
+		fl_syscall(SYS_sched_yield);
 	}
 }
 

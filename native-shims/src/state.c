@@ -22,7 +22,7 @@ uint32_t fl_restoring;
 void fl_guard_poke(void)
 {
 	uint64_t one = 1;
-	fl_raw_syscall3(SYS_write, fl_guard_efd, (long)&one, sizeof(one));
+	fl_syscall(SYS_write, fl_guard_efd, (long)&one, sizeof(one));
 }
 
 void fl_unlink_shm(void)

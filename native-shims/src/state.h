@@ -77,7 +77,7 @@ extern int fl_fork_depth; /* a fork is being prepared: pages stay enabled (serve
  * Threads created but not yet pinned (engines without FL_OBSERVES_KERNEL_ACCESS): while any is,
  * no rescan registers new memory, since the new thread's stack and struct pthread (one mapping)
  * would be disabled before they are pinned, and glibc starts the thread with every signal
- * blocked (interpose.c counts them, serve.c's on_thread_start counts them out).
+ * blocked (hooks/interpose.c counts them, serve.c's on_thread_start counts them out).
  */
 extern uint32_t fl_threads_starting;
 

@@ -1,7 +1,8 @@
 /*
- * sys.c: raw system calls and tiny helpers usable on the handler thread. The agent exports its
- * own mmap/munmap wrappers, so calling "mmap" from inside the library would re-enter them:
- * agent memory is mapped with syscall(2) instead. Nothing here allocates or uses stdio.
+ * sys.c: the agent's one system-call primitive and tiny helpers usable on the handler thread. The
+ * agent exports wrappers of mmap, read, write, syscall... (src/hooks/), so calling those names
+ * from inside the library would re-enter them: every call the agent makes for itself is
+ * fl_syscall (sys.h says why). Nothing here allocates or uses stdio.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -18,37 +19,38 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "resolve.h"
 #include "sys.h"
 
 void *fl_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+	return (void *)fl_sys_result(fl_syscall(SYS_mmap, addr, len, prot, flags, fd, off));
 }
 
 int fl_sys_munmap(void *addr, size_t len)
 {
-	return (int)syscall(SYS_munmap, addr, len);
+	return (int)fl_sys_result(fl_syscall(SYS_munmap, addr, len));
 }
 
 int fl_sys_madvise(void *addr, size_t len, int advice)
 {
-	return (int)syscall(SYS_madvise, addr, len, advice);
+	return (int)fl_sys_result(fl_syscall(SYS_madvise, addr, len, advice));
 }
 
 pid_t fl_gettid(void)
 {
-	return (pid_t)syscall(SYS_gettid);
+	return (pid_t)fl_syscall(SYS_gettid);
 }
 
 int fl_fd_readable(int fd)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
-	return fl_raw_syscall3(SYS_poll, (long)&p, 1, 0) > 0 && (p.revents & POLLIN);
+	return fl_syscall(SYS_poll, (long)&p, 1) > 0 && (p.revents & POLLIN);
 }
 
 int fl_thread_gone(pid_t pid, pid_t tid)
 {
-	return fl_raw_syscall3(SYS_tgkill, pid, tid, 0) == -ESRCH;
+	return fl_syscall(SYS_tgkill, pid, tid) == -ESRCH;
 }
 
 /*
@@ -69,8 +71,8 @@ int fl_thread_foreign(pid_t tid)
 	uint32_t slot = (uint32_t)tid % OWN_TIDS;
 	if (__atomic_load_n(&own_tids[slot], __ATOMIC_RELAXED) == tid)
 		return 0;
-	long pid = fl_raw_syscall3(SYS_getpid, 0, 0, 0);
-	if (fl_raw_syscall5(SYS_kcmp, pid, tid, KCMP_VM, 0, 0) > 0)
+	long pid = fl_syscall(SYS_getpid);
+	if (fl_syscall(SYS_kcmp, pid, tid, KCMP_VM) > 0)
 		return 1;
 	__atomic_store_n(&own_tids[slot], tid, __ATOMIC_RELAXED);
 	return 0;
@@ -116,8 +118,7 @@ void fl_log(const char *a, const char *b, const char *c)
 		n += l;
 	}
 	line[n++] = '\n';
-	ssize_t w = write(2, line, n);
-	(void)w;
+	fl_syscall(SYS_write, 2, line, n);
 }
 
 /*
@@ -129,13 +130,7 @@ void fl_log(const char *a, const char *b, const char *c)
 static long futex(uint32_t *word, int op, uint32_t val, long timeout_ns)
 {
 	struct timespec ts = { timeout_ns / 1000000000L, timeout_ns % 1000000000L };
-	register long r10 __asm__("r10") = timeout_ns > 0 ? (long)&ts : 0;
-	long r;
-	__asm__ volatile("syscall"
-			 : "=a"(r)
-			 : "0"((long)SYS_futex), "D"(word), "S"((long)op), "d"((long)val), "r"(r10)
-			 : "rcx", "r11", "memory");
-	return r;
+	return fl_syscall(SYS_futex, word, op, val, timeout_ns > 0 ? &ts : NULL);
 }
 
 int fl_futex_wait(uint32_t *word, uint32_t expected, long timeout_ns)
@@ -195,28 +190,23 @@ void fl_debug_op(const char *what, uintptr_t a, uintptr_t b, long r)
 	}
 	n += fl_fmt_u64(line + n, (uint64_t)r);
 	line[n++] = '\n';
-	ssize_t w = write(2, line, n);
-	(void)w;
+	fl_syscall(SYS_write, 2, line, n);
 }
 
-/*
- * A system call that returns -errno and never writes errno: errno lives in the thread's TLS,
- * which may lie in a disabled page, and the mprotect engine's SIGSEGV path must not fault
- * (a fault while SIGSEGV is blocked kills the process).
- */
-long fl_raw_syscall3(long n, long a, long b, long c)
-{
-	long r;
-	__asm__ volatile("syscall" : "=a"(r) : "0"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
-	return r;
-}
+/* the SysV calling convention in, the kernel's out: n in rax, the sixth argument from the stack */
+__asm__(".text\n"
+	".globl fl_syscall6\n.hidden fl_syscall6\n.type fl_syscall6,@function\n"
+	"fl_syscall6:\n"
+	"  mov %rdi, %rax\n  mov %rsi, %rdi\n  mov %rdx, %rsi\n  mov %rcx, %rdx\n"
+	"  mov %r8, %r10\n  mov %r9, %r8\n  mov 8(%rsp), %r9\n  syscall\n  ret\n"
+	".size fl_syscall6, .-fl_syscall6\n");
 
-long fl_raw_syscall5(long n, long a, long b, long c, long d, long e)
+long fl_sys_result(long r)
 {
-	long r;
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	__asm__ volatile("syscall" : "=a"(r) : "0"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8) : "rcx", "r11", "memory");
+	if ((unsigned long)r > -4096UL) {
+		errno = (int)-r;
+		return -1;
+	}
 	return r;
 }
 
@@ -271,17 +261,6 @@ int fl_in_agent_text(uintptr_t pc)
 	return pc >= text_start && pc < __atomic_load_n(&text_end, __ATOMIC_RELAXED);
 }
 
-long fl_raw_pread(int fd, void *buf, size_t n, off_t off)
-{
-	long r;
-	register long r10 __asm__("r10") = (long)off;
-	__asm__ volatile("syscall"
-			 : "=a"(r)
-			 : "0"((long)SYS_pread64), "D"((long)fd), "S"(buf), "d"(n), "r"(r10)
-			 : "rcx", "r11", "memory");
-	return r;
-}
-
 /*
  * The lowest descriptor number the agent's own descriptors take: the kernel gives the lowest free
  * one, so those the agent keeps open (userfaultfd, eventfds, /proc/self files, the recorder's
@@ -293,7 +272,7 @@ long fl_raw_pread(int fd, void *buf, size_t n, off_t off)
 static int fd_base(void)
 {
 	struct { uint64_t cur, max; } lim;
-	if (fl_raw_syscall5(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&lim, 0) != 0 || lim.cur >= 1024)
+	if (fl_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&lim) != 0 || lim.cur >= 1024)
 		return 1024 - 64;
 	return lim.cur >= 32 ? (int)lim.cur / 2 : 3;
 }
@@ -315,7 +294,7 @@ static int agent_fds_lock;
 static void note_agent_fd(int fd)
 {
 	struct stat st;
-	if (fl_raw_syscall3(SYS_fstat, fd, (long)&st, 0) != 0)
+	if (fl_syscall(SYS_fstat, fd, (long)&st) != 0)
 		return;
 	fl_spin_lock(&agent_fds_lock);
 	int free_i = -1;
@@ -342,7 +321,7 @@ int fl_fd_is_agent(int fd)
 			known = 1, dev = agent_fds[i].dev, ino = agent_fds[i].ino;
 	fl_spin_unlock(&agent_fds_lock);
 	struct stat st;
-	return known && fl_raw_syscall3(SYS_fstat, fd, (long)&st, 0) == 0 && st.st_dev == dev && st.st_ino == ino;
+	return known && fl_syscall(SYS_fstat, fd, (long)&st) == 0 && st.st_dev == dev && st.st_ino == ino;
 }
 
 int fl_agent_fds(int *out, int max)
@@ -369,9 +348,9 @@ int fl_fd_high(int fd)
 {
 	if (fd < 0)
 		return fd;
-	long high = fl_raw_syscall3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, fd_base());
+	long high = fl_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, fd_base());
 	if (high >= 0) {
-		fl_raw_syscall3(SYS_close, fd, 0, 0);
+		fl_syscall(SYS_close, fd);
 		fd = (int)high;
 	} /* else no room up there: it stays where it is */
 	note_agent_fd(fd);
@@ -380,7 +359,7 @@ int fl_fd_high(int fd)
 
 int fl_self_fd(struct fl_self_fd *f)
 {
-	pid_t pid = (pid_t)fl_raw_syscall3(SYS_getpid, 0, 0, 0);
+	pid_t pid = (pid_t)fl_syscall(SYS_getpid);
 	if (f->fd >= 0 && f->pid == pid)
 		return f->fd;
 	if (f->fd >= 0)
@@ -399,13 +378,12 @@ long fl_read_self(void *out, uintptr_t addr, size_t n)
 	int fd = fl_self_fd(&mem_fd);
 	if (fd < 0)
 		return fd;
-	return fl_raw_pread(fd, out, n, (off_t)addr);
+	return fl_syscall(SYS_pread64, fd, out, n, addr);
 }
 
 int fl_real_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
 	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-	if (!real)
-		*(void **)&real = dlsym(RTLD_NEXT, "pthread_create");
+	FL_RESOLVE(real, "pthread_create");
 	return real(t, attr, fn, arg);
 }

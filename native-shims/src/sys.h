@@ -23,16 +23,28 @@ void *fl_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off
 int fl_sys_munmap(void *addr, size_t len);
 int fl_sys_madvise(void *addr, size_t len, int advice);
 pid_t fl_gettid(void);
-long fl_raw_syscall3(long n, long a, long b, long c); /* -errno; errno untouched */
+/*
+ * The agent's one way into the kernel: every system call the agent makes for itself is this
+ * function's syscall instruction, never a libc function the agent exports (src/hooks/: the call
+ * would run through the agent's own wrapper). It returns -errno and never writes errno: errno
+ * lives in the thread's TLS, which may lie in a disabled page, and the mprotect engine's SIGSEGV
+ * path must not fault (a fault while SIGSEGV is blocked kills the process); a fault signal's
+ * handler must not change the errno the program reads after it. It lies in the agent's text,
+ * the range Syscall User Dispatch lets through (gate.c), so it is never gated, whatever the
+ * thread's selector. fl_syscall(n, args...) takes up to six arguments of any integer or pointer
+ * type.
+ */
+long fl_syscall6(long n, long a, long b, long c, long d, long e, long f);
+#define fl_syscall(...) FL_SYSCALL_(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0)
+#define FL_SYSCALL_(n, a, b, c, d, e, f, ...) \
+	fl_syscall6((long)(n), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), (long)(f))
+/* a raw call's result the way libc returns it, for callers that read errno: -1 and errno on failure */
+long fl_sys_result(long r);
 #define FL_SYS_SCHED_YIELD 24 /* x86-64: for headers that do not include <sys/syscall.h> */
-long fl_raw_syscall5(long n, long a, long b, long c, long d, long e);
 /* fn(arg) run with the stack pointer at top (16-byte aligned down), back on the caller's stack after */
 long fl_call_on(void *top, long (*fn)(void *), void *arg);
 /* pc lies in libfaultline's own code (its executable segment, found at the first call) */
 int fl_in_agent_text(uintptr_t pc);
-/* pread(2) past the interposed pread (touch.c, which would wait for a teardown the caller may
- * be running) and without errno (a fault signal's handler reads pagemap): bytes or -errno */
-long fl_raw_pread(int fd, void *buf, size_t n, off_t off);
 int fl_fd_readable(int fd); /* something to read now (poll, no wait); errno untouched */
 /* the kernel no longer knows the thread (tgkill(pid, tid, 0) says ESRCH): it will never run
  * again, nor return to user space, so what it held (a signal stack, a buffer) is free */
@@ -65,7 +77,7 @@ void fl_futex_wake(uint32_t *word);
 int fl_futex_wait_shared(uint32_t *word, uint32_t expected, long timeout_ns);
 void fl_futex_wake_shared(uint32_t *word);
 
-/* pthread_create past the agent's own wrapper (interpose.c): for the agent's own threads */
+/* pthread_create past the agent's own wrapper (hooks/interpose.c): for the agent's own threads */
 int fl_real_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
 
 /*

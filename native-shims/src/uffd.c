@@ -31,8 +31,8 @@ int fl_uffd_open(void)
 			return fl_fd_high(fd);
 		errno = err;
 	}
-	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	return fd >= 0 ? fl_fd_high(fd) : -errno;
+	long fd = fl_syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	return fd >= 0 ? fl_fd_high((int)fd) : (int)fd;
 }
 
 /*
@@ -42,8 +42,8 @@ int fl_uffd_open(void)
  */
 int fl_uffd_open_user_mode(void)
 {
-	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY);
-	return fd >= 0 ? fl_fd_high(fd) : -errno;
+	long fd = fl_syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY);
+	return fd >= 0 ? fl_fd_high((int)fd) : (int)fd;
 }
 
 int fl_uffd_api(int fd, uint64_t want, uint64_t *got)
@@ -63,7 +63,7 @@ int fl_uffd_api(int fd, uint64_t want, uint64_t *got)
 int fl_uffd_register(int fd, uintptr_t start, size_t len)
 {
 	struct uffdio_register reg = { .range = { start, len }, .mode = UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_WP };
-	int r = (int)fl_raw_syscall3(SYS_ioctl, fd, (long)UFFDIO_REGISTER, (long)&reg);
+	int r = (int)fl_syscall(SYS_ioctl, fd, (long)UFFDIO_REGISTER, (long)&reg);
 	FL_DEBUG("register", start, len, r);
 	return r;
 }
@@ -71,14 +71,14 @@ int fl_uffd_register(int fd, uintptr_t start, size_t len)
 int fl_uffd_unregister(int fd, uintptr_t start, size_t len)
 {
 	struct uffdio_range r = { start, len };
-	return (int)fl_raw_syscall3(SYS_ioctl, fd, (long)UFFDIO_UNREGISTER, (long)&r);
+	return (int)fl_syscall(SYS_ioctl, fd, (long)UFFDIO_UNREGISTER, (long)&r);
 }
 
 /* moved (may be NULL) receives the bytes moved before an error, as the kernel reports them */
 int fl_uffd_move(int fd, uintptr_t dst, uintptr_t src, size_t len, uint64_t mode, int64_t *moved)
 {
 	struct uffdio_move m = { .dst = dst, .src = src, .len = len, .mode = mode, .move = 0 };
-	int r = (int)fl_raw_syscall3(SYS_ioctl, fd, (long)UFFDIO_MOVE, (long)&m);
+	int r = (int)fl_syscall(SYS_ioctl, fd, (long)UFFDIO_MOVE, (long)&m);
 	FL_DEBUG("move", dst, src, r ? r : (long)len);
 	if (moved)
 		*moved = m.move;
@@ -88,7 +88,7 @@ int fl_uffd_move(int fd, uintptr_t dst, uintptr_t src, size_t len, uint64_t mode
 int fl_uffd_zeropage(int fd, uintptr_t dst, size_t len, int dontwake)
 {
 	struct uffdio_zeropage z = { .range = { dst, len }, .mode = dontwake ? UFFDIO_ZEROPAGE_MODE_DONTWAKE : 0 };
-	int r = (int)fl_raw_syscall3(SYS_ioctl, fd, (long)UFFDIO_ZEROPAGE, (long)&z);
+	int r = (int)fl_syscall(SYS_ioctl, fd, (long)UFFDIO_ZEROPAGE, (long)&z);
 	FL_DEBUG("zeropage", dst, len, r);
 	return r;
 }
@@ -96,7 +96,7 @@ int fl_uffd_zeropage(int fd, uintptr_t dst, size_t len, int dontwake)
 int fl_uffd_copy(int fd, uintptr_t dst, uintptr_t src, size_t len, int dontwake)
 {
 	struct uffdio_copy c = { .dst = dst, .src = src, .len = len, .mode = dontwake ? UFFDIO_COPY_MODE_DONTWAKE : 0 };
-	int r = (int)fl_raw_syscall3(SYS_ioctl, fd, (long)UFFDIO_COPY, (long)&c);
+	int r = (int)fl_syscall(SYS_ioctl, fd, (long)UFFDIO_COPY, (long)&c);
 	FL_DEBUG("copy", dst, src, r);
 	return r;
 }
@@ -110,7 +110,7 @@ int fl_uffd_writeprotect(int fd, uintptr_t start, size_t len, int protect)
 {
 	struct uffdio_writeprotect w = { .range = { start, len },
 					  .mode = protect ? UFFDIO_WRITEPROTECT_MODE_WP : UFFDIO_WRITEPROTECT_MODE_DONTWAKE };
-	int r = (int)fl_raw_syscall3(SYS_ioctl, fd, (long)UFFDIO_WRITEPROTECT, (long)&w);
+	int r = (int)fl_syscall(SYS_ioctl, fd, (long)UFFDIO_WRITEPROTECT, (long)&w);
 	FL_DEBUG("writeprotect", start, protect, r);
 	return r;
 }
@@ -118,5 +118,5 @@ int fl_uffd_writeprotect(int fd, uintptr_t start, size_t len, int protect)
 int fl_uffd_wake(int fd, uintptr_t start, size_t len)
 {
 	struct uffdio_range r = { start, len };
-	return (int)fl_raw_syscall3(SYS_ioctl, fd, (long)UFFDIO_WAKE, (long)&r);
+	return (int)fl_syscall(SYS_ioctl, fd, (long)UFFDIO_WAKE, (long)&r);
 }

@@ -9,7 +9,7 @@
  *   - a program of another architecture or ELF class (an i386 binary: its loader cannot load a
  *     64-bit library, and says so on the program's stderr);
  *   - a program whose environment no longer names the agent (env -u LD_PRELOAD, env -i).
- * Two ways in. An exec through libc's wrappers (interpose.c) is classified before the call, from
+ * Two ways in. An exec through libc's wrappers (hooks/interpose.c) is classified before the call, from
  * the file and the environment passed, and said before it (a failed exec says so again: reason
  * 0). A child made otherwise (posix_spawn, system and popen exec through glibc's internal calls,
  * which no wrapper sees) is found by the guard among the children of the threads that made one
@@ -38,7 +38,7 @@
 /* the file at path (a file descriptor's, found on PATH if search), as the kernel would start it */
 static uint32_t classify_file(const char *path, int depth, char *resolved, size_t cap, uint32_t *machine)
 {
-	long fd = fl_raw_syscall3(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC);
+	long fd = fl_syscall(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return FL_UNTRACED_NO; /* the exec fails: nothing to say */
 	if (resolved && cap) {
@@ -46,7 +46,7 @@ static uint32_t classify_file(const char *path, int depth, char *resolved, size_
 		size_t n = strlen(link);
 		n += fl_fmt_u64(link + n, (uint64_t)fd);
 		link[n] = 0;
-		long r = fl_raw_syscall3(SYS_readlink, (long)link, (long)resolved, (long)cap - 1);
+		long r = fl_syscall(SYS_readlink, (long)link, (long)resolved, (long)cap - 1);
 		resolved[r > 0 ? r : 0] = 0;
 	}
 	uint32_t why = FL_UNTRACED_NO;
@@ -54,7 +54,7 @@ static uint32_t classify_file(const char *path, int depth, char *resolved, size_
 		unsigned char b[256];
 		Elf64_Ehdr eh;
 	} head;
-	long got = fl_raw_pread((int)fd, head.b, sizeof(head.b) - 1, 0);
+	long got = fl_syscall(SYS_pread64, (int)fd, head.b, sizeof(head.b) - 1);
 	struct stat st;
 	if (got >= 2 && head.b[0] == '#' && head.b[1] == '!') {
 		/* a script: its interpreter is what runs (binfmt_script), set-ID bits of a script aside */
@@ -78,7 +78,7 @@ static uint32_t classify_file(const char *path, int depth, char *resolved, size_
 			int interp = 0;
 			for (uint32_t i = 0; i < head.eh.e_phnum && i < 128 && !interp; i++) {
 				Elf64_Phdr ph;
-				if (fl_raw_pread((int)fd, &ph, sizeof(ph), (off_t)(head.eh.e_phoff + i * sizeof(ph))) != (long)sizeof(ph))
+				if (fl_syscall(SYS_pread64, (int)fd, &ph, sizeof(ph), (head.eh.e_phoff + i * sizeof(ph))) != (long)sizeof(ph))
 					break;
 				interp = ph.p_type == PT_INTERP;
 			}
@@ -87,14 +87,14 @@ static uint32_t classify_file(const char *path, int depth, char *resolved, size_
 		}
 		/* set-ID bits and file capabilities count only where the mount honours them */
 		struct statfs fs;
-		int suid = fl_raw_syscall3(SYS_fstatfs, fd, (long)&fs, 0) != 0 || !(fs.f_flags & ST_NOSUID);
-		if (!why && suid && fl_raw_syscall3(SYS_fstat, fd, (long)&st, 0) == 0 &&
+		int suid = fl_syscall(SYS_fstatfs, fd, (long)&fs) != 0 || !(fs.f_flags & ST_NOSUID);
+		if (!why && suid && fl_syscall(SYS_fstat, fd, (long)&st) == 0 &&
 		    (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) || ((st.st_mode & S_ISGID) && st.st_gid != getegid())))
 			why = FL_UNTRACED_SECURE;
-		if (!why && suid && fl_raw_syscall5(SYS_fgetxattr, fd, (long)"security.capability", 0, 0, 0) > 0)
+		if (!why && suid && fl_syscall(SYS_fgetxattr, fd, (long)"security.capability") > 0)
 			why = FL_UNTRACED_SECURE;
 	}
-	fl_raw_syscall3(SYS_close, fd, 0, 0);
+	fl_syscall(SYS_close, fd);
 	return why;
 }
 
@@ -168,7 +168,7 @@ static uint32_t classify_search(const char *file, char *const path_env[], char *
 			size_t k = n ? n : 1;
 			candidate[k++] = '/';
 			strcpy(candidate + k, file);
-			if (fl_raw_syscall3(SYS_access, (long)candidate, X_OK, 0) == 0)
+			if (fl_syscall(SYS_access, (long)candidate, X_OK) == 0)
 				return classify_file(candidate, 0, resolved, cap, machine);
 		}
 		if (!e)
@@ -250,13 +250,13 @@ static int has_slot(int32_t pid)
 
 static long read_file(const char *path, char *buf, size_t cap)
 {
-	long fd = fl_raw_syscall3(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC);
+	long fd = fl_syscall(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return fd;
 	long n = 0, r;
-	while (n < (long)cap - 1 && (r = fl_raw_syscall3(SYS_read, fd, (long)(buf + n), (long)cap - 1 - n)) > 0)
+	while (n < (long)cap - 1 && (r = fl_syscall(SYS_read, fd, (long)(buf + n), (long)cap - 1 - n)) > 0)
 		n += r;
-	fl_raw_syscall3(SYS_close, fd, 0, 0);
+	fl_syscall(SYS_close, fd);
 	buf[n] = 0;
 	return n;
 }
@@ -275,12 +275,12 @@ static void proc_file(int32_t pid, const char *what)
 static void say_child(int32_t pid)
 {
 	proc_file(pid, "/exe");
-	long n = fl_raw_syscall3(SYS_readlink, (long)proc_path, (long)exe, sizeof(exe) - 1);
+	long n = fl_syscall(SYS_readlink, (long)proc_path, (long)exe, sizeof(exe) - 1);
 	if (n <= 0)
 		return; /* gone, or a kernel thread's */
 	exe[n] = 0;
 	if (!own_exe[0]) {
-		long m = fl_raw_syscall3(SYS_readlink, (long)"/proc/self/exe", (long)own_exe, sizeof(own_exe) - 1);
+		long m = fl_syscall(SYS_readlink, (long)"/proc/self/exe", (long)own_exe, sizeof(own_exe) - 1);
 		own_exe[m > 0 ? m : 0] = 0;
 	}
 	uint32_t machine = 0;
@@ -361,17 +361,17 @@ void fl_untraced_children(void)
 		 */
 		if (children_fd[i].tid != tid) {
 			if (children_fd[i].fd > 0)
-				fl_raw_syscall3(SYS_close, children_fd[i].fd, 0, 0);
+				fl_syscall(SYS_close, children_fd[i].fd);
 			memcpy(proc_path, "/proc/self/task/", 16);
 			size_t n = 16 + fl_fmt_u64(proc_path + 16, (uint64_t)tid);
 			strcpy(proc_path + n, "/children");
-			children_fd[i].fd = fl_fd_high((int)fl_raw_syscall3(SYS_openat, AT_FDCWD, (long)proc_path, O_RDONLY | O_CLOEXEC));
+			children_fd[i].fd = fl_fd_high((int)fl_syscall(SYS_openat, AT_FDCWD, (long)proc_path, O_RDONLY | O_CLOEXEC));
 			children_fd[i].tid = tid;
 		}
-		long got = children_fd[i].fd > 0 ? fl_raw_pread(children_fd[i].fd, kids, sizeof(kids) - 1, 0) : -1;
+		long got = children_fd[i].fd > 0 ? fl_syscall(SYS_pread64, children_fd[i].fd, kids, sizeof(kids) - 1) : -1;
 		if (got < 0) {
 			if (children_fd[i].fd > 0)
-				fl_raw_syscall3(SYS_close, children_fd[i].fd, 0, 0);
+				fl_syscall(SYS_close, children_fd[i].fd);
 			children_fd[i].fd = 0;
 			children_fd[i].tid = 0;
 			__atomic_store_n(&spawners[i], 0, __ATOMIC_RELAXED); /* the thread is gone */
@@ -394,7 +394,7 @@ void fl_untraced_reset(void)
 {
 	for (int i = 0; i < SPAWNERS; i++)
 		if (children_fd[i].fd > 0) /* the parent's threads' files */
-			fl_raw_syscall3(SYS_close, children_fd[i].fd, 0, 0);
+			fl_syscall(SYS_close, children_fd[i].fd);
 	memset(children_fd, 0, sizeof(children_fd));
 	memset(spawners, 0, sizeof(spawners));
 	memset(children, 0, sizeof(children));

@@ -2,7 +2,7 @@
  * entry.c: the agent's entry points, the top room: the constructor and destructor the dynamic
  * linker runs, and the public calls of faultline.h (attach and detach for a library loaded
  * late, the Java API's way in; faultline_trace_range). The interposed libc calls are entries
- * too (interpose.c, touch.c, fault_signal.c). Without FAULTLINE_SHM and without an attach the
+ * too (interpose.c, touch.c, signals.c, beside this file: the hooks layer). Without FAULTLINE_SHM and without an attach the
  * library is inert.
  */
 #define _GNU_SOURCE
@@ -31,7 +31,7 @@ __attribute__((constructor)) static void fl_init(void)
 		return;
 	fl_agent_hold_library(); /* its exec'd images preload it, whether or not this one traces */
 	resolve_interposed();
-	fl_agent_start(path);
+	fl_agent_start(path, fl_touch_start);
 }
 
 /*

@@ -54,6 +54,7 @@
 #include "ranges.h"
 #include "request.h"
 #include "state.h"
+#include "resolve.h"
 #include "sys.h"
 #include "touch.h"
 
@@ -87,33 +88,28 @@ static int (*real_execveat)(int, const char *, char *const[], char *const[], int
 static int (*real_clone)(int (*)(void *), void *, int, void *, ...);
 static long (*real_syscall)(long, ...);
 
-#define RESOLVE(var, name)                                          \
-	do {                                                        \
-		if (!(var))                                         \
-			*(void **)&(var) = dlsym(RTLD_NEXT, name); \
-	} while (0)
 
 void fl_interpose_init(void)
 {
-	RESOLVE(real_mmap, "mmap");
-	RESOLVE(real_mremap, "mremap");
-	RESOLVE(real_brk, "brk");
-	RESOLVE(real_sbrk, "sbrk");
-	RESOLVE(real_pthread_create, "pthread_create");
-	RESOLVE(real_fork, "fork");
-	RESOLVE(real__Fork, "_Fork");
-	RESOLVE(real_madvise, "madvise");
-	RESOLVE(real_pthread_exit, "pthread_exit");
-	RESOLVE(real_pthread_setname_np, "pthread_setname_np");
-	RESOLVE(real_prctl, "prctl");
-	RESOLVE(real_execve, "execve");
-	RESOLVE(real_execv, "execv");
-	RESOLVE(real_execvp, "execvp");
-	RESOLVE(real_execvpe, "execvpe");
-	RESOLVE(real_fexecve, "fexecve");
-	RESOLVE(real_execveat, "execveat");
-	RESOLVE(real_clone, "clone");
-	RESOLVE(real_syscall, "syscall");
+	FL_RESOLVE(real_mmap, "mmap");
+	FL_RESOLVE(real_mremap, "mremap");
+	FL_RESOLVE(real_brk, "brk");
+	FL_RESOLVE(real_sbrk, "sbrk");
+	FL_RESOLVE(real_pthread_create, "pthread_create");
+	FL_RESOLVE(real_fork, "fork");
+	FL_RESOLVE(real__Fork, "_Fork");
+	FL_RESOLVE(real_madvise, "madvise");
+	FL_RESOLVE(real_pthread_exit, "pthread_exit");
+	FL_RESOLVE(real_pthread_setname_np, "pthread_setname_np");
+	FL_RESOLVE(real_prctl, "prctl");
+	FL_RESOLVE(real_execve, "execve");
+	FL_RESOLVE(real_execv, "execv");
+	FL_RESOLVE(real_execvp, "execvp");
+	FL_RESOLVE(real_execvpe, "execvpe");
+	FL_RESOLVE(real_fexecve, "fexecve");
+	FL_RESOLVE(real_execveat, "execveat");
+	FL_RESOLVE(real_clone, "clone");
+	FL_RESOLVE(real_syscall, "syscall");
 }
 
 
@@ -144,16 +140,10 @@ static int notice(uint32_t type, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 	return notice_text(type, a, b, c, d, NULL, 0);
 }
 
-/* an engine that sees no mapping events (mprotect): the interposed call says what happened */
-static inline int says_map_events(void)
-{
-	return !(fl_engine->observes & FL_OBSERVES_MAP_EVENTS) && fl_tracing();
-}
-
 /* munmap, madvise and MAP_FIXED: the system-call gate says them for every call, glibc's own too (gate.c) */
 static inline int says_unmaps(void)
 {
-	return says_map_events() && !fl_gate_active();
+	return fl_map_says_events() && !fl_gate_active();
 }
 
 /* the gate asks for every call itself when it is on (map_events.c, fl_map_learn_dirty_before) */
@@ -163,25 +153,18 @@ static void learn_dirty_before(uintptr_t addr, size_t len)
 		fl_map_learn_dirty_before(addr, len);
 }
 
-static void map_event(uint32_t kind, uint64_t a, uint64_t b, uint64_t c)
-{
-	int saved = errno;
-	fl_req_call(FL_REQ_MAP_EVENT, kind, a, b, c);
-	errno = saved;
-}
-
 /* ---- mmap family ---- */
 
 FL_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	RESOLVE(real_mmap, "mmap");
+	FL_RESOLVE(real_mmap, "mmap");
 	/*
 	 * MAP_FIXED replaces whatever was mapped there: userfaultfd says so with UFFD_EVENT_UNMAP;
 	 * an engine without map events hears it here, as for munmap, before the old pages go (a
 	 * JVM uncommits and commits heap and metaspace so). MAP_FIXED_NOREPLACE replaces nothing.
 	 */
 	if ((flags & MAP_FIXED) && says_unmaps() && len && !((uintptr_t)addr & (FL_PAGE - 1)))
-		map_event(FL_TRAP_UNMAP, (uintptr_t)addr, FL_PAGE_UP((uintptr_t)addr + len), 0);
+		fl_map_say(FL_TRAP_UNMAP, (uintptr_t)addr, FL_PAGE_UP((uintptr_t)addr + len), 0);
 	else if ((flags & MAP_FIXED) && (fl_engine->observes & FL_OBSERVES_MAP_EVENTS))
 		learn_dirty_before((uintptr_t)addr, len);
 	void *p = real_mmap(addr, len, prot, flags, fd, off);
@@ -199,7 +182,7 @@ FL_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_
 
 FL_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 {
-	RESOLVE(real_mremap, "mremap");
+	FL_RESOLVE(real_mremap, "mremap");
 	void *new_addr = NULL;
 	if (flags & MREMAP_FIXED) {
 		va_list ap;
@@ -213,13 +196,13 @@ FL_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...
 	/* a traced range that moves raises UFFD_EVENT_REMAP, which knows the old length only */
 	int h = fl_hint_post(FL_HINT_MREMAP, (uintptr_t)old, old_len, new_len);
 	void *p = real_mremap(old, old_len, new_len, flags, new_addr);
-	if (p != MAP_FAILED && says_map_events()) {
+	if (p != MAP_FAILED && fl_map_says_events()) {
 		/* what the kernel's events would have said: the cut tail, then the move */
 		uintptr_t o = FL_PAGE_DOWN((uintptr_t)old), kept = FL_PAGE_UP(new_len < old_len ? new_len : old_len);
 		if (FL_PAGE_UP(old_len) > kept)
-			map_event(FL_TRAP_UNMAP, o + kept, o + FL_PAGE_UP(old_len), 0);
+			fl_map_say(FL_TRAP_UNMAP, o + kept, o + FL_PAGE_UP(old_len), 0);
 		if ((uintptr_t)p != o)
-			map_event(FL_TRAP_REMAP, o, (uintptr_t)p, kept);
+			fl_map_say(FL_TRAP_REMAP, o, (uintptr_t)p, kept);
 	}
 	int saved = errno;
 	int said = fl_hint_take(h);
@@ -231,7 +214,7 @@ FL_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...
 
 FL_EXPORT int madvise(void *addr, size_t len, int advice)
 {
-	RESOLVE(real_madvise, "madvise");
+	FL_RESOLVE(real_madvise, "madvise");
 	if (!fl_tracing())
 		return real_madvise(addr, len, advice);
 	if (advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE)
@@ -240,7 +223,7 @@ FL_EXPORT int madvise(void *addr, size_t len, int advice)
 	int h = fl_hint_post(FL_HINT_MADVISE, (uintptr_t)addr, len, (uint64_t)advice);
 	int r = real_madvise(addr, len, advice);
 	if (r == 0 && (advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE) && says_unmaps())
-		map_event(FL_TRAP_REMOVE, FL_PAGE_DOWN((uintptr_t)addr), FL_PAGE_UP((uintptr_t)addr + len), 0);
+		fl_map_say(FL_TRAP_REMOVE, FL_PAGE_DOWN((uintptr_t)addr), FL_PAGE_UP((uintptr_t)addr + len), 0);
 	int saved = errno;
 	fl_hint_take(h);
 	errno = saved;
@@ -250,9 +233,9 @@ FL_EXPORT int madvise(void *addr, size_t len, int advice)
 /* the engines without map events hear of munmap here, before the pages go */
 FL_EXPORT int munmap(void *addr, size_t len)
 {
-	RESOLVE(real_munmap, "munmap");
+	FL_RESOLVE(real_munmap, "munmap");
 	if (says_unmaps() && len && !((uintptr_t)addr & (FL_PAGE - 1)))
-		map_event(FL_TRAP_UNMAP, (uintptr_t)addr, FL_PAGE_UP((uintptr_t)addr + len), 0);
+		fl_map_say(FL_TRAP_UNMAP, (uintptr_t)addr, FL_PAGE_UP((uintptr_t)addr + len), 0);
 	else if (fl_engine->observes & FL_OBSERVES_MAP_EVENTS)
 		learn_dirty_before((uintptr_t)addr, len);
 	return real_munmap(addr, len);
@@ -261,9 +244,9 @@ FL_EXPORT int munmap(void *addr, size_t len)
 /* the mprotect engine keeps the program's protection and applies it when it enables a page */
 FL_EXPORT int mprotect(void *addr, size_t len, int prot)
 {
-	RESOLVE(real_mprotect, "mprotect");
+	FL_RESOLVE(real_mprotect, "mprotect");
 	/* any part may be traced: the handler does it, and keeps the traced pages' own state */
-	if (!says_map_events() || ((uintptr_t)addr & (FL_PAGE - 1)))
+	if (!fl_map_says_events() || ((uintptr_t)addr & (FL_PAGE - 1)))
 		return real_mprotect(addr, len, prot);
 	int r = fl_req_call(FL_REQ_MPROTECT, (uintptr_t)addr, len, (uint64_t)prot, 0);
 	if (r == -ENOSYS) /* the handler is gone: tracing stopped */
@@ -277,8 +260,8 @@ FL_EXPORT int mprotect(void *addr, size_t len, int prot)
 
 FL_EXPORT int brk(void *addr)
 {
-	RESOLVE(real_brk, "brk");
-	RESOLVE(real_sbrk, "sbrk");
+	FL_RESOLVE(real_brk, "brk");
+	FL_RESOLVE(real_sbrk, "sbrk");
 	void *old = real_sbrk(0);
 	int r = real_brk(addr);
 	if (r == 0 && fl_tracing()) {
@@ -291,7 +274,7 @@ FL_EXPORT int brk(void *addr)
 
 FL_EXPORT void *sbrk(intptr_t inc)
 {
-	RESOLVE(real_sbrk, "sbrk");
+	FL_RESOLVE(real_sbrk, "sbrk");
 	void *old = real_sbrk(inc);
 	if (old != (void *)-1 && inc != 0 && fl_tracing()) {
 		int saved = errno;
@@ -378,7 +361,7 @@ static int other_alloc(void)
 	int state = __atomic_load_n(&alloc_state, __ATOMIC_ACQUIRE);
 	if (state >= ALLOC_GLIBC)
 		return state == ALLOC_OTHER;
-	int32_t tid = (int32_t)fl_raw_syscall3(SYS_gettid, 0, 0, 0);
+	int32_t tid = (int32_t)fl_syscall(SYS_gettid);
 	if (state == ALLOC_RESOLVING && __atomic_load_n(&alloc_resolver, __ATOMIC_RELAXED) == tid)
 		return 0; /* dlsym's own allocation, in the middle of resolving */
 	int expect = ALLOC_UNRESOLVED;
@@ -438,7 +421,7 @@ FL_EXPORT void *realloc(void *old, size_t n)
 	uintptr_t block;
 	size_t len;
 	int other = other_alloc();
-	if (old && !other && says_map_events() && (len = mmapped_block(old, &block))) {
+	if (old && !other && fl_map_says_events() && (len = mmapped_block(old, &block))) {
 		int saved = errno;
 		fl_req_call(FL_REQ_UNTRACE, block, block + len, 0, 0);
 		errno = saved;
@@ -472,7 +455,7 @@ FL_EXPORT void free(void *p)
 		fl_req_call(FL_REQ_UNTRACE, block, block + FL_PAGE, 0, 0);
 		errno = saved;
 		if (len > FL_PAGE)
-			map_event(FL_TRAP_UNMAP, block + FL_PAGE, block + len, 0);
+			fl_map_say(FL_TRAP_UNMAP, block + FL_PAGE, block + len, 0);
 	}
 	__libc_free(p);
 }
@@ -617,7 +600,7 @@ static void *trampoline(void *p)
 		fl_engine->thread_start(); /* before this stack is registered */
 	fl_gate_thread(); /* dispatch is per task: this thread's system calls gated from here */
 	char name[17] = { 0 };
-	RESOLVE(real_prctl, "prctl");
+	FL_RESOLVE(real_prctl, "prctl");
 	real_prctl(PR_GET_NAME, (unsigned long)name, 0, 0, 0);
 	notice_text(FL_REQ_THREAD_START, (uint64_t)creator, (uintptr_t)pthread_self(), counted, 0, name,
 		    (uint32_t)strlen(name));
@@ -635,7 +618,7 @@ static void *trampoline(void *p)
 
 FL_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
-	RESOLVE(real_pthread_create, "pthread_create");
+	FL_RESOLVE(real_pthread_create, "pthread_create");
 	if (!fl_tracing())
 		return real_pthread_create(th, attr, fn, arg);
 	struct tramp *t = NULL;
@@ -677,7 +660,7 @@ FL_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 
 FL_EXPORT void pthread_exit(void *ret)
 {
-	RESOLVE(real_pthread_exit, "pthread_exit");
+	FL_RESOLVE(real_pthread_exit, "pthread_exit");
 	thread_exit_notice();
 	real_pthread_exit(ret);
 }
@@ -694,7 +677,7 @@ static void name_event(pid_t tid, const char *name)
 
 FL_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 {
-	RESOLVE(real_pthread_setname_np, "pthread_setname_np");
+	FL_RESOLVE(real_pthread_setname_np, "pthread_setname_np");
 	int r = real_pthread_setname_np(th, name);
 	if (r == 0 && fl_tracing()) {
 		int saved = errno;
@@ -713,7 +696,7 @@ FL_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 
 FL_EXPORT int prctl(int option, ...)
 {
-	RESOLVE(real_prctl, "prctl");
+	FL_RESOLVE(real_prctl, "prctl");
 	va_list ap;
 	va_start(ap, option);
 	unsigned long a2 = va_arg(ap, unsigned long), a3 = va_arg(ap, unsigned long);
@@ -759,8 +742,11 @@ static void fork_parent_side(long pid, int saved)
 
 static void child_side(void)
 {
-	if ((fl_agent.flags & FL_FLAG_FOLLOW_FORKS) && fl_agent_follow_child() == 0)
-		return;
+	if (fl_agent.flags & FL_FLAG_FOLLOW_FORKS) {
+		fl_touch_reset_after_fork(); /* the bounce buffers the parent's other threads held */
+		if (fl_agent_follow_child() == 0)
+			return;
+	}
 	fl_agent.in_child = 1;
 	fl_agent.active = 2;
 	fl_engine->close();
@@ -784,7 +770,7 @@ static pid_t traced_fork(pid_t (*f)(void))
 
 FL_EXPORT pid_t fork(void)
 {
-	RESOLVE(real_fork, "fork");
+	FL_RESOLVE(real_fork, "fork");
 	if (!fl_tracing())
 		return real_fork();
 	return traced_fork(real_fork);
@@ -792,7 +778,7 @@ FL_EXPORT pid_t fork(void)
 
 FL_EXPORT pid_t _Fork(void)
 {
-	RESOLVE(real__Fork, "_Fork");
+	FL_RESOLVE(real__Fork, "_Fork");
 	if (!fl_tracing())
 		return real__Fork();
 	return traced_fork(real__Fork);
@@ -829,7 +815,7 @@ static int clone_child(void *p)
 
 FL_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 {
-	RESOLVE(real_clone, "clone");
+	FL_RESOLVE(real_clone, "clone");
 	va_list ap;
 	va_start(ap, arg);
 	pid_t *ptid = va_arg(ap, pid_t *);
@@ -876,7 +862,7 @@ static int raw_fork_like(long number, const long *a)
 
 FL_EXPORT long syscall(long number, ...)
 {
-	RESOLVE(real_syscall, "syscall");
+	FL_RESOLVE(real_syscall, "syscall");
 	/* like glibc's syscall(): six argument registers, whatever the call uses */
 	va_list ap;
 	va_start(ap, number);
@@ -944,7 +930,7 @@ static void exec_failed(void)
 
 FL_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	RESOLVE(real_execve, "execve");
+	FL_RESOLVE(real_execve, "execve");
 	exec_event(path, 0, envp);
 	fl_touch_exec(path, argv, envp);
 	int r = real_execve(path, argv, envp);
@@ -954,7 +940,7 @@ FL_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 
 FL_EXPORT int execv(const char *path, char *const argv[])
 {
-	RESOLVE(real_execv, "execv");
+	FL_RESOLVE(real_execv, "execv");
 	exec_event(path, 0, environ);
 	fl_touch_exec(path, argv, environ);
 	int r = real_execv(path, argv);
@@ -964,7 +950,7 @@ FL_EXPORT int execv(const char *path, char *const argv[])
 
 FL_EXPORT int execvp(const char *file, char *const argv[])
 {
-	RESOLVE(real_execvp, "execvp");
+	FL_RESOLVE(real_execvp, "execvp");
 	exec_event(file, 1, environ);
 	fl_touch_exec(file, argv, environ);
 	int r = real_execvp(file, argv);
@@ -974,7 +960,7 @@ FL_EXPORT int execvp(const char *file, char *const argv[])
 
 FL_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	RESOLVE(real_execvpe, "execvpe");
+	FL_RESOLVE(real_execvpe, "execvpe");
 	exec_event(file, 1, envp);
 	fl_touch_exec(file, argv, envp);
 	int r = real_execvpe(file, argv, envp);
@@ -984,7 +970,7 @@ FL_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 
 FL_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	RESOLVE(real_fexecve, "fexecve");
+	FL_RESOLVE(real_fexecve, "fexecve");
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	exec_event(path, 0, envp);
@@ -996,7 +982,7 @@ FL_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 
 FL_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
 {
-	RESOLVE(real_execveat, "execveat");
+	FL_RESOLVE(real_execveat, "execveat");
 	exec_event(path, 0, envp);
 	fl_touch_exec(path, argv, envp);
 	int r = real_execveat(dirfd, path, argv, envp, flags);

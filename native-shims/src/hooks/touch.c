@@ -44,6 +44,7 @@
 #include "gate.h"
 #include "mem.h"
 #include "state.h"
+#include "resolve.h"
 #include "sys.h"
 #include "touch.h"
 
@@ -51,11 +52,6 @@
 #define STREAM_BUF 8192
 #define STREAMS 1024
 
-#define RESOLVE(var, name)                                          \
-	do {                                                        \
-		if (!(var))                                         \
-			*(void **)&(var) = dlsym(RTLD_NEXT, name); \
-	} while (0)
 
 static inline int touching(void)
 {
@@ -165,13 +161,13 @@ static int (*real_fclose)(FILE *);
 
 FL_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
-	RESOLVE(real_read, "read");
+	FL_RESOLVE(real_read, "read");
 	TOUCHED(ssize_t, touch(buf, n, 1), real_read(fd, buf, n));
 }
 
 FL_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
-	RESOLVE(real_pread, "pread");
+	FL_RESOLVE(real_pread, "pread");
 	TOUCHED(ssize_t, touch(buf, n, 1), real_pread(fd, buf, n, off));
 }
 
@@ -179,19 +175,19 @@ FL_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off) __attribute__(
 
 FL_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 {
-	RESOLVE(real_readv, "readv");
+	FL_RESOLVE(real_readv, "readv");
 	TOUCHED(ssize_t, (touch(iov, (size_t)cnt * sizeof(*iov), 0), touch_iov(iov, cnt, 1)), real_readv(fd, iov, cnt));
 }
 
 FL_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
-	RESOLVE(real_write, "write");
+	FL_RESOLVE(real_write, "write");
 	TOUCHED(ssize_t, touch(buf, n, 0), real_write(fd, buf, n));
 }
 
 FL_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
-	RESOLVE(real_pwrite, "pwrite");
+	FL_RESOLVE(real_pwrite, "pwrite");
 	TOUCHED(ssize_t, touch(buf, n, 0), real_pwrite(fd, buf, n, off));
 }
 
@@ -199,38 +195,38 @@ FL_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off) __attri
 
 FL_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
-	RESOLVE(real_writev, "writev");
+	FL_RESOLVE(real_writev, "writev");
 	TOUCHED(ssize_t, (touch(iov, (size_t)cnt * sizeof(*iov), 0), touch_iov(iov, cnt, 0)), real_writev(fd, iov, cnt));
 }
 
 FL_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
 {
-	RESOLVE(real_recv, "recv");
+	FL_RESOLVE(real_recv, "recv");
 	TOUCHED(ssize_t, touch(buf, n, 1), real_recv(fd, buf, n, flags));
 }
 
 FL_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *from, socklen_t *len)
 {
-	RESOLVE(real_recvfrom, "recvfrom");
+	FL_RESOLVE(real_recvfrom, "recvfrom");
 	TOUCHED(ssize_t, (touch(buf, n, 1), touch(len, sizeof(*len), 1), touch(from, len ? *len : 0, 1)),
 		real_recvfrom(fd, buf, n, flags, from, len));
 }
 
 FL_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
 {
-	RESOLVE(real_send, "send");
+	FL_RESOLVE(real_send, "send");
 	TOUCHED(ssize_t, touch(buf, n, 0), real_send(fd, buf, n, flags));
 }
 
 FL_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *to, socklen_t len)
 {
-	RESOLVE(real_sendto, "sendto");
+	FL_RESOLVE(real_sendto, "sendto");
 	TOUCHED(ssize_t, (touch(buf, n, 0), touch(to, len, 0)), real_sendto(fd, buf, n, flags, to, len));
 }
 
 FL_EXPORT ssize_t getdents64(int fd, void *buf, size_t n)
 {
-	RESOLVE(real_getdents64, "getdents64");
+	FL_RESOLVE(real_getdents64, "getdents64");
 	TOUCHED(ssize_t, touch(buf, n, 1), real_getdents64(fd, buf, n));
 }
 
@@ -268,7 +264,7 @@ static struct bounce {
 
 static struct bounce *bounce_claim(void)
 {
-	int32_t tid = (int32_t)fl_raw_syscall3(SYS_gettid, 0, 0, 0);
+	int32_t tid = (int32_t)fl_syscall(SYS_gettid);
 	for (int i = 0; i < BOUNCES; i++) {
 		int32_t free_ = 0;
 		if (__atomic_load_n(&bounces[i].tid, __ATOMIC_RELAXED) == 0 &&
@@ -279,7 +275,7 @@ static struct bounce *bounce_claim(void)
 	 * All taken. A thread cancelled inside a wait (pthread_cancel unwinds from the call) never
 	 * released its buffer: once the kernel says that thread is gone, the buffer is free.
 	 */
-	long pid = fl_raw_syscall3(SYS_getpid, 0, 0, 0);
+	long pid = fl_syscall(SYS_getpid);
 	for (int i = 0; i < BOUNCES; i++) {
 		int32_t owner = __atomic_load_n(&bounces[i].tid, __ATOMIC_RELAXED);
 		if (owner && fl_thread_gone((pid_t)pid, owner) &&
@@ -379,8 +375,8 @@ static pid_t bounced_wait4(pid_t pid, int *status, int options, struct rusage *r
 
 FL_EXPORT pid_t wait(int *status)
 {
-	RESOLVE(real_wait, "wait");
-	RESOLVE(real_wait4, "wait4");
+	FL_RESOLVE(real_wait, "wait");
+	FL_RESOLVE(real_wait4, "wait4");
 	if (!touching())
 		return real_wait(status);
 	return bounced_wait4(-1, status, 0, NULL);
@@ -388,8 +384,8 @@ FL_EXPORT pid_t wait(int *status)
 
 FL_EXPORT pid_t waitpid(pid_t pid, int *status, int options)
 {
-	RESOLVE(real_waitpid, "waitpid");
-	RESOLVE(real_wait4, "wait4");
+	FL_RESOLVE(real_waitpid, "waitpid");
+	FL_RESOLVE(real_wait4, "wait4");
 	if (!touching())
 		return real_waitpid(pid, status, options);
 	return bounced_wait4(pid, status, options, NULL);
@@ -397,8 +393,8 @@ FL_EXPORT pid_t waitpid(pid_t pid, int *status, int options)
 
 FL_EXPORT pid_t wait3(int *status, int options, struct rusage *ru)
 {
-	RESOLVE(real_wait3, "wait3");
-	RESOLVE(real_wait4, "wait4");
+	FL_RESOLVE(real_wait3, "wait3");
+	FL_RESOLVE(real_wait4, "wait4");
 	if (!touching())
 		return real_wait3(status, options, ru);
 	return bounced_wait4(-1, status, options, ru);
@@ -406,7 +402,7 @@ FL_EXPORT pid_t wait3(int *status, int options, struct rusage *ru)
 
 FL_EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
 {
-	RESOLVE(real_wait4, "wait4");
+	FL_RESOLVE(real_wait4, "wait4");
 	if (!touching())
 		return real_wait4(pid, status, options, ru);
 	return bounced_wait4(pid, status, options, ru);
@@ -416,7 +412,7 @@ FL_EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
  * (kernel/exit.c, the waitid system call) */
 FL_EXPORT int waitid(idtype_t type, id_t id, siginfo_t *info, int options)
 {
-	RESOLVE(real_waitid, "waitid");
+	FL_RESOLVE(real_waitid, "waitid");
 	struct bounce *b = touching() && info ? bounce_claim() : NULL;
 	if (!b)
 		TOUCHED_ONCE(touch(info, sizeof(*info), 1), real_waitid(type, id, info, options));
@@ -447,25 +443,25 @@ static int bounced_pipe(int fds[2], int flags, int with_flags)
 
 FL_EXPORT int pipe(int fds[2])
 {
-	RESOLVE(real_pipe, "pipe");
+	FL_RESOLVE(real_pipe, "pipe");
 	return bounced_pipe(fds, 0, 0);
 }
 
 FL_EXPORT int pipe2(int fds[2], int flags)
 {
-	RESOLVE(real_pipe2, "pipe2");
+	FL_RESOLVE(real_pipe2, "pipe2");
 	return bounced_pipe(fds, flags, 1);
 }
 
 FL_EXPORT int getrusage(int who, struct rusage *ru)
 {
-	RESOLVE(real_getrusage, "getrusage");
+	FL_RESOLVE(real_getrusage, "getrusage");
 	TOUCHED(int, touch(ru, sizeof(*ru), 1), real_getrusage(who, ru));
 }
 
 FL_EXPORT int uname(struct utsname *u)
 {
-	RESOLVE(real_uname, "uname");
+	FL_RESOLVE(real_uname, "uname");
 	TOUCHED(int, touch(u, sizeof(*u), 1), real_uname(u));
 }
 
@@ -487,15 +483,15 @@ static int (*real_clock_nanosleep)(clockid_t, int, const struct timespec *, stru
 
 void fl_touch_resolve(void)
 {
-	RESOLVE(real_poll, "poll");
-	RESOLVE(real_ppoll, "ppoll");
-	RESOLVE(real_select, "select");
-	RESOLVE(real_pselect, "pselect");
-	RESOLVE(real_epoll_wait, "epoll_wait");
-	RESOLVE(real_epoll_pwait, "epoll_pwait");
-	RESOLVE(real_nanosleep, "nanosleep");
-	RESOLVE(real_clock_nanosleep, "clock_nanosleep");
-	RESOLVE(real_wait4, "wait4");
+	FL_RESOLVE(real_poll, "poll");
+	FL_RESOLVE(real_ppoll, "ppoll");
+	FL_RESOLVE(real_select, "select");
+	FL_RESOLVE(real_pselect, "pselect");
+	FL_RESOLVE(real_epoll_wait, "epoll_wait");
+	FL_RESOLVE(real_epoll_pwait, "epoll_pwait");
+	FL_RESOLVE(real_nanosleep, "nanosleep");
+	FL_RESOLVE(real_clock_nanosleep, "clock_nanosleep");
+	FL_RESOLVE(real_wait4, "wait4");
 }
 
 /* the bytes of an fd_set that select(2) reads and writes for nfds descriptors */
@@ -540,7 +536,7 @@ static int bounced_poll(struct pollfd *fds, nfds_t n, int timeout, const struct 
 
 FL_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
-	RESOLVE(real_poll, "poll");
+	FL_RESOLVE(real_poll, "poll");
 	if (!touching())
 		return real_poll(fds, n, timeout);
 	return bounced_poll(fds, n, timeout, NULL, NULL, 0);
@@ -548,7 +544,7 @@ FL_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 
 FL_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *t, const sigset_t *mask)
 {
-	RESOLVE(real_ppoll, "ppoll");
+	FL_RESOLVE(real_ppoll, "ppoll");
 	if (!touching())
 		return real_ppoll(fds, n, t, mask);
 	return bounced_poll(fds, n, 0, t, mask, 1);
@@ -599,7 +595,7 @@ static int bounced_select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct time
 
 FL_EXPORT int select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *t)
 {
-	RESOLVE(real_select, "select");
+	FL_RESOLVE(real_select, "select");
 	if (!touching())
 		return real_select(nfds, r, w, e, t);
 	return bounced_select(nfds, r, w, e, t, NULL, NULL, 0);
@@ -607,7 +603,7 @@ FL_EXPORT int select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *
 
 FL_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e, const struct timespec *t, const sigset_t *mask)
 {
-	RESOLVE(real_pselect, "pselect");
+	FL_RESOLVE(real_pselect, "pselect");
 	if (!touching())
 		return real_pselect(nfds, r, w, e, t, mask);
 	return bounced_select(nfds, r, w, e, NULL, t, mask, 1);
@@ -641,7 +637,7 @@ static int bounced_epoll(int epfd, struct epoll_event *ev, int max, int timeout,
 
 FL_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 {
-	RESOLVE(real_epoll_wait, "epoll_wait");
+	FL_RESOLVE(real_epoll_wait, "epoll_wait");
 	if (!touching())
 		return real_epoll_wait(epfd, ev, max, timeout);
 	return bounced_epoll(epfd, ev, max, timeout, NULL, 0);
@@ -649,7 +645,7 @@ FL_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 
 FL_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout, const sigset_t *mask)
 {
-	RESOLVE(real_epoll_pwait, "epoll_pwait");
+	FL_RESOLVE(real_epoll_pwait, "epoll_pwait");
 	if (!touching())
 		return real_epoll_pwait(epfd, ev, max, timeout, mask);
 	return bounced_epoll(epfd, ev, max, timeout, mask, 1);
@@ -678,7 +674,7 @@ static int bounced_sleep(clockid_t clock, int flags, const struct timespec *req,
 
 FL_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
 {
-	RESOLVE(real_nanosleep, "nanosleep");
+	FL_RESOLVE(real_nanosleep, "nanosleep");
 	if (!touching())
 		return real_nanosleep(req, rem);
 	return bounced_sleep(0, 0, req, rem, 0);
@@ -686,7 +682,7 @@ FL_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
 
 FL_EXPORT int clock_nanosleep(clockid_t clock, int flags, const struct timespec *req, struct timespec *rem)
 {
-	RESOLVE(real_clock_nanosleep, "clock_nanosleep");
+	FL_RESOLVE(real_clock_nanosleep, "clock_nanosleep");
 	if (!touching())
 		return real_clock_nanosleep(clock, flags, req, rem);
 	return bounced_sleep(clock, flags, req, rem, 1);
@@ -746,7 +742,7 @@ void fl_touch_realloced(void *old, void *p, size_t n)
 
 FL_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *attr)
 {
-	RESOLVE(real_pthread_getattr_np, "pthread_getattr_np");
+	FL_RESOLVE(real_pthread_getattr_np, "pthread_getattr_np");
 	if (!touching())
 		return real_pthread_getattr_np(th, attr);
 	int32_t self = fl_gettid();
@@ -782,25 +778,25 @@ static void touch_string(const char *s)
 
 FL_EXPORT int stat(const char *path, struct stat *st)
 {
-	RESOLVE(real_stat, "stat");
+	FL_RESOLVE(real_stat, "stat");
 	TOUCHED(int, (touch_string(path), touch(st, sizeof(*st), 1)), real_stat(path, st));
 }
 
 FL_EXPORT int lstat(const char *path, struct stat *st)
 {
-	RESOLVE(real_lstat, "lstat");
+	FL_RESOLVE(real_lstat, "lstat");
 	TOUCHED(int, (touch_string(path), touch(st, sizeof(*st), 1)), real_lstat(path, st));
 }
 
 FL_EXPORT int fstat(int fd, struct stat *st)
 {
-	RESOLVE(real_fstat, "fstat");
+	FL_RESOLVE(real_fstat, "fstat");
 	TOUCHED(int, touch(st, sizeof(*st), 1), real_fstat(fd, st));
 }
 
 FL_EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
-	RESOLVE(real_fstatat, "fstatat");
+	FL_RESOLVE(real_fstatat, "fstatat");
 	TOUCHED(int, (touch_string(path), touch(st, sizeof(*st), 1)), real_fstatat(dirfd, path, st, flags));
 }
 
@@ -836,58 +832,58 @@ static size_t touched_fwrite(size_t (*real_fwrite)(const void *, size_t, size_t,
 FL_EXPORT int fl_stat64(const char *path, struct stat *st) __asm__("stat64");
 FL_EXPORT int fl_stat64(const char *path, struct stat *st)
 {
-	RESOLVE(real_stat64, "stat64");
+	FL_RESOLVE(real_stat64, "stat64");
 	TOUCHED(int, (touch_string(path), touch(st, sizeof(*st), 1)), real_stat64(path, st));
 }
 
 FL_EXPORT int fl_lstat64(const char *path, struct stat *st) __asm__("lstat64");
 FL_EXPORT int fl_lstat64(const char *path, struct stat *st)
 {
-	RESOLVE(real_lstat64, "lstat64");
+	FL_RESOLVE(real_lstat64, "lstat64");
 	TOUCHED(int, (touch_string(path), touch(st, sizeof(*st), 1)), real_lstat64(path, st));
 }
 
 FL_EXPORT int fl_fstat64(int fd, struct stat *st) __asm__("fstat64");
 FL_EXPORT int fl_fstat64(int fd, struct stat *st)
 {
-	RESOLVE(real_fstat64, "fstat64");
+	FL_RESOLVE(real_fstat64, "fstat64");
 	TOUCHED(int, touch(st, sizeof(*st), 1), real_fstat64(fd, st));
 }
 
 FL_EXPORT int fl_fstatat64(int dirfd, const char *path, struct stat *st, int flags) __asm__("fstatat64");
 FL_EXPORT int fl_fstatat64(int dirfd, const char *path, struct stat *st, int flags)
 {
-	RESOLVE(real_fstatat64, "fstatat64");
+	FL_RESOLVE(real_fstatat64, "fstatat64");
 	TOUCHED(int, (touch_string(path), touch(st, sizeof(*st), 1)), real_fstatat64(dirfd, path, st, flags));
 }
 
 FL_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *st)
 {
-	RESOLVE(real_statx, "statx");
+	FL_RESOLVE(real_statx, "statx");
 	TOUCHED(int, (touch_string(path), touch(st, sizeof(*st), 1)), real_statx(dirfd, path, flags, mask, st));
 }
 
 FL_EXPORT size_t fread(void *buf, size_t size, size_t n, FILE *f)
 {
-	RESOLVE(real_fread, "fread");
+	FL_RESOLVE(real_fread, "fread");
 	return touched_fread(real_fread, buf, size, n, f);
 }
 
 FL_EXPORT size_t (fread_unlocked)(void *buf, size_t size, size_t n, FILE *f)
 {
-	RESOLVE(real_fread_unlocked, "fread_unlocked");
+	FL_RESOLVE(real_fread_unlocked, "fread_unlocked");
 	return touched_fread(real_fread_unlocked, buf, size, n, f);
 }
 
 FL_EXPORT size_t fwrite(const void *buf, size_t size, size_t n, FILE *f)
 {
-	RESOLVE(real_fwrite, "fwrite");
+	FL_RESOLVE(real_fwrite, "fwrite");
 	return touched_fwrite(real_fwrite, buf, size, n, f);
 }
 
 FL_EXPORT size_t (fwrite_unlocked)(const void *buf, size_t size, size_t n, FILE *f)
 {
-	RESOLVE(real_fwrite_unlocked, "fwrite_unlocked");
+	FL_RESOLVE(real_fwrite_unlocked, "fwrite_unlocked");
 	return touched_fwrite(real_fwrite_unlocked, buf, size, n, f);
 }
 
@@ -940,32 +936,32 @@ static FILE *opened(FILE *f)
 
 FL_EXPORT FILE *fopen(const char *path, const char *mode)
 {
-	RESOLVE(real_fopen, "fopen");
+	FL_RESOLVE(real_fopen, "fopen");
 	return opened(real_fopen(path, mode));
 }
 
 FL_EXPORT FILE *fopen64(const char *path, const char *mode)
 {
-	RESOLVE(real_fopen64, "fopen64");
+	FL_RESOLVE(real_fopen64, "fopen64");
 	return opened(real_fopen64(path, mode));
 }
 
 FL_EXPORT FILE *fdopen(int fd, const char *mode)
 {
-	RESOLVE(real_fdopen, "fdopen");
+	FL_RESOLVE(real_fdopen, "fdopen");
 	return opened(real_fdopen(fd, mode));
 }
 
 FL_EXPORT FILE *freopen(const char *path, const char *mode, FILE *f)
 {
-	RESOLVE(real_freopen, "freopen");
+	FL_RESOLVE(real_freopen, "freopen");
 	take_buffer(f);
 	return opened(real_freopen(path, mode, f));
 }
 
 FL_EXPORT int fclose(FILE *f)
 {
-	RESOLVE(real_fclose, "fclose");
+	FL_RESOLVE(real_fclose, "fclose");
 	int r = real_fclose(f);
 	take_buffer(f);
 	return r;
@@ -1002,7 +998,7 @@ static int (*real_posix_spawnp)(pid_t *, const char *, const posix_spawn_file_ac
 FL_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 			  const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	RESOLVE(real_posix_spawn, "posix_spawn");
+	FL_RESOLVE(real_posix_spawn, "posix_spawn");
 	fl_touch_exec(path, argv, envp);
 	return real_posix_spawn(pid, path, fa, attr, argv, envp);
 }
@@ -1010,7 +1006,7 @@ FL_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_a
 FL_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	RESOLVE(real_posix_spawnp, "posix_spawnp");
+	FL_RESOLVE(real_posix_spawnp, "posix_spawnp");
 	fl_touch_exec(file, argv, envp);
 	return real_posix_spawnp(pid, file, fa, attr, argv, envp);
 }
