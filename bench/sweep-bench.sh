@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # sweep-bench.sh [RESULTS_DIR]: BENCHMARKS.md, "Sweeps on Apache Spark" (issue 30), in one run.
-# One grid over the repository's traces (tools/src/test/resources/traces: the six LIRS traces,
+# One grid over the repository's traces (sim/src/test/resources/traces: the six LIRS traces,
 # libCacheSim's cloudPhysicsIO, the gzip address trace at 4 KiB pages) x 12 policies x 11 sizes
 # (16 to 16,384 pages), replayed by
 #   simulate --threads 1 and --threads 2 (one command per trace format, times added up),
@@ -23,7 +23,7 @@ bench_tmp
 results=${1:-$out/results}
 mkdir -p "$results"
 fl="$root/faultline"
-T="$root/tools/src/test/resources/traces"
+T="$root/sim/src/test/resources/traces"
 lirs=("$T"/lirs-*.trace.gz)
 policies=lru,fifo,clock,segq,2q,arc,car,lirs,clock-pro,sieve,s3fifo,opt
 sizes=16,32,64,128,256,512,1024,2048,4096,8192,16384

@@ -12,14 +12,15 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 import io.faultline.sim.mrc.ReuseHistograms;
-import io.faultline.sim.report.MissRatioChart;
-import io.faultline.sim.report.ReuseChart;
+import io.faultline.sim.report.ReuseScope;
 import io.faultline.sim.report.ReuseTable;
 import io.faultline.sim.report.Written;
 import io.faultline.sim.trace.KeyTrace;
 import io.faultline.sim.trace.TraceException;
 import io.faultline.sim.trace.TraceFormats;
 import io.faultline.sim.trace.TraceInput;
+import io.faultline.tools.chart.MissRatioChart;
+import io.faultline.tools.chart.ReuseChart;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -112,13 +113,13 @@ final class ReuseCommand implements Callable<Integer>
                     + " pages and short reuse times are undercounted");
             }
             final long start = System.nanoTime();
-            final List<ReuseChart.Scope> scopes = new ArrayList<>();
-            scopes.add(new ReuseChart.Scope("all", ReuseHistograms.of(trace.toArray())));
+            final List<ReuseScope> scopes = new ArrayList<>();
+            scopes.add(new ReuseScope("all", ReuseHistograms.of(trace.toArray())));
             if (perThread)
             {
                 for (final Map.Entry<Integer, long[]> thread : trace.byTag().entrySet())
                 {
-                    scopes.add(new ReuseChart.Scope(String.valueOf(thread.getKey()), ReuseHistograms.of(thread.getValue())));
+                    scopes.add(new ReuseScope(String.valueOf(thread.getKey()), ReuseHistograms.of(thread.getValue())));
                 }
             }
             err.printf(Locale.ROOT, "Computed reuse histograms of %d scope%s over %,d references in %s%n", scopes.size(),
@@ -159,11 +160,11 @@ final class ReuseCommand implements Callable<Integer>
         }
     }
 
-    static void writeCsv(final List<ReuseChart.Scope> scopes, final PrintWriter writer)
+    static void writeCsv(final List<ReuseScope> scopes, final PrintWriter writer)
     {
         writer.print(HEADER + "\n");
         final StringBuilder line = new StringBuilder();
-        for (final ReuseChart.Scope scope : scopes)
+        for (final ReuseScope scope : scopes)
         {
             writeRows(scope.name(), "distance", scope.histograms().distances(), writer, line);
             writeRows(scope.name(), "time", scope.histograms().times(), writer, line);
