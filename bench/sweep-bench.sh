@@ -80,7 +80,7 @@ sweep_row "sweep local[2], one cell" --master 'local[2]' --policies lru --sizes 
 # The standalone cluster: a JVM of its own, its URL on its first line of output; runs until its stdin ends.
 mkfifo "$out/cluster-in"
 SPARK_HOME="$root/sweep/target/spark" SPARK_SCALA_VERSION=2.13 java \
-  $(sed -n 's/.*<faultline.jvm.flags>\(.*\)<\/faultline.jvm.flags>.*/\1/p' "$root/pom.xml") \
+  @"$root/trace-format/src/main/resources/io/faultline/format/jvm.flags" \
   $(sed -n 's/.*<spark.jvm.flags>\(.*\)<\/spark.jvm.flags>.*/\1/p' "$root/sweep/pom.xml") \
   -Dlog4j2.configurationFile=classpath:log4j2.properties \
   -cp "$root/sweep/target/faultline-sweep.jar:$root/sweep/target/spark/jars/*" \
