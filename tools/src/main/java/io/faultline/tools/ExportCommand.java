@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import java.util.zip.DeflaterOutputStream;
@@ -70,7 +69,7 @@ import picocli.CommandLine.Parameters;
         "  folded      of a trace recorded with --stacks N: collapsed stacks, one line per distinct call",
         "              stack, frames root first joined by ';', a space, its trapped references: what",
         "              flamegraph.pl and speedscope read (flamegraph.pl out.folded > misses.svg)", ""})
-final class ExportCommand implements Callable<Integer>
+final class ExportCommand extends ConsoleCommand
 {
     /** What {@code faultline --help} lists for this command: the first line of its description. */
     static final String SUMMARY = "Write a trace's references in another tool's format.";
@@ -132,15 +131,9 @@ final class ExportCommand implements Callable<Integer>
     @Parameters(paramLabel = "TRACE_DIR", arity = "0..*", description = "a trace directory written by faultline record")
     List<String> operands = new ArrayList<>();
 
-    private final PrintStream out;
-    private final PrintStream err;
-    private final boolean terminal;
-
     ExportCommand(final PrintStream out, final PrintStream err, final boolean terminal)
     {
-        this.out = out;
-        this.err = err;
-        this.terminal = terminal;
+        super(out, err, terminal);
     }
 
     @Override

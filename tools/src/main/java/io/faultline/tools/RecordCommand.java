@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalInt;
-import java.util.concurrent.Callable;
 
 import io.faultline.format.ShmLayout;
 import io.faultline.format.TraceFormatException;
@@ -49,7 +48,7 @@ import picocli.CommandLine.Parameters;
         "The program pays about 20 to 35 us per recorded reference (measured on a 2-core VM, BENCHMARKS.md): "
         + "the demo ran 3.4 times its native time, sort --parallel=2 12 to 21 times, xz -T2 130 to 180 times. "
         + "On a terminal a progress line shows how far it is."})
-final class RecordCommand implements Callable<Integer>
+final class RecordCommand extends ConsoleCommand
 {
     /** What {@code faultline --help} lists for this command: the first line of its description. */
     static final String SUMMARY = "Run a program and record its page reference trace into DIR; with --live, also replay it "
@@ -238,15 +237,9 @@ final class RecordCommand implements Callable<Integer>
     @Parameters(paramLabel = "PROGRAM", arity = "0..*", description = "the program to trace and its arguments")
     List<String> command = new ArrayList<>();
 
-    private final PrintStream out;
-    private final PrintStream err;
-    private final boolean terminal;
-
     RecordCommand(final PrintStream out, final PrintStream err, final boolean terminal)
     {
-        this.out = out;
-        this.err = err;
-        this.terminal = terminal;
+        super(out, err, terminal);
     }
 
     @Override
