@@ -35,6 +35,7 @@ import io.faultline.format.TraceVisitor;
 import io.faultline.sim.trace.TraceException;
 import io.faultline.sim.stacks.CallStacks;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -111,14 +112,11 @@ final class ExportCommand extends ConsoleCommand
         + "ends in .gz, .xz or .zst; default: standard output, uncompressed"})
     Path output;
 
-    @Option(names = "--skip-corrupt", description = "read past corrupt excerpts, counting them (on stderr)")
-    boolean skipCorrupt;
+    @Mixin
+    SkipCorrupt corrupt;
 
-    @Option(names = "--pid", paramLabel = "N", description = "only this process's references")
-    Integer pidFilter;
-
-    @Option(names = "--tid", paramLabel = "N", description = "only this thread's references")
-    Integer tidFilter;
+    @Mixin
+    ProcessFilter filter;
 
     @Option(names = "--sample", paramLabel = "T", converter = Durations.class,
         description = "damo-json of a trace: sampling interval of the exact counts (default 5ms)")
@@ -169,11 +167,11 @@ final class ExportCommand extends ConsoleCommand
         {
             throw new CliException(ex.getMessage() + ", " + DAMO_JSON + ", " + MOCA + ", " + FOLDED);
         }
-        final int pid = pidFilter == null ? -1 : Values.atLeast("--pid", pidFilter, 0);
-        final int tid = tidFilter == null ? -1 : Values.atLeast("--tid", tidFilter, 0);
+        final int pid = filter.pid();
+        final int tid = filter.tid();
         final String path = TraceArguments.single(operands, USAGE);
         // The trace is opened first: a trace that is not there leaves no output file behind.
-        try (TraceReader reader = TraceArguments.open(path, skipCorrupt))
+        try (TraceReader reader = TraceArguments.open(path, corrupt.skip))
         {
             final long start = System.nanoTime();
             final long written = export(reader, format, pid, tid);
@@ -203,10 +201,10 @@ final class ExportCommand extends ConsoleCommand
         {
             throw new CliException("--sample and --aggr apply to --to " + DAMO_JSON + "; leave them out for " + FOLDED);
         }
-        final int pid = pidFilter == null ? -1 : Values.atLeast("--pid", pidFilter, 0);
-        final int tid = tidFilter == null ? -1 : Values.atLeast("--tid", tidFilter, 0);
+        final int pid = filter.pid();
+        final int tid = filter.tid();
         final String path = TraceArguments.single(operands, USAGE);
-        try (TraceReader reader = TraceArguments.open(path, skipCorrupt))
+        try (TraceReader reader = TraceArguments.open(path, corrupt.skip))
         {
             final long start = System.nanoTime();
             final CallStacks stacks = CallSitesCommand.read(reader, path, err, pid, tid);
@@ -244,10 +242,10 @@ final class ExportCommand extends ConsoleCommand
         {
             throw new CliException("--to " + MOCA + " writes one file per thread: give -o DIR, a new or empty directory");
         }
-        final int pid = pidFilter == null ? -1 : Values.atLeast("--pid", pidFilter, 0);
-        final int tid = tidFilter == null ? -1 : Values.atLeast("--tid", tidFilter, 0);
+        final int pid = filter.pid();
+        final int tid = filter.tid();
         final String path = TraceArguments.single(operands, USAGE);
-        try (TraceReader reader = TraceArguments.open(path, skipCorrupt))
+        try (TraceReader reader = TraceArguments.open(path, corrupt.skip))
         {
             if (!reader.header().isMoca())
             {
@@ -307,7 +305,7 @@ final class ExportCommand extends ConsoleCommand
 
     private Integer exportDamoJson()
     {
-        if (pidFilter != null || tidFilter != null)
+        if (filter.given())
         {
             throw new CliException("--pid and --tid apply to reference formats; --to " + DAMO_JSON + " writes every "
                 + "target of the record, leave them out");
@@ -320,7 +318,7 @@ final class ExportCommand extends ConsoleCommand
         final Path dir = Path.of(TraceArguments.single(operands, USAGE));
         final long start = System.nanoTime();
         final ReportCommand.Input.Monitored monitored = ReportCommand.Input.read(dir, sampleUs, aggrUs,
-            "--sample and --aggr", null, skipCorrupt);
+            "--sample and --aggr", null, corrupt.skip);
         monitored.notes().forEach(err::println);
         final OutputStream file = open();
         // damo record's default file type is json_compressed, a zlib stream, and damo's reports
