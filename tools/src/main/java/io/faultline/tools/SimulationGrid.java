@@ -19,7 +19,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,24 +30,8 @@ import java.util.Map;
  */
 public final class SimulationGrid
 {
-    /** The policy names, for the help text and shell completion; listed only when asked (start-up time). */
-    static final class PolicyNames implements Iterable<String>
-    {
-        @Override
-        public Iterator<String> iterator()
-        {
-            return Policies.names().iterator();
-        }
-    }
-
-    @Option(names = "--policies", paramLabel = "P1,P2,...", completionCandidates = PolicyNames.class,
-        description = {"policies, each NAME or NAME:param=value:...; known: ${COMPLETION-CANDIDATES}"})
-    String policies;
-
-    @Option(names = "--sizes", paramLabel = "S", split = ",",
-        description = {"cache sizes in pages; a K, M or G suffix (KiB, MiB, GiB) means bytes, converted at the page "
-            + "size: --sizes 64,1M = 64 and 256 pages of 4 KiB"})
-    List<Size> sizes;
+    @Mixin
+    PolicyGrid grid;
 
     @Option(names = "--csv", paramLabel = "OUT", description = "also write " + CsvReports.SIMULATION_HEADER)
     Path csv;
@@ -73,13 +56,13 @@ public final class SimulationGrid
     public void check()
     {
         final TraceInput input = input();
-        if (policies == null)
+        if (grid.policies == null)
         {
             throw new CliException("missing --policies; e.g. --policies lru,clock; known policies: "
                 + String.join(", ", Policies.names()));
         }
         specs();
-        if (sizes == null)
+        if (grid.sizes == null)
         {
             throw new CliException("missing --sizes; e.g. --sizes 64,256,1M (pages, or bytes with K/M/G)");
         }
@@ -98,12 +81,7 @@ public final class SimulationGrid
     /** The policies, in the order given. */
     public List<PolicySpec> specs()
     {
-        final List<PolicySpec> specs = new ArrayList<>();
-        for (final String text : policies.split(",", -1))
-        {
-            specs.add(PolicySpec.parse(text));
-        }
-        return specs;
+        return grid.specs();
     }
 
     /** The {@code --format}, {@code --page-size} and filters to read each trace with. */
@@ -124,12 +102,7 @@ public final class SimulationGrid
      */
     public int[] capacities(final int pageSize)
     {
-        final int[] pages = new int[sizes.size()];
-        for (int i = 0; i < pages.length; i++)
-        {
-            pages[i] = cacheSize(sizes.get(i), pageSize, "--sizes");
-        }
-        return java.util.Arrays.stream(pages).distinct().toArray();
+        return grid.capacities(pageSize);
     }
 
     /**
