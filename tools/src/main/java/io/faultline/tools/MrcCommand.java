@@ -18,7 +18,6 @@ import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,9 +38,27 @@ import java.util.concurrent.atomic.LongAdder;
     descriptionHeading = "%n", description = {
         MrcCommand.SUMMARY, "",
         "Computes LRU misses at every cache size from 1 page to the number of distinct pages in one",
-        "pass over the trace (Mattson stack distances) and writes " + CsvReports.MRC_HEADER + ".", ""})
+        "pass over the trace (Mattson stack distances) and writes " + CsvReports.MRC_HEADER + ".", ""},
+    modelTransformer = MrcCommand.Wording.class)
 final class MrcCommand extends ConsoleCommand
 {
+    /** The curve goes to standard output unless --csv names a file. */
+    static final class Wording extends OptionWording
+    {
+        Wording()
+        {
+            super(new TraceInputOptions.Wording());
+        }
+
+        @Override
+        protected Object[][] getContents()
+        {
+            return new Object[][] {
+                {"csv", "write the CSV here instead of to standard output"},
+                {"plot", "miss ratio against size; PNG or SVG by extension"}};
+        }
+    }
+
     /** What {@code faultline --help} lists for this command: the first line of its description. */
     static final String SUMMARY = "Exact or sampled (SHARDS) LRU miss-ratio curve of a trace in one pass.";
 
@@ -55,11 +72,8 @@ final class MrcCommand extends ConsoleCommand
         + "traces of ~40,000 pages; unreliable below 1/R pages"})
     String sample;
 
-    @Option(names = "--csv", paramLabel = "OUT", description = "write the CSV here instead of to standard output")
-    Path csv;
-
-    @Option(names = "--plot", paramLabel = "OUT", description = "miss ratio against size; PNG or SVG by extension")
-    Path plot;
+    @Mixin
+    CsvAndPlot files;
 
     @Option(names = "--per-thread", description = {"faultline traces: one curve per thread; the CSV gains a first "
         + "column, " + CsvReports.MRC_PER_THREAD_HEADER})
@@ -86,10 +100,7 @@ final class MrcCommand extends ConsoleCommand
             throw new CliException(traces.isEmpty() ? "missing TRACE; give one trace file or directory"
                 : "one TRACE at a time, got " + traces.size() + "; run faultline mrc once per trace");
         }
-        if (plot != null)
-        {
-            MissRatioChart.checkExtension(plot);
-        }
+        files.checkPlot();
         if (maxSize != null)
         {
             SimulationGrid.cacheSize(maxSize, input.options().pageSizeOrDefault(), "--max-size");
@@ -152,32 +163,22 @@ final class MrcCommand extends ConsoleCommand
             trace.size(), rate.isPresent() ? "about " : "", distinct,
             Written.seconds(System.nanoTime() - start));
 
-        if (csv == null)
+        if (files.csv == null)
         {
             final PrintWriter writer = new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8));
             writeCsv(perThread, tids, curves, writer);
             writer.flush();
         }
-        else
+        files.writeCsv(err, "miss-ratio curve as CSV", writer -> writeCsv(perThread, tids, curves, writer));
+        files.writePlot(err, plot ->
         {
-            final long csvStart = System.nanoTime();
-            try (PrintWriter writer = new PrintWriter(Files.newBufferedWriter(csv, StandardCharsets.UTF_8)))
-            {
-                writeCsv(perThread, tids, curves, writer);
-            }
-            Written.report(err, "miss-ratio curve as CSV", csv, csvStart);
-        }
-        if (plot != null)
-        {
-            final long plotStart = System.nanoTime();
             final List<MissRatioChart.Series> series = new ArrayList<>();
             for (final MissRatioCurve curve : curves)
             {
                 series.add(MissRatioChart.Series.of(curve));
             }
             MissRatioChart.write(plot, "LRU miss-ratio curve of " + tracePath.getFileName(), series);
-            Written.report(err, "chart", plot, plotStart);
-        }
+        });
         return 0;
     }
 

@@ -17,6 +17,22 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 abstract class OptionWording extends ListResourceBundle implements IModelTransformer
 {
+    /** Words of its own only. */
+    protected OptionWording()
+    {
+    }
+
+    /**
+     * Its own words over those of a mixin inside it. picocli runs one model transformer for a
+     * command, its own or else a mixin's, so a command or mixin with words of its own that holds
+     * {@link TraceInputOptions} (mrc, reuse, {@link SimulationGrid}) names that mixin's words
+     * here: a key this one lacks is looked up there.
+     */
+    protected OptionWording(final OptionWording inner)
+    {
+        setParent(inner);
+    }
+
     @Override
     public CommandSpec transform(final CommandSpec spec)
     {

@@ -2,8 +2,6 @@ package io.faultline.tools;
 
 import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +15,6 @@ import io.faultline.sim.report.Written;
 import io.faultline.sim.trace.KeyTrace;
 import io.faultline.sim.trace.TraceFormats;
 import io.faultline.sim.trace.TraceInput;
-import io.faultline.tools.chart.MissRatioChart;
 import io.faultline.tools.chart.ReuseChart;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -49,21 +46,35 @@ import picocli.CommandLine.Parameters;
         "shares of all references); --csv writes the same buckets:",
         "  " + ReuseCommand.HEADER,
         "scope is all or a thread id (--per-thread), metric distance or time, from and to the bucket's",
-        "bounds (-1,-1: first references), count the references in it.", ""})
+        "bounds (-1,-1: first references), count the references in it.", ""},
+    modelTransformer = ReuseCommand.Wording.class)
 final class ReuseCommand extends ConsoleCommand
 {
+    /** What the CSV and the chart hold. */
+    static final class Wording extends OptionWording
+    {
+        Wording()
+        {
+            super(new TraceInputOptions.Wording());
+        }
+
+        @Override
+        protected Object[][] getContents()
+        {
+            return new Object[][] {
+                {"csv", "also write the buckets as CSV to this file"},
+                {"plot", "cumulative distributions of the exact reuse distances and times, PNG or SVG by extension"}};
+        }
+    }
+
     static final String HEADER = "scope,metric,from,to,count";
 
     @Option(names = "--per-thread", description = {"faultline traces: each thread's own references too, after the "
         + "whole trace's (scope = the thread id)"})
     boolean perThread;
 
-    @Option(names = "--csv", paramLabel = "OUT", description = "also write the buckets as CSV to this file")
-    Path csv;
-
-    @Option(names = "--plot", paramLabel = "OUT", description = "cumulative distributions of the exact reuse "
-        + "distances and times, PNG or SVG by extension")
-    Path plot;
+    @Mixin
+    CsvAndPlot files;
 
     @Mixin
     TraceInputOptions inputOptions;
@@ -85,10 +96,7 @@ final class ReuseCommand extends ConsoleCommand
             throw new CliException(traces.isEmpty() ? "missing TRACE; give one trace file or directory"
                 : "one TRACE at a time, got " + traces.size() + "; run faultline report reuse once per trace");
         }
-        if (plot != null)
-        {
-            MissRatioChart.checkExtension(plot);
-        }
+        files.checkPlot();
         final Path tracePath = traces.get(0);
         if (perThread && !input.formatOf(tracePath).name().equals(TraceFormats.FAULTLINE))
         {
@@ -123,21 +131,8 @@ final class ReuseCommand extends ConsoleCommand
             ReuseTable.print(scopes.get(i), out);
         }
         out.flush();
-        if (csv != null)
-        {
-            final long csvStart = System.nanoTime();
-            try (PrintWriter writer = new PrintWriter(Files.newBufferedWriter(csv, StandardCharsets.UTF_8)))
-            {
-                writeCsv(scopes, writer);
-            }
-            Written.report(err, "reuse histograms as CSV", csv, csvStart);
-        }
-        if (plot != null)
-        {
-            final long plotStart = System.nanoTime();
-            ReuseChart.write(plot, "Reuse of " + tracePath.getFileName(), scopes);
-            Written.report(err, "chart", plot, plotStart);
-        }
+        files.writeCsv(err, "reuse histograms as CSV", writer -> writeCsv(scopes, writer));
+        files.writePlot(err, plot -> ReuseChart.write(plot, "Reuse of " + tracePath.getFileName(), scopes));
         return 0;
     }
 

@@ -5,19 +5,14 @@ import io.faultline.sim.PolicySpec;
 import io.faultline.sim.report.ConsoleTable;
 import io.faultline.sim.report.CsvReports;
 import io.faultline.sim.report.SimulationRow;
-import io.faultline.sim.report.Written;
 import io.faultline.sim.trace.TraceInput;
 import io.faultline.tools.chart.MissRatioChart;
+import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,17 +23,31 @@ import java.util.Map;
  * {@code simulate} and {@code sweep} (the sweep module, on Spark) share, as a picocli mixin, so
  * that a grid reads the same in both and gives the same table, CSV and chart.
  */
+@Command(modelTransformer = SimulationGrid.Wording.class)
 public final class SimulationGrid
 {
+    /** What the CSV and the chart hold. */
+    static final class Wording extends OptionWording
+    {
+        Wording()
+        {
+            super(new TraceInputOptions.Wording());
+        }
+
+        @Override
+        protected Object[][] getContents()
+        {
+            return new Object[][] {
+                {"csv", "also write " + CsvReports.SIMULATION_HEADER},
+                {"plot", "miss ratio against size, one line per policy; PNG or SVG by extension"}};
+        }
+    }
+
     @Mixin
     PolicyGrid grid;
 
-    @Option(names = "--csv", paramLabel = "OUT", description = "also write " + CsvReports.SIMULATION_HEADER)
-    Path csv;
-
-    @Option(names = "--plot", paramLabel = "OUT", description = "miss ratio against size, one line per policy; PNG or "
-        + "SVG by extension")
-    Path plot;
+    @Mixin
+    CsvAndPlot files;
 
     @Mixin
     TraceInputOptions inputOptions;
@@ -70,10 +79,7 @@ public final class SimulationGrid
         {
             throw new CliException("missing TRACE; give one or more trace files or directories");
         }
-        if (plot != null)
-        {
-            MissRatioChart.checkExtension(plot);
-        }
+        files.checkPlot();
         // Faultline traces may change the page size; a size out of range at the default is so at any.
         capacities(input.options().pageSizeOrDefault());
     }
@@ -112,21 +118,9 @@ public final class SimulationGrid
     public void report(final List<SimulationRow> rows, final PrintStream out, final PrintStream err) throws IOException
     {
         ConsoleTable.print(rows, out);
-        if (csv != null)
-        {
-            final long start = System.nanoTime();
-            try (PrintWriter writer = new PrintWriter(Files.newBufferedWriter(csv, StandardCharsets.UTF_8)))
-            {
-                CsvReports.writeSimulation(rows, writer);
-            }
-            Written.report(err, rows.size() + " results as CSV", csv, start);
-        }
-        if (plot != null)
-        {
-            final long start = System.nanoTime();
-            MissRatioChart.write(plot, "Miss ratio by cache size", series(rows, traces.size() > 1));
-            Written.report(err, "chart", plot, start);
-        }
+        files.writeCsv(err, rows.size() + " results as CSV", writer -> CsvReports.writeSimulation(rows, writer));
+        files.writePlot(err, plot -> MissRatioChart.write(plot, "Miss ratio by cache size", series(rows,
+            traces.size() > 1)));
     }
 
     /** One line per policy (per trace and policy if several traces), sizes ascending. */
