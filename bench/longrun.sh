@@ -45,13 +45,16 @@ fi
 
 launcher=("$root/faultline")
 if [ "${AS:-}" = nobody ]; then
-  # nobody cannot read a build under /root: copies of the launcher, the jar and the program in
+  # nobody cannot read a build under /root: copies of the launcher (and its flags), the jar and the program in
   # out, which nobody may read, with HOME and the JVM's temporary directory (where the agent is
   # extracted) there too.
   [ "$(id -u)" = 0 ] || { echo "$bench_name: AS=nobody needs root (setpriv)" >&2; exit 2; }
   [ -z "${FAULTLINE_CLASSPATH:-}" ] || { echo "$bench_name: AS=nobody runs the jar; unset FAULTLINE_CLASSPATH" >&2; exit 2; }
-  mkdir -p "$out/nobody"
+  mkdir -p "$out/nobody/trace-format/src/main/resources/io/faultline/format"
   cp "$root/faultline" "$out/nobody/"
+  # the Java 17 flags the launcher passes, where it looks for them beside itself
+  cp "$root/trace-format/src/main/resources/io/faultline/format/jvm.flags" \
+    "$out/nobody/trace-format/src/main/resources/io/faultline/format/"
   chmod -R a+rwX "$out"
   launcher=(env HOME="$out/nobody" JAVA_TOOL_OPTIONS="-Djava.io.tmpdir=$out/nobody"
             setpriv --reuid=65534 --regid=65534 --clear-groups "$out/nobody/faultline")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # sweep-bench.sh [RESULTS_DIR]: BENCHMARKS.md, "Sweeps on Apache Spark" (issue 30), in one run.
-# One grid over the repository's traces (tools/src/test/resources/traces: the six LIRS traces,
+# One grid over the repository's traces (sim/src/test/resources/traces: the six LIRS traces,
 # libCacheSim's cloudPhysicsIO, the gzip address trace at 4 KiB pages) x 12 policies x 11 sizes
 # (16 to 16,384 pages), replayed by
 #   simulate --threads 1 and --threads 2 (one command per trace format, times added up),
@@ -23,7 +23,7 @@ bench_tmp
 results=${1:-$out/results}
 mkdir -p "$results"
 fl="$root/faultline"
-T="$root/tools/src/test/resources/traces"
+T="$root/sim/src/test/resources/traces"
 lirs=("$T"/lirs-*.trace.gz)
 policies=lru,fifo,clock,segq,2q,arc,car,lirs,clock-pro,sieve,s3fifo,opt
 sizes=16,32,64,128,256,512,1024,2048,4096,8192,16384
@@ -80,7 +80,7 @@ sweep_row "sweep local[2], one cell" --master 'local[2]' --policies lru --sizes 
 # The standalone cluster: a JVM of its own, its URL on its first line of output; runs until its stdin ends.
 mkfifo "$out/cluster-in"
 SPARK_HOME="$root/sweep/target/spark" SPARK_SCALA_VERSION=2.13 java \
-  $(sed -n 's/.*<faultline.jvm.flags>\(.*\)<\/faultline.jvm.flags>.*/\1/p' "$root/pom.xml") \
+  @"$root/trace-format/src/main/resources/io/faultline/format/jvm.flags" \
   $(sed -n 's/.*<spark.jvm.flags>\(.*\)<\/spark.jvm.flags>.*/\1/p' "$root/sweep/pom.xml") \
   -Dlog4j2.configurationFile=classpath:log4j2.properties \
   -cp "$root/sweep/target/faultline-sweep.jar:$root/sweep/target/spark/jars/*" \

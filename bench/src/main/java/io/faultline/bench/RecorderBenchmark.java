@@ -36,7 +36,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * Records per second the recorder sustains from a ring into the Chronicle Queue trace: the ring
  * is filled with chunks exactly as the agent writes them (untimed), then the {@link Logger}
  * drains it (timed): ring read, joining of one thread's consecutive chunks into excerpts of up
- * to 256 records, excerpt append, statistics. One operation = one record.
+ * to 256 records, excerpt append, statistics. One operation = one record. The fork's flags are
+ * trace-format's jvm.flags (an annotation cannot read a file; JvmFlagsCopiesTest holds them equal).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)

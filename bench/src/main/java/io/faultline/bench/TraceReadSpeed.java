@@ -16,11 +16,11 @@ import java.util.OptionalInt;
 import io.faultline.format.ChunkDescriptor;
 import io.faultline.format.TraceLayout;
 import io.faultline.format.TraceReader;
-import io.faultline.sim.live.LiveReplay;
 import io.faultline.sim.mrc.LruCurve;
 import io.faultline.sim.trace.KeyTrace;
 import io.faultline.sim.trace.TraceFormats;
 import io.faultline.sim.trace.TraceOptions;
+import io.faultline.tools.live.LiveReplay;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**

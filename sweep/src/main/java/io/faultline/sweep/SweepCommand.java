@@ -11,6 +11,7 @@ import io.faultline.sweep.grid.CellTask;
 import io.faultline.sweep.traces.StagedTrace;
 import io.faultline.sweep.traces.Staging;
 import io.faultline.tools.CliException;
+import io.faultline.tools.ConsoleCommand;
 import io.faultline.tools.Main;
 import io.faultline.tools.SimulationGrid;
 import org.apache.hadoop.fs.Path;
@@ -38,7 +39,6 @@ import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Stream;
 
@@ -59,7 +59,7 @@ import java.util.stream.Stream;
         "Each (trace, policy, size) is one task; a task that fails names its cell and the others go on.",
         "Traces of any format are read here and staged as keys files (compressed keys) that every task",
         "streams; a staged trace may also be given directly, local or at a Hadoop URI (file:, hdfs://).", ""})
-final class SweepCommand implements Callable<Integer>
+final class SweepCommand extends ConsoleCommand
 {
     @Mixin
     SimulationGrid grid;
@@ -89,54 +89,39 @@ final class SweepCommand implements Callable<Integer>
     @Option(names = "--stage-only", description = "stage the traces in --stage DIR and stop")
     boolean stageOnly;
 
-    private final PrintStream out;
-    private final PrintStream err;
-    private final boolean terminal;
-
     SweepCommand(final PrintStream out, final PrintStream err, final boolean terminal)
     {
-        this.out = out;
-        this.err = err;
-        this.terminal = terminal;
+        super(out, err, terminal);
     }
 
     @Override
     public Integer call() throws Exception
     {
+        grid.check();
+        final List<PolicySpec> specs = grid.specs();
+        final double rate = minisim == null ? 0 : minisim;
+        if (minisim != null && !(rate > 0 && rate <= 1))
+        {
+            throw new CliException("--minisim: " + minisim + " is not a sampling rate; give 0 < R <= 1, e.g. 0.1");
+        }
+        if (stageOnly && stage == null)
+        {
+            throw new CliException("--stage-only needs --stage DIR, where the staged traces go");
+        }
+        final SparkConf sparkConf = sparkConf();
+        final String masterUrl = sparkConf.get("spark.master");
+        final boolean local = masterUrl.startsWith("local");
+        final java.nio.file.Path temporary = stage == null ? Staging.temporaryDirectory() : null;
         try
         {
-            grid.check();
-            final List<PolicySpec> specs = grid.specs();
-            final double rate = minisim == null ? 0 : minisim;
-            if (minisim != null && !(rate > 0 && rate <= 1))
-            {
-                throw new CliException("--minisim: " + minisim + " is not a sampling rate; give 0 < R <= 1, e.g. 0.1");
-            }
-            if (stageOnly && stage == null)
-            {
-                throw new CliException("--stage-only needs --stage DIR, where the staged traces go");
-            }
-            final SparkConf sparkConf = sparkConf();
-            final String masterUrl = sparkConf.get("spark.master");
-            final boolean local = masterUrl.startsWith("local");
-            final java.nio.file.Path temporary = stage == null ? Staging.temporaryDirectory() : null;
-            try
-            {
-                return sweep(specs, rate, sparkConf, local, temporary);
-            }
-            finally
-            {
-                if (temporary != null)
-                {
-                    deleteTree(temporary);
-                }
-            }
+            return sweep(specs, rate, sparkConf, local, temporary);
         }
-        catch (final IllegalArgumentException ex)
+        finally
         {
-            // A bad policy or parameter; an unreadable trace (TraceException) goes to Main, which
-            // gives it the exit status of its kind of problem as for simulate.
-            throw new CliException(ex.getMessage());
+            if (temporary != null)
+            {
+                deleteTree(temporary);
+            }
         }
     }
 

@@ -21,14 +21,14 @@ record Run(int status, String out, String err)
         return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
-    /** A trace of tools' test resources (the LIRS project's, libCacheSim's): tools/src/test/resources/traces. */
+    /** A trace of sim's test resources (the LIRS project's, libCacheSim's): sim/src/test/resources/traces. */
     static Path trace(final String name)
     {
         try
         {
             // target/test-classes of this module, then up to the repository.
             final Path classes = Path.of(Run.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            return classes.getParent().getParent().getParent().resolve("tools/src/test/resources/traces").resolve(name);
+            return classes.getParent().getParent().getParent().resolve("sim/src/test/resources/traces").resolve(name);
         }
         catch (final URISyntaxException ex)
         {

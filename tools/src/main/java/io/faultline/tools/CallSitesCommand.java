@@ -19,6 +19,7 @@ import io.faultline.format.TraceReader;
 import io.faultline.sim.report.Written;
 import io.faultline.sim.stacks.CallStacks;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -58,8 +59,8 @@ final class CallSitesCommand implements Callable<Integer>
     @Option(names = "--csv", paramLabel = "OUT", description = "also write every call site as CSV to this file")
     Path csv;
 
-    @Option(names = "--skip-corrupt", description = "read past corrupt excerpts, counting them (on stderr)")
-    boolean skipCorrupt;
+    @Mixin
+    SkipCorrupt corrupt;
 
     @Parameters(paramLabel = "TRACE_DIR", arity = "0..*", description = "a trace recorded with --stacks N")
     List<String> operands = new ArrayList<>();
@@ -83,7 +84,7 @@ final class CallSitesCommand implements Callable<Integer>
         final int k = full ? Integer.MAX_VALUE : depth == null ? 1 : Values.between("--depth", depth, 1, 1 << 16);
         final int shown = Values.atLeast("--top", top, 0);
         final String path = TraceArguments.single(operands, USAGE);
-        try (TraceReader reader = TraceArguments.open(path, skipCorrupt))
+        try (TraceReader reader = TraceArguments.open(path, corrupt.skip))
         {
             final CallStacks stacks = read(reader, path, err, -1, -1);
             final List<CallStacks.Stack> sites = stacks.callSites(k);

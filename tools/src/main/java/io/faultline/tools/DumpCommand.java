@@ -18,6 +18,7 @@ import io.faultline.format.TraceReader;
 import io.faultline.format.TraceVisitor;
 import io.faultline.sim.trace.FaultlineCsvWriter;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -37,9 +38,22 @@ import picocli.CommandLine.Parameters;
         "Reference records and eviction records (kind evict, tag r, w, R or W) come in trace order.",
         "Text also shows events, as lines starting --; CSV has the header " + DumpCommand.CSV_HEADER + ".",
         "A Moca trace (record --mode moca) shows its chunks: a line starting == per chunk, then one per page",
-        "with its read and write faults; CSV has the header " + DumpCommand.MOCA_CSV_HEADER + ".", ""})
+        "with its read and write faults; CSV has the header " + DumpCommand.MOCA_CSV_HEADER + ".", ""},
+    modelTransformer = DumpCommand.Wording.class)
 final class DumpCommand implements Callable<Integer>
 {
+    /** --pid and --tid keep a process's or thread's events too. */
+    static final class Wording extends OptionWording
+    {
+        @Override
+        protected Object[][] getContents()
+        {
+            return new Object[][] {
+                {"pid", "only this process's references and events"},
+                {"tid", "only this thread's references and events"}};
+        }
+    }
+
     /** What {@code faultline --help} lists for this command: the first line of its description. */
     static final String SUMMARY = "Print every reference of a trace, as text or CSV.";
 
@@ -70,11 +84,8 @@ final class DumpCommand implements Callable<Integer>
         description = "text (default) or CSV")
     String format = "text";
 
-    @Option(names = "--pid", paramLabel = "N", description = "only this process's references and events")
-    Integer pidFilter;
-
-    @Option(names = "--tid", paramLabel = "N", description = "only this thread's references and events")
-    Integer tidFilter;
+    @Mixin
+    ProcessFilter filter;
 
     @Option(names = "--from", paramLabel = "T", description = "only from T after the program's start (e.g. 1.5s; "
         + "units ns, us, ms, s, m)")
@@ -89,8 +100,8 @@ final class DumpCommand implements Callable<Integer>
     @Parameters(paramLabel = "TRACE_DIR", arity = "0..*", description = "a trace directory written by faultline record")
     List<String> operands = new ArrayList<>();
 
-    @Option(names = "--skip-corrupt", description = "read past corrupt excerpts, counting them (on stderr)")
-    boolean skipCorrupt;
+    @Mixin
+    SkipCorrupt corrupt;
 
     private final PrintStream out;
     private final PrintStream err;
@@ -108,14 +119,14 @@ final class DumpCommand implements Callable<Integer>
         {
             throw new CliException("unknown dump format '" + format + "'; use --format text or --format csv");
         }
-        final int pid = pidFilter == null ? -1 : Values.atLeast("--pid", pidFilter, 0);
-        final int tid = tidFilter == null ? -1 : Values.atLeast("--tid", tidFilter, 0);
+        final int pid = filter.pid();
+        final int tid = filter.tid();
         final long fromNs = from == null ? Long.MIN_VALUE : from.toNanos();
         final long untilNs = until == null ? Long.MAX_VALUE : until.toNanos();
         final String path = TraceArguments.single(operands, USAGE);
         final boolean asCsv = format.equals("csv");
         final boolean withEvents = !noEvents && !asCsv;
-        try (TraceReader reader = TraceArguments.open(path, skipCorrupt))
+        try (TraceReader reader = TraceArguments.open(path, corrupt.skip))
         {
             final boolean moca = reader.header().isMoca();
             out.println(asCsv ? (moca ? MOCA_CSV_HEADER : CSV_HEADER)

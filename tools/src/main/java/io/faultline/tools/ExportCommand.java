@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import java.util.zip.DeflaterOutputStream;
@@ -36,6 +35,7 @@ import io.faultline.format.TraceVisitor;
 import io.faultline.sim.trace.TraceException;
 import io.faultline.sim.stacks.CallStacks;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -70,7 +70,7 @@ import picocli.CommandLine.Parameters;
         "  folded      of a trace recorded with --stacks N: collapsed stacks, one line per distinct call",
         "              stack, frames root first joined by ';', a space, its trapped references: what",
         "              flamegraph.pl and speedscope read (flamegraph.pl out.folded > misses.svg)", ""})
-final class ExportCommand implements Callable<Integer>
+final class ExportCommand extends ConsoleCommand
 {
     /** What {@code faultline --help} lists for this command: the first line of its description. */
     static final String SUMMARY = "Write a trace's references in another tool's format.";
@@ -112,14 +112,11 @@ final class ExportCommand implements Callable<Integer>
         + "ends in .gz, .xz or .zst; default: standard output, uncompressed"})
     Path output;
 
-    @Option(names = "--skip-corrupt", description = "read past corrupt excerpts, counting them (on stderr)")
-    boolean skipCorrupt;
+    @Mixin
+    SkipCorrupt corrupt;
 
-    @Option(names = "--pid", paramLabel = "N", description = "only this process's references")
-    Integer pidFilter;
-
-    @Option(names = "--tid", paramLabel = "N", description = "only this thread's references")
-    Integer tidFilter;
+    @Mixin
+    ProcessFilter filter;
 
     @Option(names = "--sample", paramLabel = "T", converter = Durations.class,
         description = "damo-json of a trace: sampling interval of the exact counts (default 5ms)")
@@ -132,15 +129,9 @@ final class ExportCommand implements Callable<Integer>
     @Parameters(paramLabel = "TRACE_DIR", arity = "0..*", description = "a trace directory written by faultline record")
     List<String> operands = new ArrayList<>();
 
-    private final PrintStream out;
-    private final PrintStream err;
-    private final boolean terminal;
-
     ExportCommand(final PrintStream out, final PrintStream err, final boolean terminal)
     {
-        this.out = out;
-        this.err = err;
-        this.terminal = terminal;
+        super(out, err, terminal);
     }
 
     @Override
@@ -176,11 +167,11 @@ final class ExportCommand implements Callable<Integer>
         {
             throw new CliException(ex.getMessage() + ", " + DAMO_JSON + ", " + MOCA + ", " + FOLDED);
         }
-        final int pid = pidFilter == null ? -1 : Values.atLeast("--pid", pidFilter, 0);
-        final int tid = tidFilter == null ? -1 : Values.atLeast("--tid", tidFilter, 0);
+        final int pid = filter.pid();
+        final int tid = filter.tid();
         final String path = TraceArguments.single(operands, USAGE);
         // The trace is opened first: a trace that is not there leaves no output file behind.
-        try (TraceReader reader = TraceArguments.open(path, skipCorrupt))
+        try (TraceReader reader = TraceArguments.open(path, corrupt.skip))
         {
             final long start = System.nanoTime();
             final long written = export(reader, format, pid, tid);
@@ -210,10 +201,10 @@ final class ExportCommand implements Callable<Integer>
         {
             throw new CliException("--sample and --aggr apply to --to " + DAMO_JSON + "; leave them out for " + FOLDED);
         }
-        final int pid = pidFilter == null ? -1 : Values.atLeast("--pid", pidFilter, 0);
-        final int tid = tidFilter == null ? -1 : Values.atLeast("--tid", tidFilter, 0);
+        final int pid = filter.pid();
+        final int tid = filter.tid();
         final String path = TraceArguments.single(operands, USAGE);
-        try (TraceReader reader = TraceArguments.open(path, skipCorrupt))
+        try (TraceReader reader = TraceArguments.open(path, corrupt.skip))
         {
             final long start = System.nanoTime();
             final CallStacks stacks = CallSitesCommand.read(reader, path, err, pid, tid);
@@ -251,10 +242,10 @@ final class ExportCommand implements Callable<Integer>
         {
             throw new CliException("--to " + MOCA + " writes one file per thread: give -o DIR, a new or empty directory");
         }
-        final int pid = pidFilter == null ? -1 : Values.atLeast("--pid", pidFilter, 0);
-        final int tid = tidFilter == null ? -1 : Values.atLeast("--tid", tidFilter, 0);
+        final int pid = filter.pid();
+        final int tid = filter.tid();
         final String path = TraceArguments.single(operands, USAGE);
-        try (TraceReader reader = TraceArguments.open(path, skipCorrupt))
+        try (TraceReader reader = TraceArguments.open(path, corrupt.skip))
         {
             if (!reader.header().isMoca())
             {
@@ -314,7 +305,7 @@ final class ExportCommand implements Callable<Integer>
 
     private Integer exportDamoJson()
     {
-        if (pidFilter != null || tidFilter != null)
+        if (filter.given())
         {
             throw new CliException("--pid and --tid apply to reference formats; --to " + DAMO_JSON + " writes every "
                 + "target of the record, leave them out");
@@ -327,7 +318,7 @@ final class ExportCommand implements Callable<Integer>
         final Path dir = Path.of(TraceArguments.single(operands, USAGE));
         final long start = System.nanoTime();
         final ReportCommand.Input.Monitored monitored = ReportCommand.Input.read(dir, sampleUs, aggrUs,
-            "--sample and --aggr", null, skipCorrupt);
+            "--sample and --aggr", null, corrupt.skip);
         monitored.notes().forEach(err::println);
         final OutputStream file = open();
         // damo record's default file type is json_compressed, a zlib stream, and damo's reports

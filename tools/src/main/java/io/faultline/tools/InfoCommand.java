@@ -31,9 +31,20 @@ import picocli.CommandLine.Parameters;
 @Command(name = "info", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     synopsisHeading = "usage: ", customSynopsis = "faultline info [--skip-corrupt] TRACE_DIR",
     descriptionHeading = "%n",
-    description = {InfoCommand.SUMMARY, ""})
+    description = {InfoCommand.SUMMARY, ""},
+    modelTransformer = InfoCommand.Wording.class)
 final class InfoCommand implements Callable<Integer>
 {
+    /** info prints the count of corrupt excerpts with the totals, on standard output. */
+    static final class Wording extends OptionWording
+    {
+        @Override
+        protected Object[][] getContents()
+        {
+            return new Object[][] {{"skip-corrupt", "read past corrupt excerpts, counting them"}};
+        }
+    }
+
     /** What {@code faultline --help} lists for this command: the first line of its description. */
     static final String SUMMARY = "Describe a trace: configuration, duration, processes, threads, totals.";
 
@@ -42,8 +53,8 @@ final class InfoCommand implements Callable<Integer>
     @Parameters(paramLabel = "TRACE_DIR", arity = "0..*", description = "a trace directory written by faultline record")
     List<String> operands = new ArrayList<>();
 
-    @picocli.CommandLine.Option(names = "--skip-corrupt", description = "read past corrupt excerpts, counting them")
-    boolean skipCorrupt;
+    @picocli.CommandLine.Mixin
+    SkipCorrupt corrupt;
 
     private final PrintStream out;
 
@@ -59,7 +70,7 @@ final class InfoCommand implements Callable<Integer>
     public Integer call()
     {
         final String path = TraceArguments.single(operands, USAGE);
-        try (TraceReader reader = TraceArguments.open(path, skipCorrupt))
+        try (TraceReader reader = TraceArguments.open(path, corrupt.skip))
         {
             final ReadSummary summary;
             final Mappings mappings = new Mappings(reader.header().pageSize());

@@ -5,8 +5,8 @@ import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 import io.faultline.sim.PolicySpec;
-import io.faultline.sim.live.LiveReplay;
 import io.faultline.sim.report.Progress;
+import io.faultline.tools.live.LiveReplay;
 import io.faultline.tracer.RecordingCounts;
 
 /**

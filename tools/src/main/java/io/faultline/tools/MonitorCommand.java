@@ -28,6 +28,7 @@ import io.faultline.sim.report.Progress;
 import io.faultline.sim.report.Written;
 import io.faultline.tracer.RecordException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -58,9 +59,21 @@ import picocli.CommandLine.Model.CommandSpec;
         "  wmarks=free_mem_rate:INTERVAL:HIGH:MID:LOW   per thousand of free memory",
         "  filter=TYPE:in|out[:ARG]   anon, addr:in:0x7f00-0x7f80, target:in:0; repeatable, in order",
         "Example: --scheme action=pageout,nr_accesses=0-0,age=2s-max,quota_sz=1M,quota_reset=1s",
-        "Statistics: faultline report schemes DIR."})
+        "Statistics: faultline report schemes DIR."},
+    modelTransformer = MonitorCommand.Wording.class)
 final class MonitorCommand implements Callable<Integer>
 {
+    /** --skip-corrupt applies to --from-trace only. */
+    static final class Wording extends OptionWording
+    {
+        @Override
+        protected Object[][] getContents()
+        {
+            return new Object[][] {{"skip-corrupt", "with --from-trace: read past corrupt excerpts of the trace, "
+                + "counting them (on stderr)"}};
+        }
+    }
+
     /** What {@code faultline --help} lists for this command: the first line of its description. */
     static final String SUMMARY = "DAMON data access monitoring of a recorded trace, or of a program it runs, "
         + "into a monitoring record.";
@@ -82,9 +95,8 @@ final class MonitorCommand implements Callable<Integer>
         description = "monitor a faultline trace (best recorded with a tiny EVMS, e.g. record --evms 16)")
     Path trace;
 
-    @Option(names = "--skip-corrupt", description = "with --from-trace: read past corrupt excerpts of the trace, "
-        + "counting them (on stderr)")
-    boolean skipCorrupt;
+    @Mixin
+    SkipCorrupt corrupt;
 
     @Option(names = {"-o", "--output"}, paramLabel = "DIR", required = true,
         description = "the monitoring record to write (a new or empty directory)")
@@ -200,7 +212,7 @@ final class MonitorCommand implements Callable<Integer>
         }
         if (live)
         {
-            if (skipCorrupt)
+            if (corrupt.skip)
             {
                 throw new CliException("--skip-corrupt applies to --from-trace: a live program has no trace to read");
             }
@@ -227,7 +239,7 @@ final class MonitorCommand implements Callable<Integer>
         final TraceMonitor.Result result;
         try
         {
-            result = TraceMonitor.run(trace, output, attrs, seed, schemes, skipCorrupt);
+            result = TraceMonitor.run(trace, output, attrs, seed, schemes, corrupt.skip);
         }
         catch (final IllegalStateException ex)
         {

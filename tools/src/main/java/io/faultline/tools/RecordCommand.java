@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalInt;
-import java.util.concurrent.Callable;
 
 import io.faultline.format.ShmLayout;
 import io.faultline.format.TraceFormatException;
@@ -19,18 +18,19 @@ import io.faultline.format.TraceWriter;
 import io.faultline.sim.LimitException;
 import io.faultline.sim.PolicySpec;
 import io.faultline.sim.SimulationResult;
-import io.faultline.sim.live.LiveReplay;
-import io.faultline.sim.report.MissRatioChart;
 import io.faultline.sim.report.ConsoleTable;
 import io.faultline.sim.report.CsvReports;
 import io.faultline.sim.report.Progress;
 import io.faultline.sim.report.SimulationRow;
 import io.faultline.sim.report.Written;
+import io.faultline.tools.chart.MissRatioChart;
+import io.faultline.tools.live.LiveReplay;
 import io.faultline.tracer.RecordException;
 import io.faultline.tracer.RecordOptions;
 import io.faultline.tracer.Recorder;
 import io.faultline.tracer.RecordingCounts;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -48,9 +48,23 @@ import picocli.CommandLine.Parameters;
         + "Before the program starts, record's own errors exit as every command's (faultline --help).", "",
         "The program pays about 20 to 35 us per recorded reference (measured on a 2-core VM, BENCHMARKS.md): "
         + "the demo ran 3.4 times its native time, sort --parallel=2 12 to 21 times, xz -T2 130 to 180 times. "
-        + "On a terminal a progress line shows how far it is."})
-final class RecordCommand implements Callable<Integer>
+        + "On a terminal a progress line shows how far it is."},
+    modelTransformer = RecordCommand.Wording.class)
+final class RecordCommand extends ConsoleCommand
 {
+    /** --policies and --sizes are --live's, and --policy (singular) is the EVMS's. */
+    static final class Wording extends OptionWording
+    {
+        @Override
+        protected Object[][] getContents()
+        {
+            return new Object[][] {
+                {"policies", "--live: policies to replay as simulate does, NAME or NAME:param=value:... (not opt; "
+                    + "--policy is the EVMS's)"},
+                {"sizes", "--live: the policies' cache sizes in pages, or bytes with K, M, G, as simulate's"}};
+        }
+    }
+
     /** What {@code faultline --help} lists for this command: the first line of its description. */
     static final String SUMMARY = "Run a program and record its page reference trace into DIR; with --live, also replay it "
         + "as it comes into the LRU miss-ratio curve and the --policies' results.";
@@ -201,14 +215,8 @@ final class RecordCommand implements Callable<Integer>
         + "policies as simulate's table on standard output and CSV (--csv); without -o no trace is kept"})
     boolean live;
 
-    @Option(names = "--policies", paramLabel = "P1,P2,...", completionCandidates = SimulationGrid.PolicyNames.class,
-        description = "--live: policies to replay as simulate does, NAME or NAME:param=value:... (not opt; --policy is "
-            + "the EVMS's)")
-    String policies;
-
-    @Option(names = "--sizes", paramLabel = "S", split = ",", description = "--live: the policies' cache sizes in "
-        + "pages, or bytes with K, M, G, as simulate's")
-    List<Size> sizes;
+    @Mixin
+    PolicyGrid grid;
 
     @Option(names = "--mrc-csv", paramLabel = "OUT", description = "--live: write the curve (" + CsvReports.MRC_HEADER
         + ") here instead of to standard output")
@@ -238,15 +246,9 @@ final class RecordCommand implements Callable<Integer>
     @Parameters(paramLabel = "PROGRAM", arity = "0..*", description = "the program to trace and its arguments")
     List<String> command = new ArrayList<>();
 
-    private final PrintStream out;
-    private final PrintStream err;
-    private final boolean terminal;
-
     RecordCommand(final PrintStream out, final PrintStream err, final boolean terminal)
     {
-        this.out = out;
-        this.err = err;
-        this.terminal = terminal;
+        super(out, err, terminal);
     }
 
     @Override
@@ -423,38 +425,33 @@ final class RecordCommand implements Callable<Integer>
             throw new CliException("--live replays references, and a Moca recording has page sets per interval "
                 + "instead (mrc and simulate refuse them too); drop --live or --mode moca");
         }
-        if (policies == null && sizes != null)
+        if (grid.policies == null && grid.sizes != null)
         {
             throw new CliException("--sizes needs --policies: the LRU curve has every size already; add --policies "
                 + "lru,... or drop --sizes");
         }
-        if (policies != null && sizes == null)
+        if (grid.policies != null && grid.sizes == null)
         {
             throw new CliException("missing --sizes for --policies; e.g. --sizes 1024,4M (pages, or bytes with K/M/G)");
         }
-        if (simulationCsv != null && policies == null)
+        if (simulationCsv != null && grid.policies == null)
         {
             throw new CliException("--csv writes the --policies' results; add --policies and --sizes, or use --mrc-csv "
                 + "for the LRU curve");
         }
         final List<PolicySpec> specs = new ArrayList<>();
         int[] capacities = new int[0];
-        if (policies != null)
+        if (grid.policies != null)
         {
             try
             {
-                for (final String text : policies.split(",", -1))
-                {
-                    specs.add(PolicySpec.parse(text));
-                }
+                specs.addAll(grid.specs());
             }
             catch (final IllegalArgumentException ex)
             {
                 throw new CliException("--policies: " + ex.getMessage());
             }
-            final int pageSize = RecordOptions.systemPageSize();
-            capacities = sizes.stream().mapToInt(size -> SimulationGrid.cacheSize(size, pageSize, "--sizes"))
-                .distinct().toArray();
+            capacities = grid.capacities(RecordOptions.systemPageSize());
         }
         if (mrcPlot != null)
         {
@@ -636,7 +633,7 @@ final class RecordCommand implements Callable<Integer>
     {
         if (!live)
         {
-            final String stray = policies != null ? "--policies" : sizes != null ? "--sizes" : mrcCsv != null
+            final String stray = grid.policies != null ? "--policies" : grid.sizes != null ? "--sizes" : mrcCsv != null
                 ? "--mrc-csv" : mrcPlot != null ? "--mrc-plot" : maxSize != null ? "--max-size" : simulationCsv != null ? "--csv" : liveBacklog != null ? "--live-backlog" : null;
             if (stray != null)
             {

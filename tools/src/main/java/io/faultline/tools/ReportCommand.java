@@ -21,8 +21,8 @@ import io.faultline.damon.report.WorkingSetSize;
 import io.faultline.format.TraceLayout;
 import io.faultline.format.TracePack;
 import io.faultline.format.TraceReader;
-import io.faultline.sim.report.MissRatioChart;
 import io.faultline.tools.chart.HeatmapChart;
+import io.faultline.tools.chart.MissRatioChart;
 import io.faultline.tools.chart.WorkingSetChart;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -53,8 +53,20 @@ final class ReportCommand implements Callable<Integer>
     }
 
     /** A monitoring record or a trace, and the intervals a trace is cut into. */
+    @Command(modelTransformer = Input.Wording.class)
     static final class Input
     {
+        /** --skip-corrupt applies to a trace only. */
+        static final class Wording extends OptionWording
+        {
+            @Override
+            protected Object[][] getContents()
+            {
+                return new Object[][] {{"skip-corrupt", "for a trace: read past corrupt excerpts, counting them (on "
+                    + "stderr)"}};
+            }
+        }
+
         @Parameters(index = "0", paramLabel = "DIR", description = "a monitoring record (faultline monitor) or a trace")
         Path dir;
 
@@ -71,9 +83,8 @@ final class ReportCommand implements Callable<Integer>
                 + "file's name; faultline info lists them)")
         String mapping;
 
-        @Option(names = "--skip-corrupt", description = "for a trace: read past corrupt excerpts, counting them (on "
-            + "stderr)")
-        boolean skipCorrupt;
+        @Mixin
+        SkipCorrupt corrupt;
 
         /** The snapshots; what reading a trace had to say goes to {@code err}. */
         List<Snapshot> snapshots(final PrintWriter err)
@@ -83,7 +94,7 @@ final class ReportCommand implements Callable<Integer>
                 throw new CliException("--mapping applies to traces; " + dir + " is a monitoring record, whose regions "
                     + "have no names; give the trace it was made from");
             }
-            final Monitored monitored = read(dir, sampleUs, aggrUs, "--sample and --aggr", mapping, skipCorrupt);
+            final Monitored monitored = read(dir, sampleUs, aggrUs, "--sample and --aggr", mapping, corrupt.skip);
             monitored.notes().forEach(err::println);
             return monitored.snapshots();
         }
@@ -327,9 +338,20 @@ final class ReportCommand implements Callable<Integer>
     @Command(name = "accuracy", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         synopsisHeading = "usage: ", descriptionHeading = "%n",
         description = {"DAMON's heat and working set size errors against the exact ones of a complete trace: of a "
-            + "monitoring record (--monitor), or of DAMON run over the trace with each --attrs choice."})
+            + "monitoring record (--monitor), or of DAMON run over the trace with each --attrs choice."},
+        modelTransformer = AccuracyReport.Wording.class)
     static final class AccuracyReport implements Callable<Integer>
     {
+        /** --skip-corrupt reads the trace (--truth), not the record. */
+        static final class Wording extends OptionWording
+        {
+            @Override
+            protected Object[][] getContents()
+            {
+                return new Object[][] {{"skip-corrupt", "read past corrupt excerpts of the trace, counting them (on "
+                    + "stderr)"}};
+            }
+        }
 
         @Spec
         CommandSpec spec;
@@ -349,9 +371,8 @@ final class ReportCommand implements Callable<Integer>
             description = "the trace of the same run (for --from-trace records: the trace monitored)")
         Path truth;
 
-        @Option(names = "--skip-corrupt", description = "read past corrupt excerpts of the trace, counting them (on "
-            + "stderr)")
-        boolean skipCorrupt;
+        @Mixin
+        SkipCorrupt corrupt;
 
         @Option(names = "--csv", paramLabel = "FILE",
             description = {"per aggregation: aggregation,time_ns,true_wss_bytes,damon_wss_bytes,wss_error,heat_error;",
@@ -374,14 +395,14 @@ final class ReportCommand implements Callable<Integer>
             if (attrs != null)
             {
                 TraceReader.open(truth).close();
-                AccuracySweepReport.run(truth, skipCorrupt, attrs, seed, csv, spec.commandLine().getOut(),
+                AccuracySweepReport.run(truth, corrupt.skip, attrs, seed, csv, spec.commandLine().getOut(),
                     spec.commandLine().getErr());
                 return 0;
             }
             final MonitorRecordReader record = openRecord(monitor);
             TraceReader.open(truth).close();
             final Attributes attrs = record.attributes();
-            final TraceIndex index = TraceIndex.read(truth, null, skipCorrupt);
+            final TraceIndex index = TraceIndex.read(truth, null, corrupt.skip);
             index.notes().forEach(spec.commandLine().getErr()::println);
             final ExactAccesses exact = attrs.intervalsGoal().enabled()
                 ? ExactAccesses.tuned(index, attrs.samplesPerAggregation())

@@ -2,24 +2,20 @@ package io.faultline.tools;
 
 import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Callable;
 
 import io.faultline.sim.mrc.ReuseHistograms;
-import io.faultline.sim.report.MissRatioChart;
-import io.faultline.sim.report.ReuseChart;
+import io.faultline.sim.report.ReuseScope;
 import io.faultline.sim.report.ReuseTable;
 import io.faultline.sim.report.Written;
 import io.faultline.sim.trace.KeyTrace;
-import io.faultline.sim.trace.TraceException;
 import io.faultline.sim.trace.TraceFormats;
 import io.faultline.sim.trace.TraceInput;
+import io.faultline.tools.chart.ReuseChart;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -50,21 +46,35 @@ import picocli.CommandLine.Parameters;
         "shares of all references); --csv writes the same buckets:",
         "  " + ReuseCommand.HEADER,
         "scope is all or a thread id (--per-thread), metric distance or time, from and to the bucket's",
-        "bounds (-1,-1: first references), count the references in it.", ""})
-final class ReuseCommand implements Callable<Integer>
+        "bounds (-1,-1: first references), count the references in it.", ""},
+    modelTransformer = ReuseCommand.Wording.class)
+final class ReuseCommand extends ConsoleCommand
 {
+    /** What the CSV and the chart hold. */
+    static final class Wording extends OptionWording
+    {
+        Wording()
+        {
+            super(new TraceInputOptions.Wording());
+        }
+
+        @Override
+        protected Object[][] getContents()
+        {
+            return new Object[][] {
+                {"csv", "also write the buckets as CSV to this file"},
+                {"plot", "cumulative distributions of the exact reuse distances and times, PNG or SVG by extension"}};
+        }
+    }
+
     static final String HEADER = "scope,metric,from,to,count";
 
     @Option(names = "--per-thread", description = {"faultline traces: each thread's own references too, after the "
         + "whole trace's (scope = the thread id)"})
     boolean perThread;
 
-    @Option(names = "--csv", paramLabel = "OUT", description = "also write the buckets as CSV to this file")
-    Path csv;
-
-    @Option(names = "--plot", paramLabel = "OUT", description = "cumulative distributions of the exact reuse "
-        + "distances and times, PNG or SVG by extension")
-    Path plot;
+    @Mixin
+    CsvAndPlot files;
 
     @Mixin
     TraceInputOptions inputOptions;
@@ -72,98 +82,65 @@ final class ReuseCommand implements Callable<Integer>
     @Parameters(paramLabel = "TRACE", arity = "0..*", description = "a trace file or directory")
     List<Path> traces = new ArrayList<>();
 
-    private final PrintStream out;
-    private final PrintStream err;
-    private final boolean terminal;
-
     ReuseCommand(final PrintStream out, final PrintStream err, final boolean terminal)
     {
-        this.out = out;
-        this.err = err;
-        this.terminal = terminal;
+        super(out, err, terminal);
     }
 
     @Override
     public Integer call() throws Exception
     {
-        try
+        final TraceInput input = inputOptions.input();
+        if (traces.size() != 1)
         {
-            final TraceInput input = inputOptions.input();
-            if (traces.size() != 1)
-            {
-                throw new CliException(traces.isEmpty() ? "missing TRACE; give one trace file or directory"
-                    : "one TRACE at a time, got " + traces.size() + "; run faultline report reuse once per trace");
-            }
-            if (plot != null)
-            {
-                MissRatioChart.checkExtension(plot);
-            }
-            final Path tracePath = traces.get(0);
-            if (perThread && !input.formatOf(tracePath).name().equals(TraceFormats.FAULTLINE))
-            {
-                throw new CliException("--per-thread needs a faultline trace, which records threads; "
-                    + tracePath + " is read as " + input.formatOf(tracePath).name());
-            }
-            final KeyTrace trace = input.read(tracePath, err, terminal);
-            if (trace.evmsPages() > 1)
-            {
-                err.println("note: this trace was reduced by an EVMS (" + trace.evmsDescription() + "): references "
-                    + "the EVMS absorbed are missing, so reuse distances below " + trace.evmsPages()
-                    + " pages and short reuse times are undercounted");
-            }
-            final long start = System.nanoTime();
-            final List<ReuseChart.Scope> scopes = new ArrayList<>();
-            scopes.add(new ReuseChart.Scope("all", ReuseHistograms.of(trace.toArray())));
-            if (perThread)
-            {
-                for (final Map.Entry<Integer, long[]> thread : trace.byTag().entrySet())
-                {
-                    scopes.add(new ReuseChart.Scope(String.valueOf(thread.getKey()), ReuseHistograms.of(thread.getValue())));
-                }
-            }
-            err.printf(Locale.ROOT, "Computed reuse histograms of %d scope%s over %,d references in %s%n", scopes.size(),
-                scopes.size() == 1 ? "" : "s", trace.size(), Written.seconds(System.nanoTime() - start));
-            for (int i = 0; i < scopes.size(); i++)
-            {
-                if (i > 0)
-                {
-                    out.println();
-                }
-                ReuseTable.print(scopes.get(i), out);
-            }
-            out.flush();
-            if (csv != null)
-            {
-                final long csvStart = System.nanoTime();
-                try (PrintWriter writer = new PrintWriter(Files.newBufferedWriter(csv, StandardCharsets.UTF_8)))
-                {
-                    writeCsv(scopes, writer);
-                }
-                Written.report(err, "reuse histograms as CSV", csv, csvStart);
-            }
-            if (plot != null)
-            {
-                final long plotStart = System.nanoTime();
-                ReuseChart.write(plot, "Reuse of " + tracePath.getFileName(), scopes);
-                Written.report(err, "chart", plot, plotStart);
-            }
-            return 0;
+            throw new CliException(traces.isEmpty() ? "missing TRACE; give one trace file or directory"
+                : "one TRACE at a time, got " + traces.size() + "; run faultline report reuse once per trace");
         }
-        catch (final TraceException ex)
+        files.checkPlot();
+        final Path tracePath = traces.get(0);
+        if (perThread && !input.formatOf(tracePath).name().equals(TraceFormats.FAULTLINE))
         {
-            throw CliException.of(ex);
+            throw new CliException("--per-thread needs a faultline trace, which records threads; "
+                + tracePath + " is read as " + input.formatOf(tracePath).name());
         }
-        catch (final IllegalArgumentException ex)
+        final KeyTrace trace = input.read(tracePath, err, terminal);
+        if (trace.evmsPages() > 1)
         {
-            throw new CliException(ex.getMessage());
+            err.println("note: this trace was reduced by an EVMS (" + trace.evmsDescription() + "): references "
+                + "the EVMS absorbed are missing, so reuse distances below " + trace.evmsPages()
+                + " pages and short reuse times are undercounted");
         }
+        final long start = System.nanoTime();
+        final List<ReuseScope> scopes = new ArrayList<>();
+        scopes.add(new ReuseScope("all", ReuseHistograms.of(trace.toArray())));
+        if (perThread)
+        {
+            for (final Map.Entry<Integer, long[]> thread : trace.byTag().entrySet())
+            {
+                scopes.add(new ReuseScope(String.valueOf(thread.getKey()), ReuseHistograms.of(thread.getValue())));
+            }
+        }
+        err.printf(Locale.ROOT, "Computed reuse histograms of %d scope%s over %,d references in %s%n", scopes.size(),
+            scopes.size() == 1 ? "" : "s", trace.size(), Written.seconds(System.nanoTime() - start));
+        for (int i = 0; i < scopes.size(); i++)
+        {
+            if (i > 0)
+            {
+                out.println();
+            }
+            ReuseTable.print(scopes.get(i), out);
+        }
+        out.flush();
+        files.writeCsv(err, "reuse histograms as CSV", writer -> writeCsv(scopes, writer));
+        files.writePlot(err, plot -> ReuseChart.write(plot, "Reuse of " + tracePath.getFileName(), scopes));
+        return 0;
     }
 
-    static void writeCsv(final List<ReuseChart.Scope> scopes, final PrintWriter writer)
+    static void writeCsv(final List<ReuseScope> scopes, final PrintWriter writer)
     {
         writer.print(HEADER + "\n");
         final StringBuilder line = new StringBuilder();
-        for (final ReuseChart.Scope scope : scopes)
+        for (final ReuseScope scope : scopes)
         {
             writeRows(scope.name(), "distance", scope.histograms().distances(), writer, line);
             writeRows(scope.name(), "time", scope.histograms().times(), writer, line);

@@ -1,6 +1,5 @@
 package io.faultline.tools;
 
-import io.faultline.sim.LimitException;
 import io.faultline.sim.PolicySpec;
 import io.faultline.sim.SimulationResult;
 import io.faultline.sim.Simulator;
@@ -8,7 +7,6 @@ import io.faultline.sim.report.Progress;
 import io.faultline.sim.report.SimulationRow;
 import io.faultline.sim.report.Written;
 import io.faultline.sim.trace.KeyTrace;
-import io.faultline.sim.trace.TraceException;
 import io.faultline.sim.trace.TraceInput;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -19,7 +17,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -33,7 +30,7 @@ import java.util.concurrent.atomic.LongAdder;
     descriptionHeading = "%n", description = {
         SimulateCommand.SUMMARY, "",
         "Replays each trace through each policy at each cache size and prints the misses.", ""})
-final class SimulateCommand implements Callable<Integer>
+final class SimulateCommand extends ConsoleCommand
 {
     /** What {@code faultline --help} lists for this command: the first line of its description. */
     static final String SUMMARY = "Replay traces through cache policies at several sizes: table, CSV, chart.";
@@ -45,46 +42,25 @@ final class SimulateCommand implements Callable<Integer>
         + "${DEFAULT-VALUE} here); at least 1")
     int threads = Runtime.getRuntime().availableProcessors();
 
-    private final PrintStream out;
-    private final PrintStream err;
-    private final boolean terminal;
-
     SimulateCommand(final PrintStream out, final PrintStream err, final boolean terminal)
     {
-        this.out = out;
-        this.err = err;
-        this.terminal = terminal;
+        super(out, err, terminal);
     }
 
     @Override
     public Integer call() throws Exception
     {
-        try
+        Values.atLeast("--threads", threads, 1);
+        grid.check();
+        final TraceInput input = grid.input();
+        final List<PolicySpec> specs = grid.specs();
+        final List<SimulationRow> rows = new ArrayList<>();
+        for (final String trace : grid.traces())
         {
-            Values.atLeast("--threads", threads, 1);
-            grid.check();
-            final TraceInput input = grid.input();
-            final List<PolicySpec> specs = grid.specs();
-            final List<SimulationRow> rows = new ArrayList<>();
-            for (final String trace : grid.traces())
-            {
-                rows.addAll(simulate(Path.of(trace), input, specs));
-            }
-            grid.report(rows, out, err);
-            return 0;
+            rows.addAll(simulate(Path.of(trace), input, specs));
         }
-        catch (final TraceException ex)
-        {
-            throw CliException.of(ex);
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            throw new CliException(ex.getMessage());
-        }
-        catch (final LimitException ex)
-        {
-            throw new CliException(ex.getMessage(), ExitStatus.LIMIT);
-        }
+        grid.report(rows, out, err);
+        return 0;
     }
 
     private List<SimulationRow> simulate(final Path tracePath, final TraceInput input, final List<PolicySpec> policies)

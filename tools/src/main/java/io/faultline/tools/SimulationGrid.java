@@ -4,22 +4,16 @@ import io.faultline.sim.Policies;
 import io.faultline.sim.PolicySpec;
 import io.faultline.sim.report.ConsoleTable;
 import io.faultline.sim.report.CsvReports;
-import io.faultline.sim.report.MissRatioChart;
 import io.faultline.sim.report.SimulationRow;
-import io.faultline.sim.report.Written;
 import io.faultline.sim.trace.TraceInput;
+import io.faultline.tools.chart.MissRatioChart;
+import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,33 +23,31 @@ import java.util.Map;
  * {@code simulate} and {@code sweep} (the sweep module, on Spark) share, as a picocli mixin, so
  * that a grid reads the same in both and gives the same table, CSV and chart.
  */
+@Command(modelTransformer = SimulationGrid.Wording.class)
 public final class SimulationGrid
 {
-    /** The policy names, for the help text and shell completion; listed only when asked (start-up time). */
-    static final class PolicyNames implements Iterable<String>
+    /** What the CSV and the chart hold. */
+    static final class Wording extends OptionWording
     {
-        @Override
-        public Iterator<String> iterator()
+        Wording()
         {
-            return Policies.names().iterator();
+            super(new TraceInputOptions.Wording());
+        }
+
+        @Override
+        protected Object[][] getContents()
+        {
+            return new Object[][] {
+                {"csv", "also write " + CsvReports.SIMULATION_HEADER},
+                {"plot", "miss ratio against size, one line per policy; PNG or SVG by extension"}};
         }
     }
 
-    @Option(names = "--policies", paramLabel = "P1,P2,...", completionCandidates = PolicyNames.class,
-        description = {"policies, each NAME or NAME:param=value:...; known: ${COMPLETION-CANDIDATES}"})
-    String policies;
+    @Mixin
+    PolicyGrid grid;
 
-    @Option(names = "--sizes", paramLabel = "S", split = ",",
-        description = {"cache sizes in pages; a K, M or G suffix (KiB, MiB, GiB) means bytes, converted at the page "
-            + "size: --sizes 64,1M = 64 and 256 pages of 4 KiB"})
-    List<Size> sizes;
-
-    @Option(names = "--csv", paramLabel = "OUT", description = "also write " + CsvReports.SIMULATION_HEADER)
-    Path csv;
-
-    @Option(names = "--plot", paramLabel = "OUT", description = "miss ratio against size, one line per policy; PNG or "
-        + "SVG by extension")
-    Path plot;
+    @Mixin
+    CsvAndPlot files;
 
     @Mixin
     TraceInputOptions inputOptions;
@@ -73,13 +65,13 @@ public final class SimulationGrid
     public void check()
     {
         final TraceInput input = input();
-        if (policies == null)
+        if (grid.policies == null)
         {
             throw new CliException("missing --policies; e.g. --policies lru,clock; known policies: "
                 + String.join(", ", Policies.names()));
         }
         specs();
-        if (sizes == null)
+        if (grid.sizes == null)
         {
             throw new CliException("missing --sizes; e.g. --sizes 64,256,1M (pages, or bytes with K/M/G)");
         }
@@ -87,10 +79,7 @@ public final class SimulationGrid
         {
             throw new CliException("missing TRACE; give one or more trace files or directories");
         }
-        if (plot != null)
-        {
-            MissRatioChart.checkExtension(plot);
-        }
+        files.checkPlot();
         // Faultline traces may change the page size; a size out of range at the default is so at any.
         capacities(input.options().pageSizeOrDefault());
     }
@@ -98,12 +87,7 @@ public final class SimulationGrid
     /** The policies, in the order given. */
     public List<PolicySpec> specs()
     {
-        final List<PolicySpec> specs = new ArrayList<>();
-        for (final String text : policies.split(",", -1))
-        {
-            specs.add(PolicySpec.parse(text));
-        }
-        return specs;
+        return grid.specs();
     }
 
     /** The {@code --format}, {@code --page-size} and filters to read each trace with. */
@@ -124,12 +108,7 @@ public final class SimulationGrid
      */
     public int[] capacities(final int pageSize)
     {
-        final int[] pages = new int[sizes.size()];
-        for (int i = 0; i < pages.length; i++)
-        {
-            pages[i] = cacheSize(sizes.get(i), pageSize, "--sizes");
-        }
-        return java.util.Arrays.stream(pages).distinct().toArray();
+        return grid.capacities(pageSize);
     }
 
     /**
@@ -139,21 +118,9 @@ public final class SimulationGrid
     public void report(final List<SimulationRow> rows, final PrintStream out, final PrintStream err) throws IOException
     {
         ConsoleTable.print(rows, out);
-        if (csv != null)
-        {
-            final long start = System.nanoTime();
-            try (PrintWriter writer = new PrintWriter(Files.newBufferedWriter(csv, StandardCharsets.UTF_8)))
-            {
-                CsvReports.writeSimulation(rows, writer);
-            }
-            Written.report(err, rows.size() + " results as CSV", csv, start);
-        }
-        if (plot != null)
-        {
-            final long start = System.nanoTime();
-            MissRatioChart.write(plot, "Miss ratio by cache size", series(rows, traces.size() > 1));
-            Written.report(err, "chart", plot, start);
-        }
+        files.writeCsv(err, rows.size() + " results as CSV", writer -> CsvReports.writeSimulation(rows, writer));
+        files.writePlot(err, plot -> MissRatioChart.write(plot, "Miss ratio by cache size", series(rows,
+            traces.size() > 1)));
     }
 
     /** One line per policy (per trace and policy if several traces), sizes ascending. */

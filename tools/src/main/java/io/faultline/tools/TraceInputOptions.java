@@ -10,12 +10,28 @@ import io.faultline.sim.trace.TraceFormats;
 import io.faultline.sim.trace.TraceInput;
 import io.faultline.sim.trace.TraceOptions;
 import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.UsageMessageSpec;
 import picocli.CommandLine.Option;
 
 /** The options of every command that reads traces of any format: a picocli mixin. */
+@Command(modelTransformer = TraceInputOptions.Wording.class)
 final class TraceInputOptions
 {
+    /** --pid, --tid and --skip-corrupt apply to faultline traces only, which this help says. */
+    static final class Wording extends OptionWording
+    {
+        @Override
+        protected Object[][] getContents()
+        {
+            return new Object[][] {
+                {"pid", "faultline traces: keep one process's references"},
+                {"tid", "faultline traces: keep one thread's references"},
+                {"skip-corrupt", "faultline traces: read past corrupt excerpts, counting them"}};
+        }
+    }
+
     /** The known format names, for the help text and shell completion; listed only when asked (start-up time). */
     static final class FormatNames implements Iterable<String>
     {
@@ -37,17 +53,14 @@ final class TraceInputOptions
         description = "bytes per page for address traces (default 4096; a faultline trace's own); at least 1")
     Size pageSize;
 
-    @Option(names = "--pid", paramLabel = "N", description = "faultline traces: keep one process's references")
-    Integer pid;
-
-    @Option(names = "--tid", paramLabel = "N", description = "faultline traces: keep one thread's references")
-    Integer tid;
+    @Mixin
+    ProcessFilter filter;
 
     @Option(names = "--no-ifetch", description = "lackey traces: leave out instruction fetches (I lines)")
     boolean noInstructionFetches;
 
-    @Option(names = "--skip-corrupt", description = "faultline traces: read past corrupt excerpts, counting them")
-    boolean skipCorrupt;
+    @Mixin
+    SkipCorrupt corrupt;
 
     @Option(names = "--order", paramLabel = "reference|eviction",
         description = "faultline traces: reference records (default), or eviction records in the order they were "
@@ -86,19 +99,19 @@ final class TraceInputOptions
         {
             options = options.withPageSize(Values.atLeast("--page-size", pageSize.bytes(), 1));
         }
-        if (pid != null)
+        if (filter.pid() >= 0)
         {
-            options = options.withPid(Values.atLeast("--pid", pid, 0));
+            options = options.withPid(filter.pid());
         }
-        if (tid != null)
+        if (filter.tid() >= 0)
         {
-            options = options.withTid(Values.atLeast("--tid", tid, 0));
+            options = options.withTid(filter.tid());
         }
         if (noInstructionFetches)
         {
             options = options.withoutInstructionFetches();
         }
-        if (skipCorrupt)
+        if (corrupt.skip)
         {
             options = options.skippingCorrupt();
         }

@@ -16,6 +16,7 @@ import io.faultline.format.TraceReader;
 import io.faultline.format.TraceUpgrade;
 import io.faultline.format.TraceWriter;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -25,9 +26,19 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "upgrade", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     synopsisHeading = "usage: ", customSynopsis = "faultline upgrade [--skip-corrupt] [-o DIR] TRACE", descriptionHeading = "%n",
-    description = {UpgradeCommand.SUMMARY, ""})
+    description = {UpgradeCommand.SUMMARY, ""}, modelTransformer = UpgradeCommand.Wording.class)
 final class UpgradeCommand implements Callable<Integer>
 {
+    /** What skipping means when the result is a trace. */
+    static final class Wording extends OptionWording
+    {
+        @Override
+        protected Object[][] getContents()
+        {
+            return new Object[][] {{"skip-corrupt", "leave corrupt excerpts out (the new trace is then marked incomplete)"}};
+        }
+    }
+
     static final String SUMMARY = "Rewrite a trace recorded by an older faultline (format 1 to 3: some 140 bytes a "
         + "reference) in format 4 (compact blocks with checksums): the same references and events, which every command "
         + "reads the same. Without -o the trace is replaced; a packed trace stays packed.";
@@ -41,8 +52,8 @@ final class UpgradeCommand implements Callable<Integer>
         description = "write the upgraded trace here (a new or empty directory) and keep TRACE as it is")
     Path output;
 
-    @Option(names = "--skip-corrupt", description = "leave corrupt excerpts out (the new trace is then marked incomplete)")
-    boolean skipCorrupt;
+    @Mixin
+    SkipCorrupt corrupt;
 
     private final PrintStream out;
 
@@ -86,7 +97,7 @@ final class UpgradeCommand implements Callable<Integer>
         final TraceUpgrade.Result result;
         try
         {
-            try (TraceReader reader = TraceArguments.open(trace.toString(), skipCorrupt))
+            try (TraceReader reader = TraceArguments.open(trace.toString(), corrupt.skip))
             {
                 result = TraceUpgrade.upgrade(reader, target);
             }

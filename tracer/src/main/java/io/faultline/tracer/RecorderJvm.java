@@ -1,5 +1,7 @@
 package io.faultline.tracer;
 
+import io.faultline.format.JvmFlags;
+
 import java.io.File;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -11,23 +13,12 @@ import java.util.Set;
 /**
  * The command line of a recorder JVM that a Java program starts itself: the Java API's
  * {@link AttachedRecorder}, the JMH profiler's {@link Recorder}. Chronicle Queue and Agrona
- * need the flags below on Java 17 (the {@code faultline} launcher and the build pass the same).
+ * need {@link JvmFlags} on Java 17 (which the {@code faultline} launcher and the build pass too).
  */
 public final class RecorderJvm
 {
-    public static final List<String> CHRONICLE_FLAGS = List.of(
-        "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED",
-        "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
-        "--add-exports=java.base/jdk.internal.util=ALL-UNNAMED",
-        "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
-        "--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
-        "--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED",
-        "--add-opens=java.base/java.io=ALL-UNNAMED",
-        "--add-opens=java.base/java.lang=ALL-UNNAMED",
-        "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-        "--add-opens=java.base/java.util=ALL-UNNAMED",
-        "--add-opens=jdk.compiler/com.sun.tools.javac=ALL-UNNAMED",
-        "-Dchronicle.analytics.disable=true");
+    /** Chronicle Queue's and Agrona's flags on Java 17: trace-format's one list ({@link JvmFlags}). */
+    public static final List<String> CHRONICLE_FLAGS = JvmFlags.list();
 
     private RecorderJvm()
     {

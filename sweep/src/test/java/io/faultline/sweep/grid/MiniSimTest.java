@@ -34,7 +34,7 @@ class MiniSimTest
     {
         final Path classes = Path.of(MiniSimTest.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         final Path cloud = classes.getParent().getParent().getParent()
-            .resolve("tools/src/test/resources/traces/cloudPhysicsIO.txt");
+            .resolve("sim/src/test/resources/traces/cloudPhysicsIO.txt");
         final KeyTrace read = TraceFormats.read(TraceFormats.get("lcs-txt"), cloud, TraceOptions.defaults());
         final long[] keys = read.toArray();
         final Path file = dir.resolve("cloud.keys");

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.faultline.damon.report.Heatmap;
-import io.faultline.sim.report.MissRatioChart;
 import org.knowm.xchart.HeatMapChart;
 import org.knowm.xchart.HeatMapChartBuilder;
 

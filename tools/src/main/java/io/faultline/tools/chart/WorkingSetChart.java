@@ -3,7 +3,6 @@ package io.faultline.tools.chart;
 import java.io.IOException;
 import java.nio.file.Path;
 
-import io.faultline.sim.report.MissRatioChart;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.style.markers.SeriesMarkers;

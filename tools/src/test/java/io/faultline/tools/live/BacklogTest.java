@@ -1,4 +1,4 @@
-package io.faultline.sim.live;
+package io.faultline.tools.live;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,4 +1,4 @@
-package io.faultline.sim.report;
+package io.faultline.tools.chart;
 
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.VectorGraphicsEncoder;

@@ -22,7 +22,7 @@ public final class ReuseTable
     {
     }
 
-    public static void print(final ReuseChart.Scope scope, final PrintStream out)
+    public static void print(final ReuseScope scope, final PrintStream out)
     {
         final ReuseHistograms h = scope.histograms();
         final long refs = h.references();

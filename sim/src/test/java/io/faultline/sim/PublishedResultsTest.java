@@ -5,7 +5,7 @@ import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** Results that libCacheSim publishes for its bundled cloudPhysicsIO trace (see tools/src/test/resources/traces/README.md). */
+/** Results that libCacheSim publishes for its bundled cloudPhysicsIO trace (see sim/src/test/resources/traces/README.md). */
 class PublishedResultsTest
 {
     @Test

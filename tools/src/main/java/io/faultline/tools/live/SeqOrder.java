@@ -1,4 +1,4 @@
-package io.faultline.sim.live;
+package io.faultline.tools.live;
 
 /**
  * Puts references back in the trace's order, global seq order (FORMAT.md, "Order"), in which

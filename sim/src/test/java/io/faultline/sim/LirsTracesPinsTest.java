@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 /**
  * Exact miss counts on the LIRS project's block traces (Jiang and Zhang, SIGMETRICS 2002; bundled
- * in tools/src/test/resources/traces, read with the {@code lirs} reader) at 100, 250, 500 and
+ * in sim/src/test/resources/traces, read with the {@code lirs} reader) at 100, 250, 500 and
  * 1000 blocks.
  * <ul>
  * <li>{@code arc}: libCacheSim's ARC miss counts (libCacheSim built from source at commit

@@ -1,4 +1,4 @@
-package io.faultline.sim.live;
+package io.faultline.tools.live;
 
 import io.faultline.sim.LiveSweep;
 import io.faultline.sim.PolicySpec;

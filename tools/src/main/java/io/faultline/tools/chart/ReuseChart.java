@@ -1,10 +1,11 @@
-package io.faultline.sim.report;
+package io.faultline.tools.chart;
 
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 
 import io.faultline.sim.mrc.ReuseHistograms;
+import io.faultline.sim.report.ReuseScope;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.style.markers.SeriesMarkers;
@@ -17,16 +18,11 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  */
 public final class ReuseChart
 {
-    /** One scope's histograms and its name: "all", or a thread id (drawn as "tid 4242"). */
-    public record Scope(String name, ReuseHistograms histograms)
-    {
-    }
-
     private ReuseChart()
     {
     }
 
-    public static void write(final Path out, final String title, final List<Scope> scopes) throws IOException
+    public static void write(final Path out, final String title, final List<ReuseScope> scopes) throws IOException
     {
         MissRatioChart.checkExtension(out);
         System.setProperty("java.awt.headless", "true");
@@ -39,7 +35,7 @@ public final class ReuseChart
         chart.getStyler().setYAxisDecimalPattern("0.00");
         chart.getStyler().setXAxisDecimalPattern("#,###");
         chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
-        for (final Scope scope : scopes)
+        for (final ReuseScope scope : scopes)
         {
             final String label = scope.name().equals("all") ? "all" : "tid " + scope.name();
             add(chart, label + " distance", scope.histograms().distances(), 1);

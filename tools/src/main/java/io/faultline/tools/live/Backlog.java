@@ -1,4 +1,4 @@
-package io.faultline.sim.live;
+package io.faultline.tools.live;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
