@@ -202,13 +202,31 @@ static void wait_announced(uintptr_t a)
 	}
 }
 
+/*
+ * The entries a mapping the kernel has now overlaps: what lay there before was unmapped or
+ * changed (a library loaded where a data mapping was, code made writable by a JIT), and an entry
+ * kept would say a new mapping is known, so it would never be announced. The tables' lock held.
+ */
+static void forget_overlapping(uintptr_t start, uintptr_t end)
+{
+	uint32_t kept = 0;
+	for (uint32_t k = 0; k < maps_n; k++)
+		if (maps[k].end <= start || maps[k].start >= end)
+			maps[kept++] = maps[k];
+	maps_n = kept;
+}
+
 /* the query's answer, outside the tables' lock (a system call); kept and announced under it */
 static int learn_map(const struct fl_map_line *m, void *ctx)
 {
 	struct learning *l = ctx;
 	l->code = m->perms[2] == 'x';
 	fl_spin_lock(&tables_lock);
-	int known = maps_n == MAPS_MAX || map_index(m->start) >= 0;
+	int i = map_index(m->start);
+	int known = i >= 0 && maps[i].start == m->start && maps[i].end == m->end && maps[i].code == l->code;
+	if (!known)
+		forget_overlapping(m->start, m->end);
+	known = known || maps_n == MAPS_MAX;
 	/* the agent's frames never go out (take), nor their mappings */
 	int announce = !known && l->code && !fl_in_agent_text(m->start);
 	uint64_t seq = fl_clock_now();
@@ -235,8 +253,12 @@ static int learn_map(const struct fl_map_line *m, void *ctx)
 	return 1;
 }
 
-/* whether a lies in executable memory; a mapping seen the first time is announced */
-static int in_code(struct walk *w, uintptr_t a)
+/*
+ * Whether a lies in executable memory; a mapping seen the first time is announced. The table
+ * answers without the kernel, but for the faulting instruction (pc) where it says data: it ran,
+ * so the entry is likely one whose mapping has gone, and the kernel is asked.
+ */
+static int in_code(struct walk *w, uintptr_t a, int pc)
 {
 	fl_spin_lock(&tables_lock);
 	int i = map_index(a);
@@ -245,7 +267,7 @@ static int in_code(struct walk *w, uintptr_t a)
 	fl_spin_unlock(&tables_lock);
 	if (code > 0 && !announced)
 		wait_announced(a);
-	if (code >= 0)
+	if (code > 0 || (code == 0 && !pc))
 		return code;
 	struct learning l = { w, 0 };
 	fl_maps_each_in(a, a + 1, learn_map, &l);
@@ -297,7 +319,7 @@ static uint32_t walk(struct walk *w, const struct fl_stack_regs *regs, uint64_t 
 	w->next = 0;
 	uint32_t n = 0;
 	frames[n++] = regs->pc;
-	in_code(w, regs->pc); /* announced even if the program jumped to data: the frame is the truth */
+	in_code(w, regs->pc, 1); /* announced even if the program jumped to data: the frame is the truth */
 	uintptr_t fp = regs->fp, floor = regs->sp;
 	/*
 	 * A function that has not set up a frame of its own (a leaf that needs no stack, which gcc
@@ -308,14 +330,14 @@ static uint32_t walk(struct walk *w, const struct fl_stack_regs *regs, uint64_t 
 	 * there, rarely a code address right after a call).
 	 */
 	uint64_t top, chained;
-	if (n < limit && stack_word(w, regs->sp, &top) == 0 && in_code(w, top) && after_call(top) &&
+	if (n < limit && stack_word(w, regs->sp, &top) == 0 && in_code(w, top, 0) && after_call(top) &&
 	    !(fp >= floor && !(fp & 7) && stack_word(w, fp + 8, &chained) == 0 && chained == top))
 		frames[n++] = top;
 	while (n < limit) {
 		if (fp < floor || (fp & 7) || fp - regs->sp > STACK_SPAN)
 			break;
 		uint64_t next, ret;
-		if (stack_word(w, fp, &next) || stack_word(w, fp + 8, &ret) || !in_code(w, ret))
+		if (stack_word(w, fp, &next) || stack_word(w, fp + 8, &ret) || !in_code(w, ret, 0))
 			break;
 		frames[n++] = ret;
 		floor = fp + 16;
