@@ -74,8 +74,8 @@ final class MappingIds
     /** The id of the mapping that holds {@code address} in process {@code pid} now. */
     int id(final int pid, final long address)
     {
-        final int slot = (int)(((address >>> REGION_SHIFT) * 0x9E3779B97F4A7C15L + pid) >>> 54) & (SLOTS - 1);
-        if (epochs[slot] == epoch && pids[slot] == pid && address >= starts[slot] && address < ends[slot])
+        final int slot = slot(pid, address);
+        if (cached(slot, pid, address))
         {
             return values[slot];
         }
@@ -95,6 +95,11 @@ final class MappingIds
     /** The id of an evicted page's mapping: the one holding it now, else the unmapped one it was last in. */
     int evictedId(final int pid, final long address)
     {
+        final int slot = slot(pid, address);
+        if (cached(slot, pid, address))
+        {
+            return values[slot];
+        }
         if (names.range(pid, address) == null)
         {
             final TreeMap<Long, long[]> map = gone.get(pid);
@@ -105,6 +110,17 @@ final class MappingIds
             }
         }
         return id(pid, address);
+    }
+
+    private static int slot(final int pid, final long address)
+    {
+        return (int)(((address >>> REGION_SHIFT) * 0x9E3779B97F4A7C15L + pid) >>> 54) & (SLOTS - 1);
+    }
+
+    /** The slot holds the range, of this epoch, that holds {@code address} in {@code pid}. */
+    private boolean cached(final int slot, final int pid, final long address)
+    {
+        return epochs[slot] == epoch && pids[slot] == pid && address >= starts[slot] && address < ends[slot];
     }
 
     private int id(final String name)

@@ -156,7 +156,7 @@ public final class TraceDatabase implements AutoCloseable
     {
         try (Statement statement = connection.createStatement())
         {
-            statement.execute(String.format(Locale.ROOT, "COPY (%s) TO %s (FORMAT PARQUET, COMPRESSION ZSTD)", query,
+            statement.execute(String.format(Locale.ROOT, "COPY (%s) TO %s (FORMAT PARQUET, COMPRESSION ZSTD, COMPRESSION_LEVEL 1)", query,
                 literal(file.toString())));
         }
     }
