@@ -24,6 +24,7 @@ import io.faultline.format.TraceReader;
 import io.faultline.sim.report.Progress;
 import io.faultline.sim.report.Written;
 import io.faultline.tools.sql.ResultWriter;
+import io.faultline.tools.sql.Statements;
 import io.faultline.tools.sql.TraceDatabase;
 import io.faultline.tools.sql.TraceTables;
 import picocli.CommandLine.Command;
@@ -185,14 +186,23 @@ final class SqlCommand implements Callable<Integer>
 
     private int runOne(final TraceDatabase db, final String query) throws SQLException
     {
+        final List<String> statements = Statements.split(query);
         if (parquet != null)
         {
+            if (statements.size() != 1)
+            {
+                throw new CliException("--parquet writes one query's result: give one statement, not "
+                    + statements.size());
+            }
             final long start = System.nanoTime();
-            db.copyToParquet(strip(query), parquet);
+            db.copyToParquet(statements.get(0), parquet);
             Written.report(err, "the query's result as Parquet", parquet, start);
             return 0;
         }
-        execute(db, query);
+        for (final String statement : statements)
+        {
+            execute(db, statement);
+        }
         return 0;
     }
 
@@ -252,11 +262,14 @@ final class SqlCommand implements Callable<Integer>
     }
 
     /** Runs one statement of a script; a failed one ends a script read from a pipe, not a terminal's session. */
-    private boolean runStatement(final TraceDatabase db, final String statement)
+    private boolean runStatement(final TraceDatabase db, final String text)
     {
         try
         {
-            execute(db, statement);
+            for (final String statement : Statements.split(text))
+            {
+                execute(db, statement);
+            }
             return true;
         }
         catch (final SQLException ex)
@@ -284,16 +297,5 @@ final class SqlCommand implements Callable<Integer>
         {
             err.printf(Locale.ROOT, "Query took %s%n", Written.seconds(System.nanoTime() - start));
         }
-    }
-
-    /** A query without its final semicolons, to stand inside COPY ( ... ). */
-    private static String strip(final String query)
-    {
-        String q = query.strip();
-        while (q.endsWith(";"))
-        {
-            q = q.substring(0, q.length() - 1).strip();
-        }
-        return q;
     }
 }

@@ -94,6 +94,29 @@ class ParquetReadBackTest
         }
     }
 
+    /**
+     * The driver's setters (-Dfaultline.sql.setters=true), the load's way where the driver has
+     * no vector memory to copy into, give the same tables as the copy, the default.
+     */
+    @Test
+    void theSettersAndTheCopyLoadTheSameTables() throws Exception
+    {
+        final Path trace = tmp.resolve("threads");
+        final Faultline.Result rec = Faultline.run("record", "-q", "--evms", "16", "-o", trace.toString(), "--",
+            Workloads.build("threads").toString(), "2", "100");
+        assertEquals(0, rec.status(), rec.describe());
+        final String query = "SELECT * FROM refs; SELECT * FROM evictions; SELECT * FROM threads ORDER BY tid; "
+            + "SELECT * FROM mappings;";
+        final Faultline.Result copy = Faultline.run("sql", "--csv", trace.toString(), query);
+        assertEquals(0, copy.status(), copy.describe());
+        final ProcessBuilder builder = Faultline.builder(List.of("sql", "--csv", trace.toString(), query));
+        builder.environment().put("FAULTLINE_JAVA_OPTS", "-Dfaultline.sql.setters=true");
+        final Faultline.Result setters = Faultline.finish(builder, 120);
+        assertEquals(0, setters.status(), setters.describe());
+        assertEquals(copy.out(), setters.out());
+        assertTrue(copy.out().lines().count() > 400, copy.out());
+    }
+
     private static String number(final String withCommas)
     {
         return withCommas.replace(",", "");

@@ -92,16 +92,30 @@ class SqlCommandTest
     void aResultIsAnAlignedTableNumbersToTheRight() throws Exception
     {
         final CommandRun run = CommandRun.of("sql", trace().toString(),
-            "SELECT m.name AS mapping, count(*) AS refs, max(r.stack_id) AS stack FROM refs r JOIN mappings m "
-                + "USING (mapping_id) GROUP BY ALL ORDER BY refs DESC");
+            "SELECT m.name AS mapping, count(*) AS refs, max(r.stack_id) AS stack, sum(r.seq) AS seqs FROM refs r "
+                + "JOIN mappings m USING (mapping_id) GROUP BY ALL ORDER BY refs DESC");
         assertEquals(0, run.status(), run.toString());
+        // sum() of BIGINTs is DuckDB's HUGEINT, a number too
         assertEquals("""
-            mapping    refs  stack
-            ---------  ----  -----
-            [heap]        4      7
-            libfoo.so     2   NULL
+            mapping    refs  stack  seqs
+            ---------  ----  -----  ----
+            [heap]        4      7     8
+            libfoo.so     2   NULL     7
             (2 rows)
             """, run.out());
+    }
+
+    @Test
+    void aQueryOfSeveralStatementsPrintsEachOnesRows() throws Exception
+    {
+        final Path t = trace();
+        // a ; in a string, a quoted name or a comment splits nothing
+        assertEquals("n\n6\nb;\nx;y'\nlast\n6\n", csv(t, "SELECT count(*) AS n FROM refs; SELECT 'x;y''' AS \"b;\" -- ;\n"
+            + "; /* ; */ SELECT max(seq) AS last FROM evictions;").out());
+        final CommandRun two = CommandRun.of("sql", "--parquet", tmp.resolve("two.parquet").toString(), t.toString(),
+            "SELECT 1 AS one; SELECT 2 AS two");
+        assertEquals(2, two.status(), two.toString());
+        assertEquals("faultline sql: --parquet writes one query's result: give one statement, not 2\n", two.err());
     }
 
     @Test

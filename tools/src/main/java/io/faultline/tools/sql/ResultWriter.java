@@ -34,7 +34,7 @@ public final class ResultWriter
         for (int c = 0; c < columns; c++)
         {
             names[c] = meta.getColumnLabel(c + 1);
-            numeric[c] = isNumeric(meta.getColumnType(c + 1));
+            numeric[c] = isNumeric(meta.getColumnType(c + 1), meta.getColumnTypeName(c + 1));
         }
         if (csv)
         {
@@ -179,13 +179,14 @@ public final class ResultWriter
         return value.toString();
     }
 
-    private static boolean isNumeric(final int type)
+    /** By JDBC's type, or DuckDB's name for those JDBC has none for (HUGEINT: what sum() of integers gives). */
+    private static boolean isNumeric(final int type, final String name)
     {
         return switch (type)
         {
             case Types.TINYINT, Types.SMALLINT, Types.INTEGER, Types.BIGINT, Types.FLOAT, Types.REAL, Types.DOUBLE,
                 Types.NUMERIC, Types.DECIMAL -> true;
-            default -> false;
+            default -> name != null && name.matches("U?(HUGEINT|BIGINT|INTEGER|SMALLINT|TINYINT)|DECIMAL.*");
         };
     }
 }
