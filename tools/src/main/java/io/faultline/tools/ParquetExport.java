@@ -22,7 +22,9 @@ import io.faultline.tools.sql.TraceTables;
  * {@code export --to parquet -o DIR}: every table of {@code faultline sql} ({@link TraceTables})
  * as a zstd-compressed Parquet file in DIR ({@code refs.parquet}, {@code evictions.parquet},
  * ...), for pandas (pyarrow), polars, DuckDB and Spark. DuckDB both holds the tables and writes
- * the files: one definition of the tables for both commands.
+ * the files: one definition of the tables for both commands. refs and evictions are written
+ * while the trace is read ({@link TraceTables#load(org.duckdb.DuckDBConnection, String,
+ * TraceReader, AtomicLong, Path)}), the other tables and the views after.
  */
 final class ParquetExport
 {
@@ -65,10 +67,14 @@ final class ParquetExport
                 try (Progress progress = Progress.start(err, terminal, "Exporting", header.isComplete()
                     ? header.longValue(TraceHeader.REFERENCES) : -1, done::get))
                 {
-                    summary = TraceTables.load(db.connection(), schema, reader, done);
+                    // refs and evictions are written as the trace is read; the rest after
+                    summary = TraceTables.load(db.connection(), schema, reader, done, output);
                     for (final String table : TraceTables.TABLES)
                     {
-                        db.copyToParquet("SELECT * FROM " + schema + "." + table, output.resolve(table + ".parquet"));
+                        if (!table.equals("refs") && !table.equals("evictions"))
+                        {
+                            db.copyToParquet("SELECT * FROM " + schema + "." + table, output.resolve(table + ".parquet"));
+                        }
                     }
                 }
                 summary.notes(reader.dir()).stream().filter(n -> !n.startsWith("trace ")).forEach(err::println);

