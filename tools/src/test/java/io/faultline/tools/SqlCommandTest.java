@@ -163,6 +163,28 @@ class SqlCommandTest
     }
 
     @Test
+    void anotherPlatformIsOneLineNotDuckDBsStackTrace() throws Exception
+    {
+        final Path t = trace();
+        final String arch = System.getProperty("os.arch");
+        System.setProperty("os.arch", "aarch64");
+        final CommandRun run;
+        try
+        {
+            run = CommandRun.of("sql", t.toString(), "SELECT 1 AS one");
+        }
+        finally
+        {
+            System.setProperty("os.arch", arch);
+        }
+        assertEquals(2, run.status(), run.toString());
+        assertEquals("", run.out());
+        assertEquals("faultline sql: DuckDB's native engine does not load here (" + System.getProperty("os.name")
+            + " aarch64: no engine for this platform); faultline's jar carries it for x86-64 Linux, and it needs a "
+            + "java.io.tmpdir where it may run code\n", run.err());
+    }
+
+    @Test
     void optionsThatContradictAreRefused() throws Exception
     {
         final Path t = trace();
