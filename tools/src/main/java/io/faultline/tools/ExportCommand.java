@@ -70,9 +70,9 @@ import picocli.CommandLine.Parameters;
         "  folded      of a trace recorded with --stacks N: collapsed stacks, one line per distinct call",
         "              stack, frames root first joined by ';', a space, its trapped references: what",
         "              flamegraph.pl and speedscope read (flamegraph.pl out.folded > misses.svg)",
-        "  parquet     faultline sql's tables (refs, evictions, events, threads, processes, mappings, stacks, moca,",
-        "              header) as zstd Parquet files TABLE.parquet in the directory -o DIR, for pandas, polars,",
-        "              DuckDB and Spark (docs/SQL.md)", ""})
+        "  parquet     faultline sql's tables (refs, evictions, events, threads, processes,",
+        "              mappings, stacks, moca, header) as zstd Parquet files, TABLE.parquet in the",
+        "              directory -o DIR, for pandas, polars, DuckDB and Spark (docs/SQL.md)", ""})
 final class ExportCommand implements Callable<Integer>
 {
     /** What {@code faultline --help} lists for this command: the first line of its description. */

@@ -41,22 +41,27 @@ import picocli.CommandLine.Parameters;
     synopsisHeading = "usage: ", customSynopsis = SqlCommand.USAGE_LINE,
     descriptionHeading = "%n", description = {
         SqlCommand.SUMMARY, "",
-        "Each trace's tables are in a schema of its own: t1 for the first trace named, t2 for the second, ...;",
-        "t1's are also the unqualified names. Times are nanoseconds from the program's start. Tables:",
-        "  refs       every reference: seq, time_ns, pid, tid, address, page, write, kernel, stack_id, mapping_id",
-        "  evictions  every eviction record: seq, time_ns, pid, tid, address, page, tag (r w R W), dirty,",
-        "             referenced, deleted, mapping_id",
+        "Each trace's tables are in a schema of its own, t1 for the first trace named, t2 for the",
+        "second, ...; t1's are also the unqualified names. Times are ns from the program's start.",
+        "  refs       every reference: seq, time_ns, pid, tid, address, page, write, kernel,",
+        "             stack_id, mapping_id",
+        "  evictions  every eviction record: seq, time_ns, pid, tid, address, page, tag (r w R W),",
+        "             dirty, referenced, deleted, mapping_id",
         "  events     every other event: seq, time_ns, pid, tid, type, code, kernel, a, b, c, d, text",
-        "  threads    pid, tid, name, start_ns, exit_ns, creator_tid, refs, writes, pages, first_ns, last_ns",
-        "  processes  pid, ppid, executable, start_ns, exit_ns, exit_status, threads, refs, writes, pages",
-        "  mappings   mapping_id, name (as faultline info names it), refs, reads, writes, pages, evictions,",
-        "             dirty_evictions",
+        "  threads    pid, tid, name, start_ns, exit_ns, creator_tid, refs, writes, pages,",
+        "             first_ns, last_ns",
+        "  processes  pid, ppid, executable, start_ns, exit_ns, exit_status, threads, refs, writes,",
+        "             pages",
+        "  mappings   mapping_id, name (as faultline info names it), refs, reads, writes, pages,",
+        "             evictions, dirty_evictions",
         "  stacks     pid, stack_id, depth, frames (record --stacks: return addresses, innermost first)",
         "  moca       a --mode moca trace's pages per interval",
         "  header     the trace header's key and value",
-        "main.traces lists each schema's trace. docs/SQL.md documents every column.",
-        "Without QUERY, statements (ended by ;) are read from standard input, with a prompt on a terminal.",
-        "Example: faultline sql t \"SELECT m.name, count(*) FROM refs JOIN mappings m USING (mapping_id) GROUP BY 1\"",
+        "main.traces lists each schema's trace; docs/SQL.md documents every column.",
+        "QUERY is the last operand (one or more statements, each ended by ;); without it, statements",
+        "are read from standard input, with a prompt on a terminal. Example:",
+        "  faultline sql t \"SELECT m.name, count(*) FROM refs JOIN mappings m USING (mapping_id)",
+        "  GROUP BY 1\"",
         ""})
 final class SqlCommand implements Callable<Integer>
 {
@@ -80,8 +85,8 @@ final class SqlCommand implements Callable<Integer>
     @Option(names = "--skip-corrupt", description = "read past corrupt excerpts, counting them (on stderr)")
     boolean skipCorrupt;
 
-    @Parameters(paramLabel = "TRACE_DIR... [QUERY]", arity = "0..*",
-        description = "traces written by faultline record, then a query (SQL, DuckDB's dialect)")
+    @Parameters(paramLabel = "TRACE_DIR", arity = "0..*",
+        description = "traces written by faultline record, then QUERY (SQL, DuckDB's dialect)")
     List<String> operands = new ArrayList<>();
 
     private final PrintStream out;

@@ -61,6 +61,9 @@ public final class TraceDatabase implements AutoCloseable
         final TraceDatabase db = new TraceDatabase(connection.unwrap(DuckDBConnection.class));
         try (Statement statement = connection.createStatement())
         {
+            // an in-memory database spills into ./.tmp by default: the user's directory is not ours
+            statement.execute("SET temp_directory = " + literal(java.nio.file.Path.of(System.getProperty("java.io.tmpdir"),
+                "faultline-duckdb-" + ProcessHandle.current().pid()).toString()));
             statement.execute("CREATE TABLE main.traces (schema VARCHAR, trace VARCHAR, format_version INTEGER, "
                 + "page_size INTEGER, refs BIGINT, evictions BIGINT, events BIGINT, state VARCHAR, command VARCHAR)");
         }
