@@ -69,7 +69,10 @@ import picocli.CommandLine.Parameters;
         "              it (damo report wss --input damon.data) unless -o ends in .json",
         "  folded      of a trace recorded with --stacks N: collapsed stacks, one line per distinct call",
         "              stack, frames root first joined by ';', a space, its trapped references: what",
-        "              flamegraph.pl and speedscope read (flamegraph.pl out.folded > misses.svg)", ""})
+        "              flamegraph.pl and speedscope read (flamegraph.pl out.folded > misses.svg)",
+        "  parquet     faultline sql's tables (refs, evictions, events, threads, processes,",
+        "              mappings, stacks, moca, header) as zstd Parquet files, TABLE.parquet in the",
+        "              directory -o DIR, for pandas, polars, DuckDB and Spark (docs/SQL.md)", ""})
 final class ExportCommand extends ConsoleCommand
 {
     /** What {@code faultline --help} lists for this command: the first line of its description. */
@@ -78,7 +81,8 @@ final class ExportCommand extends ConsoleCommand
     static final String USAGE_LINE = "faultline export --to FORMAT [-o FILE] [--pid N] [--tid N] TRACE_DIR\n"
         + "       faultline export --to damo-json [-o FILE] [--sample T] [--aggr T] RECORD_OR_TRACE_DIR\n"
         + "       faultline export --to moca -o DIR [--pid N] [--tid N] TRACE_DIR\n"
-        + "       faultline export --to folded [-o FILE] [--pid N] [--tid N] TRACE_DIR";
+        + "       faultline export --to folded [-o FILE] [--pid N] [--tid N] TRACE_DIR\n"
+        + "       faultline export --to parquet -o DIR TRACE_DIR";
     /** damo's JSON record: from DAMON's regions, not from the references, so not one of {@link ExportFormats}. */
     static final String DAMO_JSON = "damo-json";
     /** Moca's per-task files: a directory of them, from a Moca trace's chunks ({@link MocaTaskFiles}). */
@@ -100,6 +104,7 @@ final class ExportCommand extends ConsoleCommand
             names.add(DAMO_JSON);
             names.add(MOCA);
             names.add(FOLDED);
+            names.add(ParquetExport.NAME);
             return names.iterator();
         }
     }
@@ -140,11 +145,20 @@ final class ExportCommand extends ConsoleCommand
         if (to == null)
         {
             throw new CliException("missing --to FORMAT; known formats: " + ExportFormats.names() + ", " + DAMO_JSON
-                + ", " + MOCA + ", " + FOLDED);
+                + ", " + MOCA + ", " + FOLDED + ", " + ParquetExport.NAME);
         }
         if (MOCA.equals(to))
         {
             return exportMoca();
+        }
+        if (ParquetExport.NAME.equals(to))
+        {
+            if (sampleUs != null || aggrUs != null || filter.given())
+            {
+                throw new CliException("--to " + ParquetExport.NAME + " writes every table whole: leave out --pid, --tid, "
+                    + "--sample and --aggr, and filter in SQL (WHERE pid = N)");
+            }
+            return ParquetExport.export(TraceArguments.single(operands, USAGE), output, corrupt.skip, err, terminal);
         }
         if (FOLDED.equals(to))
         {
@@ -165,7 +179,8 @@ final class ExportCommand extends ConsoleCommand
         }
         catch (final TraceException ex)
         {
-            throw new CliException(ex.getMessage() + ", " + DAMO_JSON + ", " + MOCA + ", " + FOLDED);
+            throw new CliException(ex.getMessage() + ", " + DAMO_JSON + ", " + MOCA + ", " + FOLDED + ", "
+                + ParquetExport.NAME);
         }
         final int pid = filter.pid();
         final int tid = filter.tid();

@@ -83,6 +83,7 @@ public final class Main implements Callable<Integer>
         commands.put("info", InfoCommand.SUMMARY);
         commands.put("dump", DumpCommand.SUMMARY);
         commands.put("export", ExportCommand.SUMMARY);
+        commands.put("sql", SqlCommand.SUMMARY);
         commands.put("simulate", SimulateCommand.SUMMARY);
         commands.put("mrc", MrcCommand.SUMMARY);
         commands.put("sweep", SWEEP_SUMMARY);
@@ -445,6 +446,7 @@ public final class Main implements Callable<Integer>
             case "info" -> new CommandLine(new InfoCommand(out, err));
             case "dump" -> new CommandLine(new DumpCommand(out, err));
             case "export" -> new CommandLine(new ExportCommand(out, err, terminal));
+            case "sql" -> new CommandLine(new SqlCommand(out, err, terminal, System.in, System.console() != null));
             case "simulate" -> TraceInputOptions.withFormatsFooter(new CommandLine(new SimulateCommand(out, err, terminal)));
             case "mrc" -> TraceInputOptions.withFormatsFooter(new CommandLine(new MrcCommand(out, err, terminal)));
             case "monitor" -> new CommandLine(new MonitorCommand(err, terminal));

@@ -124,8 +124,8 @@ class ExportCommandTest
     {
         final Path trace = trace();
         assertOneLine("faultline export: unknown export format 'xml'; known formats: lcs-oracle, lcs, lcs-txt, lirs, csv, "
-            + "kvmtrace, damo-json, moca, folded", "export", "--to", "xml", trace.toString());
-        assertOneLine("faultline export: missing --to FORMAT; known formats: lcs-oracle, lcs, lcs-txt, lirs, csv, kvmtrace, damo-json, moca, folded",
+            + "kvmtrace, damo-json, moca, folded, parquet", "export", "--to", "xml", trace.toString());
+        assertOneLine("faultline export: missing --to FORMAT; known formats: lcs-oracle, lcs, lcs-txt, lirs, csv, kvmtrace, damo-json, moca, folded, parquet",
             "export", trace.toString());
         final Path nowhere = tmp.resolve("no-such-dir").resolve("x.lirs");
         final CommandRun unwritable = CommandRun.of("export", "--to", "lirs", "-o", nowhere.toString(), trace.toString());

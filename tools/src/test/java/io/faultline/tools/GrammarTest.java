@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Every command reads its arguments the same way, and bad ones end in one line and exit status 2. */
 class GrammarTest
 {
-    private static final String[] COMMANDS = {"record", "info", "dump", "export", "simulate", "mrc", "monitor", "report",
+    private static final String[] COMMANDS = {"record", "info", "dump", "export", "sql", "simulate", "mrc", "monitor", "report",
         "pack", "unpack", "upgrade", "completion"};
 
     @TempDir
@@ -108,8 +108,8 @@ class GrammarTest
     void unknownWordsListTheCloseOnes()
     {
         assertOneLine("faultline: unknown command 'simulat' (did you mean simulate?); known commands: record, info, dump, export, "
-            + "simulate, mrc, sweep, monitor, report, pack, unpack, upgrade, completion, help", "simulat");
-        assertOneLine("faultline: unknown command 'simulat'; known commands: record, info, dump, export, simulate, mrc, "
+            + "sql, simulate, mrc, sweep, monitor, report, pack, unpack, upgrade, completion, help", "simulat");
+        assertOneLine("faultline: unknown command 'simulat'; known commands: record, info, dump, export, sql, simulate, mrc, "
             + "sweep, monitor, report, pack, unpack, upgrade, completion, help", "help", "simulat");
         assertOneLine("faultline dump: unknown option --formt (did you mean --format?); faultline dump --help lists "
             + "the options", "dump", "--formt", "csv", "t");
@@ -163,7 +163,7 @@ class GrammarTest
             assertTrue(first.matches("[A-Z].*\\.") && !first.contains("%n"), name + ": '" + first + "'");
             commands++;
         }
-        assertEquals(21, commands, "13 commands, help, and report's 7");
+        assertEquals(22, commands, "14 commands, help, and report's 7");
         for (final java.util.Map.Entry<String, picocli.CommandLine> e : whole.getSubcommands().entrySet())
         {
             assertEquals(summary(e.getValue()), summary(listed.getSubcommands().get(e.getKey())), e.getKey());
@@ -187,7 +187,7 @@ class GrammarTest
         }
         final CommandRun none = CommandRun.of();
         assertEquals(2, none.status());
-        assertEquals("faultline: missing command; known commands: record, info, dump, export, simulate, mrc, sweep, "
+        assertEquals("faultline: missing command; known commands: record, info, dump, export, sql, simulate, mrc, sweep, "
             + "monitor, report, pack, unpack, upgrade, completion, help (faultline help shows what each does)"
             + System.lineSeparator(), none.err());
     }

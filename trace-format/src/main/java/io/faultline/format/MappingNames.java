@@ -84,6 +84,39 @@ public final class MappingNames
         return thread != null && thread.getKey() >= r.start() ? "[stack:" + thread.getValue() + "]" : ANON;
     }
 
+    /**
+     * The registered range that holds {@code address} in process {@code pid}, as {start, end}, or
+     * null: every address of it has the same {@link #name} until the next event this takes in.
+     */
+    public long[] range(final int pid, final long address)
+    {
+        final TreeMap<Long, Range> map = ranges.get(pid);
+        final Map.Entry<Long, Range> entry = map == null ? null : map.floorEntry(address);
+        return entry == null || address >= entry.getValue().end() ? null
+            : new long[] {entry.getValue().start(), entry.getValue().end()};
+    }
+
+    /** The registered ranges of process {@code pid} that overlap [start, end), each as {start, end}, clipped to it. */
+    public java.util.List<long[]> ranges(final int pid, final long start, final long end)
+    {
+        final java.util.List<long[]> found = new java.util.ArrayList<>();
+        final TreeMap<Long, Range> map = ranges.get(pid);
+        if (map == null || end <= start)
+        {
+            return found;
+        }
+        final Map.Entry<Long, Range> before = map.lowerEntry(start);
+        if (before != null && before.getValue().end() > start)
+        {
+            found.add(new long[] {start, Math.min(end, before.getValue().end())});
+        }
+        for (final Range r : map.subMap(start, true, end, false).values())
+        {
+            found.add(new long[] {r.start(), Math.min(end, r.end())});
+        }
+        return found;
+    }
+
     private void put(final int pid, final long start, final long end, final String name)
     {
         if (end <= start)

@@ -52,4 +52,21 @@ class MappingNamesTest
         assertEquals("[anon]", names.name(7, 0x80000), "a new mapping where the stack was");
         assertEquals("[stack:9]", names.name(8, 0x80000), "the child's copy keeps it");
     }
+
+    @Test
+    void aRangeIsFoundByAnyOfItsAddressesAndRangesAreClippedToTheInterval()
+    {
+        final MappingNames names = new MappingNames();
+        names.onEvent(range(7, 0x1000, 0x3000, 0, "/usr/lib/libc.so.6"));
+        names.onEvent(range(7, 0x10000, 0x21000, 0, "[heap]"));
+        assertEquals("[4096, 16384]", java.util.Arrays.toString(names.range(7, 0x3fff)));
+        assertEquals("[65536, 200704]", java.util.Arrays.toString(names.range(7, 0x10000)));
+        assertEquals(null, names.range(7, 0x4000), "between ranges");
+        assertEquals(null, names.range(8, 0x1000), "another process");
+        assertEquals(java.util.List.of("[8192, 16384]", "[65536, 73728]"), names.ranges(7, 0x2000, 0x12000).stream()
+            .map(java.util.Arrays::toString).toList());
+        assertEquals(java.util.List.of(), names.ranges(7, 0x4000, 0x10000));
+        names.onEvent(event(EventType.MUNMAP, 7, 7, 0x1000, 0x1000, 0, 0, ""));
+        assertEquals("[8192, 16384]", java.util.Arrays.toString(names.range(7, 0x2000)), "what the unmapping left");
+    }
 }

@@ -1,0 +1,148 @@
+package io.faultline.capture;
+
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * export --to parquet (issue 44) of a real recording, four threads writing 200 pages each under
+ * a 32-page EVMS, read back in Python as a researcher would (pyarrow for the rows, DuckDB for
+ * the counts; .ci/run installs both): every reference and every eviction, in order and with
+ * every value, is the line faultline dump --format csv prints for it, and the counts and each
+ * mapping's references, faults and pages are info's. faultline sql's threads table gives
+ * info's per-thread counts and names.
+ * <p>
+ * The test fails, not skips, where python3 or its modules are missing: its message names the
+ * install command.
+ */
+class ParquetReadBackTest
+{
+    private static final String INSTALL = "python3 -m pip install duckdb==1.5.6 pyarrow==25.0.1";
+    private static final Pattern TOTALS = Pattern.compile("(?m)^references +([\\d,]+) \\(read faults ([\\d,]+), write faults "
+        + "([\\d,]+)\\)");
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void theExportedTablesReadBackInPythonAsDumpAndInfoShowTheTrace() throws Exception
+    {
+        final Path trace = tmp.resolve("threads");
+        final Faultline.Result rec = Faultline.run("record", "-q", "--evms", "32", "-o", trace.toString(), "--",
+            Workloads.build("threads").toString(), "4", "200");
+        assertEquals(0, rec.status(), rec.describe());
+        final Path dir = tmp.resolve("parquet");
+        final Faultline.Result export = Faultline.run("export", "--to", "parquet", "-o", dir.toString(), trace.toString());
+        assertEquals(0, export.status(), export.describe());
+
+        final Path out = Files.createDirectory(tmp.resolve("python"));
+        final String python = python(dir, out);
+
+        final Faultline.Result dump = Faultline.run("dump", "--format", "csv", trace.toString());
+        assertEquals(0, dump.status(), dump.describe());
+        final List<String> refs = new ArrayList<>();
+        final List<String> evictions = new ArrayList<>();
+        dump.out().lines().skip(1).forEach(line -> (line.contains(",evict,") ? evictions : refs).add(line));
+        assertTrue(refs.size() > 1600 && evictions.size() > 1600, "every page written twice under a 32-page EVMS: "
+            + refs.size() + " references, " + evictions.size() + " evictions");
+        assertEquals(refs, Files.readAllLines(out.resolve("refs.csv")), "refs.parquet's rows as dump's lines");
+        assertEquals(evictions, Files.readAllLines(out.resolve("evictions.csv")), "evictions.parquet's rows as dump's");
+
+        final Faultline.Result info = Faultline.run("info", trace.toString());
+        assertEquals(0, info.status(), info.describe());
+        final Matcher totals = TOTALS.matcher(info.out());
+        assertTrue(totals.find(), info.out());
+        final List<String> lines = python.lines().toList();
+        assertEquals("references " + number(totals.group(1)) + " reads " + number(totals.group(2)) + " writes "
+            + number(totals.group(3)), lines.get(0), python);
+        assertEquals("evictions " + evictions.size() + " dirty "
+            + evictions.stream().filter(l -> l.endsWith(",w") || l.endsWith(",W")).count(), lines.get(1), python);
+        // info's mapping table: name, references, read faults, write faults, pages, pages written
+        final TreeSet<String> infoMappings = new TreeSet<>();
+        final String mappingTable = info.out().substring(info.out().indexOf("\nmapping "));
+        mappingTable.lines().skip(2).filter(l -> !l.isBlank()).map(l -> l.trim().split(" +"))
+            .filter(f -> f.length == 6)
+            .forEach(f -> infoMappings.add("mapping " + f[0] + " " + number(f[1]) + " " + number(f[2]) + " "
+                + number(f[3]) + " " + number(f[4])));
+        assertTrue(infoMappings.size() >= 3, info.out());
+        assertEquals(infoMappings, new TreeSet<>(lines.subList(2, lines.size())), python + "\n" + info.out());
+
+        // sql's threads: info's per-thread references and names (worker-0 to worker-3 among them)
+        final Faultline.Result threads = Faultline.run("sql", "--csv", trace.toString(),
+            "SELECT tid, refs, writes, name FROM threads WHERE refs > 0 ORDER BY tid");
+        assertEquals(0, threads.status(), threads.describe());
+        final TreeSet<String> infoThreads = new TreeSet<>();
+        final String threadTable = info.out().substring(info.out().indexOf("\ntid "));
+        threadTable.lines().skip(2).takeWhile(l -> !l.isBlank()).map(l -> l.trim().split(" +", 6))
+            .forEach(f -> infoThreads.add(f[0] + "," + number(f[2]) + "," + number(f[4]) + "," + f[5]));
+        assertEquals(infoThreads, new TreeSet<>(threads.out().lines().skip(1).toList()), threads.out() + info.out());
+        for (int w = 0; w < 4; w++)
+        {
+            assertTrue(threads.out().contains(",worker-" + w + "\n"), threads.out());
+        }
+    }
+
+    /**
+     * The driver's setters (-Dfaultline.sql.setters=true), the load's way where the driver has
+     * no vector memory to copy into, give the same tables as the copy, the default.
+     */
+    @Test
+    void theSettersAndTheCopyLoadTheSameTables() throws Exception
+    {
+        final Path trace = tmp.resolve("threads");
+        final Faultline.Result rec = Faultline.run("record", "-q", "--evms", "16", "-o", trace.toString(), "--",
+            Workloads.build("threads").toString(), "2", "100");
+        assertEquals(0, rec.status(), rec.describe());
+        final String query = "SELECT * FROM refs; SELECT * FROM evictions; SELECT * FROM threads ORDER BY tid; "
+            + "SELECT * FROM mappings;";
+        final Faultline.Result copy = Faultline.run("sql", "--csv", trace.toString(), query);
+        assertEquals(0, copy.status(), copy.describe());
+        final ProcessBuilder builder = Faultline.builder(List.of("sql", "--csv", trace.toString(), query));
+        builder.environment().put("FAULTLINE_JAVA_OPTS", "-Dfaultline.sql.setters=true");
+        final Faultline.Result setters = Faultline.finish(builder, 120);
+        assertEquals(0, setters.status(), setters.describe());
+        assertEquals(copy.out(), setters.out());
+        assertTrue(copy.out().lines().count() > 400, copy.out());
+    }
+
+    private static String number(final String withCommas)
+    {
+        return withCommas.replace(",", "");
+    }
+
+    /** parquet_readback.py's output, after it wrote refs.csv and evictions.csv into {@code out}. */
+    private String python(final Path dir, final Path out) throws Exception
+    {
+        final Path script = tmp.resolve("parquet_readback.py");
+        try (InputStream in = getClass().getResourceAsStream("/parquet_readback.py"))
+        {
+            Files.write(script, in.readAllBytes());
+        }
+        final Process python;
+        try
+        {
+            python = new ProcessBuilder("python3", script.toString(), dir.toString(), out.toString())
+                .redirectErrorStream(true).start();
+        }
+        catch (final java.io.IOException ex)
+        {
+            throw new AssertionError("reading Parquet back needs python3 with duckdb and pyarrow: install python3, then "
+                + INSTALL + " (" + ex.getMessage() + ")");
+        }
+        final String output = new String(python.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, python.waitFor(), "parquet_readback.py failed (needs " + INSTALL + "):\n" + output);
+        return output;
+    }
+}
