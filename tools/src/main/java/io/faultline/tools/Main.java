@@ -213,9 +213,15 @@ public final class Main implements Callable<Integer>
         }
     }
 
-    /** The commands that read or write traces, or call libc through JNA: see {@link Startup#warmInBackground}. */
-    private static final Set<String> WARMED = Set.of("record", "info", "dump", "export", "simulate", "mrc", "monitor",
-        "report");
+    /**
+     * The commands that may write a trace or read a monitoring record through Chronicle Queue, or
+     * call libc through JNA: see {@link Startup#warmInBackground}. Not those that only read traces
+     * (info, dump, simulate, mrc): the trace reader walks the queue files itself and loads zstd-jni
+     * on a thread of its own (BlockDecoder.preload), and a warm-up of Chronicle beside it only took
+     * a CPU from them: info of a small trace 0.21 s without it against 0.35 s with it (BENCHMARKS.md,
+     * "Start-up").
+     */
+    private static final Set<String> WARMED = Set.of("record", "export", "monitor", "report");
 
     /** Every command, built whole (completion's script covers them all). */
     static final String ALL = "*";
