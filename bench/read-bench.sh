@@ -31,7 +31,7 @@ if [[ ${#traces[@]} -eq 0 ]]; then
     traces+=("$out/$p")
   done
 fi
-flags=$(sed -n 's/^ *\(--add-[a-z]*=[^ ]*\|-Dchronicle[^ ]*\) .*$/\1/p' "$root/faultline" | tr '\n' ' ')
+flags="@$root/trace-format/src/main/resources/io/faultline/format/jvm.flags" # the one list (the launcher's)
 echo "$bench_name: rounds=$rounds, $(machine)"
 inputs=()
 for t in "${traces[@]}"; do

@@ -25,7 +25,7 @@ if [[ $# -gt 0 ]]; then
   trace=$1
 else
   trace=$out/synthetic
-  flags=$(sed -n 's/^ *\(--add-[a-z]*=[^ ]*\|-Dchronicle[^ ]*\) .*$/\1/p' "$root/faultline" | tr '\n' ' ')
+  flags="@$root/trace-format/src/main/resources/io/faultline/format/jvm.flags" # the one list (the launcher's)
   # shellcheck disable=SC2086
   java $flags -cp "$root/bench/target/benchmarks.jar" io.faultline.bench.SyntheticTrace "$trace" "$references" >&2
 fi
