@@ -97,19 +97,9 @@ final class SqlTestTrace
     private static int event(final TraceWriter writer, final UnsafeBuffer buffer, final EventType type, final int pid,
         final int tid, final long seq, final long timeNs, final long a, final long b, final long c, final String text)
     {
-        final byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-        buffer.setMemory(0, buffer.capacity(), (byte)0);
-        buffer.putInt(EventDescriptor.TYPE, type.code(), LE);
-        buffer.putInt(EventDescriptor.PID, pid, LE);
-        buffer.putInt(EventDescriptor.TID, tid, LE);
-        buffer.putInt(EventDescriptor.TEXT_LENGTH, bytes.length, LE);
-        buffer.putLong(EventDescriptor.SEQ, seq, LE);
-        buffer.putLong(EventDescriptor.TIME_NS, timeNs, LE);
-        buffer.putLong(EventDescriptor.A, a, LE);
-        buffer.putLong(EventDescriptor.B, b, LE);
-        buffer.putLong(EventDescriptor.C, c, LE);
-        buffer.putBytes(EventDescriptor.HEADER_SIZE, bytes);
-        writer.write(TraceLayout.EXCERPT_EVENT, buffer, 0, EventDescriptor.HEADER_SIZE + bytes.length);
+        final int length = EventDescriptor.encode(buffer, type, pid, tid, seq, timeNs, a, b, c, 0,
+            text.getBytes(StandardCharsets.UTF_8));
+        writer.write(TraceLayout.EXCERPT_EVENT, buffer, 0, length);
         return 1;
     }
 }

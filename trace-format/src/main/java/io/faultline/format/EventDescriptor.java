@@ -1,5 +1,9 @@
 package io.faultline.format;
 
+import java.nio.ByteOrder;
+
+import org.agrona.MutableDirectBuffer;
+
 /**
  * An event: something that happened to a process, a thread or a mapping; the payload of a ring
  * message of type {@link ShmLayout#MSG_EVENT} and, unchanged, of a trace excerpt of kind
@@ -33,6 +37,28 @@ public final class EventDescriptor
     public static final int C = 48;
     public static final int D = 56;
     public static final int HEADER_SIZE = 64;
+
+    /**
+     * Writes one event at offset 0 of {@code buffer} (little-endian, the agent's order), its text
+     * after the fixed part; returns its length, what a writer of the event takes.
+     */
+    public static int encode(final MutableDirectBuffer buffer, final EventType type, final int pid, final int tid,
+        final long seq, final long timeNs, final long a, final long b, final long c, final long d, final byte[] text)
+    {
+        final ByteOrder le = ByteOrder.LITTLE_ENDIAN;
+        buffer.putInt(TYPE, type.code(), le);
+        buffer.putInt(PID, pid, le);
+        buffer.putInt(TID, tid, le);
+        buffer.putInt(TEXT_LENGTH, text.length, le);
+        buffer.putLong(SEQ, seq, le);
+        buffer.putLong(TIME_NS, timeNs, le);
+        buffer.putLong(A, a, le);
+        buffer.putLong(B, b, le);
+        buffer.putLong(C, c, le);
+        buffer.putLong(D, d, le);
+        buffer.putBytes(HEADER_SIZE, text);
+        return HEADER_SIZE + text.length;
+    }
 
     private EventDescriptor()
     {

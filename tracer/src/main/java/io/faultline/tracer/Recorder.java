@@ -474,13 +474,9 @@ public final class Recorder
         final long timeNs)
     {
         final UnsafeBuffer event = new UnsafeBuffer(new byte[EventDescriptor.HEADER_SIZE]);
-        event.putInt(EventDescriptor.TYPE, EventType.PROCESS_EXIT.code());
-        event.putInt(EventDescriptor.PID, pid);
-        event.putInt(EventDescriptor.TID, pid);
-        event.putLong(EventDescriptor.SEQ, seq);
-        event.putLong(EventDescriptor.TIME_NS, timeNs);
-        event.putLong(EventDescriptor.A, exitStatus);
-        writer.write(TraceLayout.EXCERPT_EVENT, event, 0, EventDescriptor.HEADER_SIZE);
+        final int length = EventDescriptor.encode(event, EventType.PROCESS_EXIT, pid, pid, seq, timeNs, exitStatus, 0, 0, 0,
+            new byte[0]);
+        writer.write(TraceLayout.EXCERPT_EVENT, event, 0, length);
     }
 
     /** Every slot's report: those given back during the recording, then those still held. */
