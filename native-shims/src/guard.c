@@ -415,7 +415,10 @@ unlocked:
 		/*
 		 * Sleep until the next deadline. The uffd and the request eventfd are watched only
 		 * when the guard handles faults, or, while no faults are coming, to notice the first
-		 * one and start ticking (it then leaves it to the fault threads).
+		 * one and start ticking (it then leaves it to the fault threads). Without fault
+		 * threads (an engine whose faults are resolved on their own threads) the guard is the
+		 * only server of requests: it always watches their eventfd, or a synchronous request
+		 * posted while it ticks would wait for the next tick (1 ms each).
 		 */
 		mode_deadline();
 		uint64_t next = UINT64_MAX;
@@ -429,7 +432,7 @@ unlocked:
 		if (fl_agent.recorder_pidfd >= 0)
 			fds[nfds++] = (struct pollfd){ .fd = fl_agent.recorder_pidfd, .events = POLLIN };
 		nfds_t watched = nfds;
-		if (handles || !ticking) {
+		if (handles || !ticking || n_fault_threads == 0) {
 			fds[nfds++] = (struct pollfd){ .fd = fl_engine->fd(), .events = POLLIN };
 			fds[nfds++] = (struct pollfd){ .fd = fl_req_eventfd(), .events = POLLIN };
 		}
