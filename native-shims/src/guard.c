@@ -417,8 +417,8 @@ unlocked:
 		 * when the guard handles faults, or, while no faults are coming, to notice the first
 		 * one and start ticking (it then leaves it to the fault threads). Without fault
 		 * threads (an engine whose faults are resolved on their own threads) the guard is the
-		 * only server of requests: it always watches their eventfd, or a synchronous request
-		 * posted while it ticks would wait for the next tick (1 ms each).
+		 * only server of requests and never ticks, so it always watches their eventfd: a
+		 * synchronous request posted while it ticked waited for the next tick (1 ms each).
 		 */
 		mode_deadline();
 		uint64_t next = UINT64_MAX;
@@ -432,7 +432,7 @@ unlocked:
 		if (fl_agent.recorder_pidfd >= 0)
 			fds[nfds++] = (struct pollfd){ .fd = fl_agent.recorder_pidfd, .events = POLLIN };
 		nfds_t watched = nfds;
-		if (handles || !ticking || n_fault_threads == 0) {
+		if (handles || !ticking) {
 			fds[nfds++] = (struct pollfd){ .fd = fl_engine->fd(), .events = POLLIN };
 			fds[nfds++] = (struct pollfd){ .fd = fl_req_eventfd(), .events = POLLIN };
 		}
@@ -454,8 +454,10 @@ unlocked:
 		}
 		if (watched > 1 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)))
 			fl_recorder_gone(), stop_reason = FL_STOP_RECORDER_GONE;
-		if (!handles && nfds > watched && ((fds[watched].revents | fds[watched + 1].revents) & POLLIN)) {
-			/* the first fault or request after a quiet spell: start ticking */
+		if (!handles && n_fault_threads && nfds > watched && ((fds[watched].revents | fds[watched + 1].revents) & POLLIN)) {
+			/* the first fault or request after a quiet spell: start ticking. Not without fault
+			 * threads: the tick looks for their starvation, and each tick would take the CPU
+			 * from a program thread for nothing (under sigbus, once a millisecond) */
 			now = fl_now_ns();
 			last_active = now;
 			last_progress = fl_progress_count();
