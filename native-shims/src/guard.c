@@ -304,17 +304,26 @@ static void resolve(void)
 
 /*
  * The mode's run, between two steps of long work (two pages of a sampling ARM): resolve the
- * faults so far and wake their threads, which needs the lock released (lock.c). The work's own
- * state is consistent between steps; whatever changes meanwhile (an event read here, a
- * request) is looked up again for the next step.
+ * faults so far, serve the requests posted, and wake their threads, which needs the lock
+ * released (lock.c); and let a thread that waits for the lock have it (an in-thread engine's
+ * fault on the lock's path: a page armed first is accessed at once, and its thread would
+ * otherwise wait for the whole ARM). The work's own state is consistent between steps; whatever
+ * changes meanwhile (an event read here, a request) is looked up again for the next step.
  */
 static void between(void)
 {
-	if (!traps_queued())
-		return;
-	resolve();
-	fl_unlock();
-	fl_lock();
+	int woken = traps_queued();
+	if (woken)
+		resolve();
+	if (fl_req_pending()) {
+		serve_requests();
+		woken = 1;
+	}
+	if (woken) {
+		fl_unlock();
+		fl_lock();
+	}
+	fl_lock_yield();
 }
 
 static void stall_due(uint64_t now)

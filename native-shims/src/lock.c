@@ -82,12 +82,36 @@ static uintptr_t wake_pages[WAKE_MAX]; /* lock held: resolved, to wake at unlock
 static uint32_t wake_n;
 static uint64_t wake_reqs;             /* lock held: request slots to wake at unlock */
 static uint64_t progress;              /* faults handled and requests served */
+static uint32_t waiting;               /* threads in fl_lock that have not got the mutex yet */
 
 void fl_lock(void)
 {
+	__atomic_add_fetch(&waiting, 1, __ATOMIC_ACQ_REL);
 	pthread_mutex_lock(&agent_lock);
+	__atomic_sub_fetch(&waiting, 1, __ATOMIC_RELEASE);
 	exclude_shared();
 	fl_emit_slot_open();
+}
+
+/*
+ * The mutex is not fair: a holder that unlocks and locks again at once takes it back before the
+ * waiter it woke has run. So the holder waits, briefly, until the count of waiters falls (one of
+ * them has the mutex), and only then asks for it again.
+ */
+int fl_lock_yield(void)
+{
+	uint32_t w = __atomic_load_n(&waiting, __ATOMIC_ACQUIRE);
+	if (!w)
+		return 0;
+	fl_unlock();
+	for (int i = 0; i < 256 && __atomic_load_n(&waiting, __ATOMIC_ACQUIRE) >= w; i++) {
+		if (i < 128)
+			__builtin_ia32_pause();
+		else
+			fl_syscall(SYS_sched_yield); /* the waiter may be on this CPU */
+	}
+	fl_lock();
+	return 1;
 }
 
 void fl_unlock(void)
@@ -137,6 +161,7 @@ void fl_lock_reset_after_fork(void)
 {
 	pthread_mutex_init(&agent_lock, NULL);
 	writer = 0;
+	waiting = 0;
 	memset(shards, 0, sizeof(shards)); /* the parent's other threads' faults are not the child's */
 	fl_emit_slot_forked();
 	wake_n = 0;

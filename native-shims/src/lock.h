@@ -9,6 +9,9 @@
 
 void fl_lock(void);   /* exclusive: also waits until no shared fault is in flight */
 void fl_unlock(void); /* release, then wake what the holder resolved or served */
+/* lock held, between two steps of long work: if another thread waits for the lock, it has it
+ * first (released and taken again); 1 if it did */
+int fl_lock_yield(void);
 /*
  * A shared fault (fault.c): 1 if it may run now, beside other shared faults; 0 if the lock is
  * held or wanted (the fault then takes the lock's path). Each 1 is paired with fl_shared_exit(tid).
