@@ -20,6 +20,18 @@ class AgentLibraryTest
     @TempDir
     Path tmp;
 
+    /** CRC32C then CRC32 of "123456789": the check values of both (RFC 3720, ISO 3309). */
+    @Test
+    void aCopysNameIsItsTwoChecksums()
+    {
+        assertEquals("e3069283cbf43926", AgentLibrary.nameOf("123456789".getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+        assertEquals("0000000000000000", AgentLibrary.nameOf(new byte[0]));
+        final byte[] one = new byte[1 << 20];
+        final byte[] other = one.clone();
+        other[12345] = 1;
+        assertFalse(AgentLibrary.nameOf(one).equals(AgentLibrary.nameOf(other)));
+    }
+
     @Test
     void copiesNoRunningFaultlineUsesAreDeletedAndOneInUseStays() throws Exception
     {
