@@ -4,6 +4,7 @@
 # machines drift by 10 % between runs). No timing is asserted anywhere; figures for BENCHMARKS.md.
 #
 #   bench/monitor-ab.sh A B [runs=6] [programs="touch jvm demo"]
+#   ENGINE=sigbus bench/monitor-ab.sh ...   (monitor --engine ENGINE; the default engine otherwise)
 # A and B are jars (run by this checkout's launcher) or checkouts (each run by its own launcher and
 # jar, for a change to the launcher's JVM flags). Build each with mvn -q package -DskipTests
 # (tools/target/faultline.jar) in its own checkout.
@@ -27,7 +28,9 @@ scale=1
 bench_tmp
 workloads "${programs[@]}"
 
-echo "monitor-ab: runs=$runs, A=$jar_a, B=$jar_b, $(machine)"
+engine=()
+[[ -n ${ENGINE:-} ]] && engine=(--engine "$ENGINE")
+echo "monitor-ab: runs=$runs, A=$jar_a, B=$jar_b, engine ${ENGINE:-default}, $(machine)"
 for p in "${programs[@]}"; do
   cmd=$(command_of "$p")
   nat="" da="" db="" ca="" cb="" ra="" rb=""
@@ -36,7 +39,7 @@ for p in "${programs[@]}"; do
     for v in a b; do
       jar=$jar_a launcher=$launcher_a; [[ $v == b ]] && jar=$jar_b launcher=$launcher_b
       rm -rf "$out/rec"
-      FAULTLINE_JAR=$jar "$launcher" monitor -o "$out/rec" -- $cmd > /dev/null 2> "$out/err"
+      FAULTLINE_JAR=$jar "$launcher" monitor "${engine[@]}" -o "$out/rec" -- $cmd > /dev/null 2> "$out/err"
       d=$(sed -n 's/^duration_ns=//p' "$out/rec/header.properties" | awk '{printf "%.3f", $1 / 1e9}')
       c=$(sed -n 's/.*(\([0-9,]*\) of them access checks.*/\1/p' "$out/err" | tr -d ,)
       r=$(sed -n 's/.* (\([0-9]*\) us each on average.*/\1/p' "$out/err")
