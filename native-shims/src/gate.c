@@ -773,17 +773,24 @@ static int clone_like_thread(long nr, const long *a)
  * (its "populated" bit), only elsewhere. vec is held by this call under the in-thread engines,
  * and was just written by the kernel under uffd.
  */
-static void resident_as_natively(uintptr_t addr, size_t len, unsigned char *vec)
+static void resident_as_natively(uintptr_t addr, size_t len, unsigned char *vec, uint32_t tid)
 {
 	if (!fl_engine->held_away || !fl_tracing())
 		return;
 	uintptr_t start = FL_PAGE_DOWN(addr), end = FL_PAGE_UP(addr + len);
-	fl_lock();
+	/* a reader of the range table and the pages' bits, beside the faults resolved without the
+	 * lock (lock.c), else under it: the answer is as racy as the kernel's own */
+	int shared = fl_shared_enter(tid);
+	if (!shared)
+		fl_lock();
 	for (struct fl_overlap o = fl_overlaps(start, end); fl_overlap_next(&o);)
 		for (uintptr_t p = o.a; p < o.b; p += FL_PAGE)
 			if (!(vec[(p - start) / FL_PAGE] & 1) && fl_engine->held_away(o.r, p))
 				vec[(p - start) / FL_PAGE] |= 1;
-	fl_unlock();
+	if (shared)
+		fl_shared_exit(tid);
+	else
+		fl_unlock();
 }
 
 /*
@@ -890,7 +897,7 @@ static long gated_call(long nr, const long *a, ucontext_t *uc, struct fl_gate_th
 	if (!quick)
 		fl_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&handler_mask, 0, K_SIGSET_BYTES);
 	if (nr == SYS_mincore && r == 0)
-		resident_as_natively((uintptr_t)a[0], (size_t)a[1], (unsigned char *)a[2]);
+		resident_as_natively((uintptr_t)a[0], (size_t)a[1], (unsigned char *)a[2], (uint32_t)g->tid);
 	if (kev)
 		fl_kev_after(nr, a, r, &kc); /* before release: a pipe's descriptors are read from held pages */
 	if ((h && h->held) || kc.n) {
