@@ -361,21 +361,12 @@ public final class TraceTables
         @Override
         public void onEvent(final TraceEvent e)
         {
-            mappings.onEvent(e);
             if (e.type() == EventType.EVICT)
             {
-                final char tag = (char)e.b();
-                final RowBatches.Batch b = evictions.row();
-                final int r = b.size;
-                b.columns[0][r] = e.seq();
-                b.columns[1][r] = e.timeNs();
-                b.columns[2][r] = (long)e.pid() << 32 | (e.tid() & 0xFFFFFFFFL);
-                b.columns[3][r] = e.a();
-                b.columns[4][r] = (long)mappings.evictedId(e.pid(), e.a()) << 3 | (e.c() == 1 ? 4 : 0)
-                    | (tag == 'R' || tag == 'W' ? 2 : 0) | (tag == 'w' || tag == 'W' ? 1 : 0);
-                evictions.rowDone();
+                onEviction(e.seq(), e.timeNs(), e.pid(), e.tid(), e.a(), e.b(), e.c());
                 return;
             }
+            mappings.onEvent(e);
             try
             {
                 if (e.type() == EventType.STACK)
@@ -391,6 +382,22 @@ public final class TraceTables
             {
                 throw new Failed(ex);
             }
+        }
+
+        @Override
+        public void onEviction(final long seq, final long timeNs, final int pid, final int tid, final long address,
+            final long tagValue, final long deleted)
+        {
+            final char tag = (char)tagValue;
+            final RowBatches.Batch b = evictions.row();
+            final int r = b.size;
+            b.columns[0][r] = seq;
+            b.columns[1][r] = timeNs;
+            b.columns[2][r] = (long)pid << 32 | (tid & 0xFFFFFFFFL);
+            b.columns[3][r] = address;
+            b.columns[4][r] = (long)mappings.evictedId(pid, address) << 3 | (deleted == 1 ? 4 : 0)
+                | (tag == 'R' || tag == 'W' ? 2 : 0) | (tag == 'w' || tag == 'W' ? 1 : 0);
+            evictions.rowDone();
         }
 
         @Override
