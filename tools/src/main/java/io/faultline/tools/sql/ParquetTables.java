@@ -42,6 +42,7 @@ public final class ParquetTables
 {
     /** Rows a row group: near DuckDB's 122,880, so that readers split a file as finely. */
     static final int ROWS = 1 << 17;
+    private static final int FIRST_ROWS = 1 << 8;
     /** Row groups of one table between the reading and the file: filled, being encoded, written. */
     private static final int IN_FLIGHT = 4;
 
@@ -226,7 +227,9 @@ public final class ParquetTables
                 if (r == null && made < IN_FLIGHT)
                 {
                     made++;
-                    r = new Rows(columns, ROWS);
+                    // a table's first row groups start small and grow: most tables but refs and
+                    // evictions hold a few rows
+                    r = new Rows(columns, made == 1 ? FIRST_ROWS : ROWS);
                 }
                 while (r == null)
                 {
@@ -235,6 +238,10 @@ public final class ParquetTables
                 }
                 r.rows = 0;
                 filling = r;
+            }
+            else if (filling.rows == filling.capacity())
+            {
+                filling.grow(Math.min(ROWS, filling.capacity() * 8));
             }
             return filling;
         }

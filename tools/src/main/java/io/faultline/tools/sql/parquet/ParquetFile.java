@@ -74,12 +74,14 @@ public final class ParquetFile implements AutoCloseable
         public final String[][] strings;
         public final boolean[][] nulls;
         public int rows;
+        private int capacity;
 
         public Rows(final List<Column> columns, final int capacity)
         {
             longs = new long[columns.size()][];
             strings = new String[columns.size()][];
             nulls = new boolean[columns.size()][];
+            this.capacity = capacity;
             for (int c = 0; c < columns.size(); c++)
             {
                 if (columns.get(c).type() == Type.STRING && columns.get(c).dictionary() == null)
@@ -89,6 +91,27 @@ public final class ParquetFile implements AutoCloseable
                 else
                 {
                     longs[c] = new long[capacity];
+                }
+            }
+        }
+
+        /** Room for {@code capacity} rows, the rows so far kept. */
+        public void grow(final int capacity)
+        {
+            this.capacity = capacity;
+            for (int c = 0; c < longs.length; c++)
+            {
+                if (longs[c] != null)
+                {
+                    longs[c] = java.util.Arrays.copyOf(longs[c], capacity);
+                }
+                if (strings[c] != null)
+                {
+                    strings[c] = java.util.Arrays.copyOf(strings[c], capacity);
+                }
+                if (nulls[c] != null)
+                {
+                    nulls[c] = java.util.Arrays.copyOf(nulls[c], capacity);
                 }
             }
         }
@@ -105,14 +128,7 @@ public final class ParquetFile implements AutoCloseable
 
         public int capacity()
         {
-            for (int c = 0; c < longs.length; c++)
-            {
-                if (longs[c] != null)
-                {
-                    return longs[c].length;
-                }
-            }
-            return strings[0].length;
+            return capacity;
         }
     }
 
@@ -132,6 +148,8 @@ public final class ParquetFile implements AutoCloseable
     private long position;
     private final List<Encoded> groups = new ArrayList<>();
     private long rows;
+    /** The largest row group encoded so far, in bytes: where the next one's buffer starts. */
+    private volatile int sizeHint = 1 << 16;
 
     public ParquetFile(final Path file, final List<Column> columns) throws IOException
     {
@@ -186,12 +204,13 @@ public final class ParquetFile implements AutoCloseable
     public Encoded encode(final Rows rows)
     {
         final Scratch s = SCRATCH.get();
-        final Bytes group = new Bytes(1 << 16);
+        final Bytes group = new Bytes(sizeHint + sizeHint / 8);
         final Chunk[] chunks = new Chunk[columns.size()];
         for (int c = 0; c < columns.size(); c++)
         {
             chunks[c] = chunk(s, group, columns.get(c), rows, c);
         }
+        sizeHint = Math.max(sizeHint, group.size);
         return new Encoded(group, rows.rows, chunks);
     }
 
