@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.faultline.format.EventType;
 import io.faultline.format.TraceEvent;
 
 /**
@@ -308,11 +307,5 @@ final class TraceSummary
                 counted ? mappings[2][id] : 0L, counted ? mappings[3][id] : 0L, counted ? mappings[4][id] : 0L,
                 counted ? mappings[5][id] : 0L);
         }
-    }
-
-    /** Whether {@code e} is one this summary takes (every event but an eviction). */
-    static boolean takes(final TraceEvent e)
-    {
-        return e.type() != EventType.EVICT;
     }
 }
