@@ -56,6 +56,7 @@ for ((i = 1; i <= rounds; i++)); do
   timed "$root"
   t=$(sed -n 's/.* in \([0-9.]*\) s$/\1/p' <<<"$line")
   echo "$t" >> "$out/export.txt"; echo "$wall" >> "$out/wall.txt"; echo "$cpu" >> "$out/cpu.txt"
+  size=$(du -sh "$out/parquet" | cut -f1)
   report="round $i: export $t s ($(rate "$t") M refs/s; command $wall s, $(rate "$wall") M refs/s, CPU $cpu s)"
   if [[ -n $against ]]; then
     mine_wall=$wall mine_cpu=$cpu
@@ -80,4 +81,4 @@ if [[ -n $against ]]; then
   echo "median ${against%%=*}: command $(m awall) s ($(rate "$(m awall)") M refs/s), CPU $(m acpu) s:"\
     "wall $(ratio "$(m awall)" "$(m wall)") times, CPU $(ratio "$(m acpu)" "$(m cpu)") times this one's"
 fi
-du -sh "$out/parquet" | awk '{print "parquet files: " $1}'
+echo "parquet files: $size (this checkout's export)"

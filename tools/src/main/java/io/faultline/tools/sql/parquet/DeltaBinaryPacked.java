@@ -39,8 +39,7 @@ final class DeltaBinaryPacked
         {
             for (int i = 1; i < n; i++)
             {
-                d[i - 1] = (int)values[i] - (int)values[i - 1];
-                d[i - 1] = (int)d[i - 1];
+                d[i - 1] = (int)values[i] - (int)values[i - 1]; // an int difference: wraps in 32 bits
             }
         }
         else

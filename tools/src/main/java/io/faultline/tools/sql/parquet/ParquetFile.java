@@ -256,9 +256,9 @@ public final class ParquetFile implements AutoCloseable
         // definition levels (max level 1): 4-byte length, then the RLE/bit-packing hybrid of width 1
         final int lengthAt = page.size;
         page.int32(0);
-        if (nullCount == 0)
+        if (nullCount == 0 || nullCount == n)
         {
-            Hybrid.run(page, n, 1, 1);
+            Hybrid.run(page, n, nullCount == 0 ? 1 : 0, 1);
         }
         else
         {
@@ -272,7 +272,7 @@ public final class ParquetFile implements AutoCloseable
         page.int32At(lengthAt, page.size - lengthAt - 4);
         // the values, nulls left out
         final long[] longs;
-        if (rows.longs[c] != null && nullCount > 0)
+        if (rows.longs[c] != null && nullCount > 0 && values > 0)
         {
             longs = s.compact.length >= n ? s.compact : (s.compact = new long[n]);
             int k = 0;
@@ -326,18 +326,11 @@ public final class ParquetFile implements AutoCloseable
         }
         else if (column.type() == Type.BOOLEAN)
         {
-            boolean any0 = false;
-            boolean any1 = false;
-            for (int i = 0; i < values; i++)
-            {
-                any0 |= longs[i] == 0;
-                any1 |= longs[i] != 0;
-            }
-            packBooleans(page, longs, values);
+            final int seen = packBooleans(page, longs, values);
             if (values > 0)
             {
-                min = new byte[] {(byte)(any0 ? 0 : 1)};
-                max = new byte[] {(byte)(any1 ? 1 : 0)};
+                min = new byte[] {(byte)((seen & 1) != 0 ? 0 : 1)};
+                max = new byte[] {(byte)((seen & 2) != 0 ? 1 : 0)};
             }
         }
         else
@@ -382,32 +375,29 @@ public final class ParquetFile implements AutoCloseable
         return java.util.Arrays.copyOf(b.array, b.size);
     }
 
-    /** PLAIN booleans: a bit each, low bit first. */
-    private static void packBooleans(final Bytes page, final long[] values, final int n)
+    /**
+     * PLAIN booleans: a bit each, low bit first.
+     *
+     * @return bit 0 set if a false was among them, bit 1 if a true was
+     */
+    private static int packBooleans(final Bytes page, final long[] values, final int n)
     {
         page.ensure(n / 8 + 1);
         final byte[] a = page.array;
         int at = page.size;
-        int i = 0;
-        for (; i + 8 <= n; i += 8)
+        int ones = 0;
+        for (int i = 0; i < n; i += 8)
         {
             int b = 0;
-            for (int k = 0; k < 8; k++)
+            for (int k = 0; k < 8 && i + k < n; k++)
             {
                 b |= (values[i + k] != 0 ? 1 : 0) << k;
             }
             a[at++] = (byte)b;
-        }
-        if (i < n)
-        {
-            int b = 0;
-            for (int k = 0; i + k < n; k++)
-            {
-                b |= (values[i + k] != 0 ? 1 : 0) << k;
-            }
-            a[at++] = (byte)b;
+            ones += Integer.bitCount(b);
         }
         page.size = at;
+        return (ones < n ? 1 : 0) | (ones > 0 ? 2 : 0);
     }
 
     /**
