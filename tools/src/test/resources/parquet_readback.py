@@ -6,7 +6,8 @@ Writes OUT_DIR/refs.csv and OUT_DIR/evictions.csv, the rows of refs.parquet and
 evictions.parquet in file order as faultline dump --format csv prints them (read with pyarrow),
 and prints the counts that faultline info shows (computed by DuckDB): a line "references N
 reads R writes W", a line "evictions N dirty D", and a line "mapping NAME REFS READS WRITES
-PAGES" per mapping, most referenced first.
+PAGES" per mapping, most referenced first, then a line "schema TABLE NAME:TYPE ..." per table
+(pyarrow's types, in column order).
 """
 import os
 import sys
@@ -43,3 +44,6 @@ print("evictions %d dirty %d" % con.execute("SELECT count(*), count(*) FILTER (d
 for row in con.execute("SELECT name, refs, reads, writes, pages FROM '%s' WHERE refs > 0 ORDER BY refs DESC, name"
                        % path("mappings")).fetchall():
     print("mapping %s %d %d %d %d" % row)
+for table in ["refs", "evictions", "events", "threads", "processes", "mappings", "stacks", "moca", "header"]:
+    schema = pq.read_schema(os.path.join(src, table + ".parquet"))
+    print("schema %s %s" % (table, " ".join("%s:%s" % (f.name, f.type) for f in schema)))

@@ -21,8 +21,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * a 32-page EVMS, read back in Python as a researcher would (pyarrow for the rows, DuckDB for
  * the counts; .ci/run installs both): every reference and every eviction, in order and with
  * every value, is the line faultline dump --format csv prints for it, and the counts and each
- * mapping's references, faults and pages are info's. faultline sql's threads table gives
- * info's per-thread counts and names.
+ * mapping's references, faults and pages are info's; every table has docs/SQL.md's columns and
+ * types as pyarrow reads them. faultline sql's threads table gives info's per-thread counts and
+ * names.
  * <p>
  * The test fails, not skips, where python3 or its modules are missing: its message names the
  * install command.
@@ -77,7 +78,26 @@ class ParquetReadBackTest
             .forEach(f -> infoMappings.add("mapping " + f[0] + " " + number(f[1]) + " " + number(f[2]) + " "
                 + number(f[3]) + " " + number(f[4])));
         assertTrue(infoMappings.size() >= 3, info.out());
-        assertEquals(infoMappings, new TreeSet<>(lines.subList(2, lines.size())), python + "\n" + info.out());
+        final List<String> mappingLines = lines.stream().filter(l -> l.startsWith("mapping ")).toList();
+        assertEquals(infoMappings, new TreeSet<>(mappingLines), python + "\n" + info.out());
+        // every table's columns and types as pyarrow reads them: docs/SQL.md's
+        assertEquals(List.of(
+            "schema refs seq:int64 time_ns:int64 pid:int32 tid:int32 address:int64 page:int64 write:bool kernel:bool "
+                + "stack_id:int32 mapping_id:int32",
+            "schema evictions seq:int64 time_ns:int64 pid:int32 tid:int32 address:int64 page:int64 tag:string dirty:bool "
+                + "referenced:bool deleted:bool mapping_id:int32",
+            "schema events seq:int64 time_ns:int64 pid:int32 tid:int32 type:string code:int32 kernel:bool a:int64 b:int64 "
+                + "c:int64 d:int64 text:string",
+            "schema threads pid:int32 tid:int32 name:string start_ns:int64 exit_ns:int64 creator_tid:int32 refs:int64 "
+                + "writes:int64 pages:int64 first_ns:int64 last_ns:int64",
+            "schema processes pid:int32 ppid:int32 executable:string start_ns:int64 exit_ns:int64 exit_status:int32 "
+                + "threads:int64 refs:int64 writes:int64 pages:int64",
+            "schema mappings mapping_id:int32 name:string refs:int64 reads:int64 writes:int64 pages:int64 evictions:int64 "
+                + "dirty_evictions:int64",
+            "schema stacks pid:int32 stack_id:int32 depth:int32 frames:string",
+            "schema moca pid:int32 tid:int32 chunk_id:int64 interval:int64 close_seq:int64 close_ns:int64 seq:int64 "
+                + "time_ns:int64 address:int64 page:int64 write:bool reads:int64 writes:int64",
+            "schema header key:string value:string"), lines.stream().filter(l -> l.startsWith("schema ")).toList(), python);
 
         // sql's threads: info's per-thread references and names (worker-0 to worker-3 among them)
         final Faultline.Result threads = Faultline.run("sql", "--csv", trace.toString(),

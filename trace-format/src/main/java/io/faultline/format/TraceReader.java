@@ -450,6 +450,7 @@ public final class TraceReader implements AutoCloseable
             {
                 final ProcessStream only = s.streams.values().iterator().next();
                 only.open(s, files, events);
+                only.decodeAhead();
                 while (only.nextBatch())
                 {
                     if (runs != null)
@@ -1160,7 +1161,12 @@ public final class TraceReader implements AutoCloseable
         private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
         private long ordinal = -1;
         private Survey survey;
-        final ItemBatch batch = new ItemBatch();
+        /** The batch being delivered: this stream's own, or one {@link #ahead} decoded. */
+        ItemBatch batch = new ItemBatch();
+        /** Where the blocks are decoded ahead of their delivery (one process alone), else null. */
+        private DecodeAhead ahead;
+        /** {@link #batch} is one {@link #ahead} decoded, to go back to it when done. */
+        private boolean fromAhead;
         private int position;
         private boolean started;
         /** The survey's view of the last excerpt: its last item's seq and rank. */
@@ -1277,8 +1283,22 @@ public final class TraceReader implements AutoCloseable
             return files != null ? nextBlock() : nextExcerpt();
         }
 
+        /** Reads the stream's blocks through {@link DecodeAhead} from now on, if it has threads. */
+        void decodeAhead()
+        {
+            final int threads = DecodeAhead.threads();
+            if (files != null && threads > 0 && blocks.size() > 1)
+            {
+                ahead = new DecodeAhead(blocks, survey.files, referencesOnly, threads);
+            }
+        }
+
         private boolean nextBlock() throws IOException
         {
+            if (ahead != null)
+            {
+                return nextDecoded();
+            }
             while (nextBlock < blocks.size())
             {
                 final BlockRef b = blocks.get(nextBlock++);
@@ -1301,6 +1321,40 @@ public final class TraceReader implements AutoCloseable
                 }
             }
             return false;
+        }
+
+        /** {@link #nextBlock} from what {@link #ahead} decoded: each outcome met in its turn, as if decoded here. */
+        private boolean nextDecoded() throws IOException
+        {
+            ItemBatch done = fromAhead ? batch : null;
+            while (true)
+            {
+                final DecodeAhead.Decoded d = ahead.take(done);
+                done = null;
+                if (d == null)
+                {
+                    batch.size = 0;
+                    return false;
+                }
+                final BlockRef b = d.block;
+                if (d.changed != null)
+                {
+                    throw new TraceFormatException("trace " + shown + " changed while it was read: "
+                        + shownFile(survey.files.get(b.file)) + " at byte " + b.start + ": " + d.changed);
+                }
+                if (d.undecodable != null)
+                {
+                    survey.decodeFailed(b, d.undecodable);
+                    continue;
+                }
+                batch = d.batch;
+                fromAhead = true;
+                if (batch.size > 0)
+                {
+                    return true;
+                }
+                done = batch;
+            }
         }
 
         private boolean nextExcerpt() throws IOException
@@ -1458,6 +1512,10 @@ public final class TraceReader implements AutoCloseable
             {
                 visitor.onMocaChunk(MocaChunk.read(new UnsafeBuffer(b.moca[i]), KIND, origin));
             }
+            else if (b.flags[i] == EVICT && b.d[i] == 0 && b.text[i] == null)
+            {
+                visitor.onEviction(b.seq[i], b.time[i] - origin, b.pid, b.tid[i], b.address[i], b.b[i], b.c[i]);
+            }
             else
             {
                 final int code = b.flags[i];
@@ -1468,6 +1526,11 @@ public final class TraceReader implements AutoCloseable
 
         void close()
         {
+            if (ahead != null)
+            {
+                ahead.close();
+                ahead = null;
+            }
             if (scanner != null)
             {
                 scanner.close();
@@ -1475,6 +1538,8 @@ public final class TraceReader implements AutoCloseable
             }
         }
     }
+
+    private static final int EVICT = EventType.EVICT.code();
 
     /** A sound chunk excerpt in Moca's layout. */
     private static boolean isMoca(final DirectBuffer e)

@@ -20,8 +20,9 @@ import org.duckdb.DuckDBFunctions;
 
 
 /**
- * A trace's tables in a DuckDB schema, the one definition of what {@code faultline sql} queries
- * and {@code export --to parquet} writes (docs/SQL.md documents every column). The reader
+ * A trace's tables in a DuckDB schema, what {@code faultline sql} queries (docs/SQL.md documents
+ * every column; {@code export --to parquet} writes the same tables itself, {@link ParquetTables},
+ * and ParquetAgreementTest holds the two equal). The reader
  * delivers references and events in trace order with times from the program's start
  * ({@link TraceReader}); references and evictions go to DuckDB a column-major batch at a time
  * ({@link RowBatches}), the other events, call stacks and Moca pages through its appender, and
@@ -107,18 +108,6 @@ public final class TraceTables
     public static ReadSummary load(final DuckDBConnection connection, final String schema, final TraceReader reader,
         final AtomicLong done) throws SQLException
     {
-        return load(connection, schema, reader, done, null);
-    }
-
-    /**
-     * As {@link #load(DuckDBConnection, String, TraceReader, AtomicLong)}; with {@code parquet}
-     * (export --to parquet), refs and evictions go straight into {@code parquet/refs.parquet} and
-     * {@code parquet/evictions.parquet} while the trace is read (written, not held: the files'
-     * writing overlaps the reading), and {@code refs} and {@code evictions} are views of those files.
-     */
-    public static ReadSummary load(final DuckDBConnection connection, final String schema, final TraceReader reader,
-        final AtomicLong done, final java.nio.file.Path parquet) throws SQLException
-    {
         try (Statement statement = connection.createStatement())
         {
             statement.execute("CREATE SCHEMA " + schema);
@@ -160,10 +149,10 @@ public final class TraceTables
         final Thread evicting = new Thread(() -> {
             try (DuckDBConnection side = connection.duplicate(); Statement statement = side.createStatement())
             {
-                statement.execute(into(schema, "evictions", parquet, "SELECT seq, time_ns, " + IDS + ", address, "
+                statement.execute("CREATE TABLE " + schema + ".evictions AS SELECT seq, time_ns, " + IDS + ", address, "
                     + "address >> " + pageShift + " AS page, ['r', 'w', 'R', 'W'][(meta & 3) + 1] AS tag, "
                     + "(meta & 1) <> 0 AS dirty, (meta & 2) <> 0 AS referenced, (meta & 4) <> 0 AS deleted, "
-                    + "CAST(meta >> 3 AS INTEGER) AS mapping_id FROM " + evictionsFunction + "()"));
+                    + "CAST(meta >> 3 AS INTEGER) AS mapping_id FROM " + evictionsFunction + "()");
             }
             catch (final SQLException ex)
             {
@@ -178,10 +167,10 @@ public final class TraceTables
         SQLException failure = null;
         try (Statement statement = connection.createStatement())
         {
-            statement.execute(into(schema, "refs", parquet, "SELECT seq, time_ns, " + IDS + ", address, address >> "
+            statement.execute("CREATE TABLE " + schema + ".refs AS SELECT seq, time_ns, " + IDS + ", address, address >> "
                 + pageShift + " AS page, (meta & 1) <> 0 AS write, (meta & 2) <> 0 AS kernel, "
                 + "CAST(nullif(meta >> 32, 0) AS INTEGER) AS stack_id, CAST((meta >> 2) & 1073741823 AS INTEGER) AS mapping_id "
-                + "FROM " + refsFunction + "()"));
+                + "FROM " + refsFunction + "()");
         }
         catch (final SQLException ex)
         {
@@ -212,17 +201,6 @@ public final class TraceTables
             throw evictionsFailure[0];
         }
         final ReadSummary summary = (ReadSummary)outcome[0];
-        if (parquet != null)
-        {
-            try (Statement statement = connection.createStatement())
-            {
-                for (final String table : List.of("refs", "evictions"))
-                {
-                    statement.execute("CREATE VIEW " + schema + "." + table + " AS SELECT * FROM read_parquet("
-                        + TraceDatabase.literal(file(parquet, table)) + ")");
-                }
-            }
-        }
         try (DuckDBAppender names = connection.createAppender(schema, "mapping_names");
             DuckDBAppender header = connection.createAppender(schema, "header"))
         {
@@ -244,20 +222,6 @@ public final class TraceTables
             }
         }
         return summary;
-    }
-
-    /** The statement that puts a query's rows into {@code schema.table}, or into its Parquet file. */
-    private static String into(final String schema, final String table, final java.nio.file.Path parquet,
-        final String query)
-    {
-        return parquet == null ? "CREATE TABLE " + schema + "." + table + " AS " + query
-            : "COPY (" + query + ") TO " + TraceDatabase.literal(file(parquet, table)) + " " + TraceDatabase.PARQUET;
-    }
-
-    /** Where {@code table}'s Parquet file goes in {@code dir}. */
-    public static String file(final java.nio.file.Path dir, final String table)
-    {
-        return dir.resolve(table + ".parquet").toString();
     }
 
     private static void join(final Thread thread)
@@ -361,21 +325,12 @@ public final class TraceTables
         @Override
         public void onEvent(final TraceEvent e)
         {
-            mappings.onEvent(e);
             if (e.type() == EventType.EVICT)
             {
-                final char tag = (char)e.b();
-                final RowBatches.Batch b = evictions.row();
-                final int r = b.size;
-                b.columns[0][r] = e.seq();
-                b.columns[1][r] = e.timeNs();
-                b.columns[2][r] = (long)e.pid() << 32 | (e.tid() & 0xFFFFFFFFL);
-                b.columns[3][r] = e.a();
-                b.columns[4][r] = (long)mappings.evictedId(e.pid(), e.a()) << 3 | (e.c() == 1 ? 4 : 0)
-                    | (tag == 'R' || tag == 'W' ? 2 : 0) | (tag == 'w' || tag == 'W' ? 1 : 0);
-                evictions.rowDone();
+                onEviction(e.seq(), e.timeNs(), e.pid(), e.tid(), e.a(), e.b(), e.c());
                 return;
             }
+            mappings.onEvent(e);
             try
             {
                 if (e.type() == EventType.STACK)
@@ -391,6 +346,22 @@ public final class TraceTables
             {
                 throw new Failed(ex);
             }
+        }
+
+        @Override
+        public void onEviction(final long seq, final long timeNs, final int pid, final int tid, final long address,
+            final long tagValue, final long deleted)
+        {
+            final char tag = (char)tagValue;
+            final RowBatches.Batch b = evictions.row();
+            final int r = b.size;
+            b.columns[0][r] = seq;
+            b.columns[1][r] = timeNs;
+            b.columns[2][r] = (long)pid << 32 | (tid & 0xFFFFFFFFL);
+            b.columns[3][r] = address;
+            b.columns[4][r] = (long)mappings.evictedId(pid, address) << 3 | (deleted == 1 ? 4 : 0)
+                | (tag == 'R' || tag == 'W' ? 2 : 0) | (tag == 'w' || tag == 'W' ? 1 : 0);
+            evictions.rowDone();
         }
 
         @Override
