@@ -32,19 +32,15 @@ final class ShmGuard implements AutoCloseable
         + " while [ -e \"$1\" ] && grep -qsF -- \"$1\" /proc/[0-9]*/maps; do sleep 1; done;"
         + " rm -f -- \"$1\") </dev/null >/dev/null 2>&1 & echo $!";
 
-    /** The shell that started the guard: it printed the guard's pid and exited. */
-    private final Process shell;
+    private final ProcessHandle guard;
 
-    private ShmGuard(final Process shell)
+    private ShmGuard(final ProcessHandle guard)
     {
-        this.shell = shell;
+        this.guard = guard;
     }
 
     /**
-     * Starts the guard of {@code file}, which need not exist yet. Returns once the shell runs: from
-     * then on the guard comes whatever becomes of the recorder. The shell's answer, the guard's pid,
-     * is read only by {@link #close}: waiting for it here kept every recording's start waiting for a
-     * shell to run and exit (2 to 6 ms here, measured in a JVM past its first process).
+     * Starts the guard of {@code file}, which need not exist yet.
      *
      * @return the guard, or null if none could be started (the next recording's sweep of files
      *         whose recorder is dead then remains)
@@ -58,10 +54,22 @@ final class ShmGuard implements AutoCloseable
                 .redirectError(ProcessBuilder.Redirect.DISCARD)
                 .start();
             shell.getOutputStream().close();
-            return new ShmGuard(shell);
+            final String pid;
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(shell.getInputStream(),
+                StandardCharsets.US_ASCII)))
+            {
+                pid = out.readLine();
+            }
+            shell.waitFor();
+            return pid == null ? null : ProcessHandle.of(Long.parseLong(pid.trim())).map(ShmGuard::new).orElse(null);
         }
-        catch (final IOException ex)
+        catch (final IOException | NumberFormatException ex)
         {
+            return null;
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
             return null;
         }
     }
@@ -70,20 +78,6 @@ final class ShmGuard implements AutoCloseable
     @Override
     public void close()
     {
-        final String pid;
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(shell.getInputStream(),
-            StandardCharsets.US_ASCII)))
-        {
-            pid = out.readLine();
-        }
-        catch (final IOException ex)
-        {
-            return; // no pid: the guard ends by itself once the recorder is gone and the file removed
-        }
-        if (pid != null && pid.trim().matches("\\d+"))
-        {
-            // SIGKILL: it ignores SIGTERM
-            ProcessHandle.of(Long.parseLong(pid.trim())).ifPresent(ProcessHandle::destroyForcibly);
-        }
+        guard.destroyForcibly(); // SIGKILL: it ignores SIGTERM
     }
 }
