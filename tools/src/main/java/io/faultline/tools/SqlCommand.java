@@ -133,7 +133,14 @@ final class SqlCommand extends ConsoleCommand
             {
                 for (int i = 0; i < readers.size(); i++)
                 {
-                    load(db, TraceDatabase.schema(i + 1), traces.get(i), readers.get(i));
+                    try
+                    {
+                        load(db, TraceDatabase.schema(i + 1), traces.get(i), readers.get(i));
+                    }
+                    catch (final SQLException ex)
+                    {
+                        throw loadFailed(traces.get(i), ex);
+                    }
                 }
                 db.useFirst();
                 return query != null ? runOne(db, query) : runScript(db);
@@ -151,6 +158,28 @@ final class SqlCommand extends ConsoleCommand
         {
             readers.forEach(TraceReader::close);
         }
+    }
+
+    /**
+     * The engine failed while it loaded a trace: no query's fault, so not the usage status. Its
+     * message starts with DuckDB's error type: memory is a limit (ExitStatus.LIMIT), a file it
+     * could not write (its spill to disk) is access, anything else a bug of ours or the engine's.
+     */
+    static CliException loadFailed(final String trace, final SQLException ex)
+    {
+        final String message = TraceDatabase.message(ex);
+        if (message.startsWith("Out of Memory"))
+        {
+            return new CliException("cannot load " + trace + ": the SQL engine ran out of memory (" + message
+                + "); free memory, or query fewer traces at once", ExitStatus.LIMIT);
+        }
+        if (message.startsWith("IO Error"))
+        {
+            return new CliException("cannot load " + trace + ": the SQL engine could not write its files (" + message
+                + "); check the space and permissions of the temporary directory", ExitStatus.ACCESS);
+        }
+        return new CliException("internal error (the SQL engine failed to load " + trace + ": " + message
+            + "); this is a bug in faultline or its SQL engine", ExitStatus.INTERNAL);
     }
 
     /** The last operand is the query: not a file or directory, and more than one word (a trace's name is one). */

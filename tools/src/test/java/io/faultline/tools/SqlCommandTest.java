@@ -148,6 +148,30 @@ class SqlCommandTest
             table.toString());
     }
 
+    /**
+     * The engine failing while it loads a trace is no query's fault, so not exit 2: out of memory is
+     * a limit (5), its files it cannot write are access (3), anything else a bug (70). DuckDB's
+     * messages start with the error's type, as these do (its own wording of each).
+     */
+    @Test
+    void anEngineErrorWhileLoadingSaysWhatKind()
+    {
+        final CliException memory = SqlCommand.loadFailed("/tmp/t", new java.sql.SQLException(
+            "Out of Memory Error: failed to allocate data of size 16.0 MiB (1.4 GiB/1.5 GiB used)"));
+        assertEquals(5, memory.exitCode());
+        assertTrue(memory.getMessage().startsWith("cannot load /tmp/t: the SQL engine ran out of memory (Out of Memory"),
+            memory.getMessage());
+        final CliException files = SqlCommand.loadFailed("/tmp/t", new java.sql.SQLException(
+            "IO Error: Could not write file \"/tmp/duckdb.tmp/duckdb_temp_storage-0.tmp\": No space left on device"));
+        assertEquals(3, files.exitCode());
+        assertTrue(files.getMessage().contains("temporary directory"), files.getMessage());
+        final CliException other = SqlCommand.loadFailed("/tmp/t", new java.sql.SQLException(
+            "INTERNAL Error: Attempted to access index 3 within vector of size 3\n\nStack Trace:\n#0 ..."));
+        assertEquals(70, other.exitCode());
+        assertEquals("internal error (the SQL engine failed to load /tmp/t: INTERNAL Error: Attempted to access index 3"
+            + " within vector of size 3); this is a bug in faultline or its SQL engine", other.getMessage());
+    }
+
     @Test
     void aBadTraceGivesTheReadersError() throws Exception
     {
