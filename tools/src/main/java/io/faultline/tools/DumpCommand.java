@@ -187,7 +187,7 @@ final class DumpCommand implements Callable<Integer>
                     line.setLength(0);
                     line.append("-- ").append(e.seq()).append(' ').append(e.timeNs()).append(' ').append(e.pid())
                         .append(' ').append(e.tid()).append(' ')
-                        .append(e.type() == null ? "event-" + e.code() : e.type().label());
+                        .append(e.label());
                     if (KernelEvents.is(e))
                     {
                         KernelEvents.describe(line, e);

@@ -9,4 +9,9 @@ package io.faultline.format;
 public record TraceEvent(int code, EventType type, int pid, int tid, long seq, long timeNs,
     long a, long b, long c, long d, String text)
 {
+    /** Its type's label ({@link EventType#label}), or {@code event-CODE} for a type this version does not know. */
+    public String label()
+    {
+        return type == null ? "event-" + code : type.label();
+    }
 }
