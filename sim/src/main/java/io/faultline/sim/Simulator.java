@@ -9,6 +9,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
+import io.faultline.format.Tasks;
+
 /**
  * Replays a key sequence through policies. Each (policy, capacity) pair is independent, so a
  * sweep runs them in parallel: each task owns its policy instance and only reads the shared
@@ -147,16 +149,7 @@ public final class Simulator
         }
         catch (final ExecutionException ex)
         {
-            final Throwable cause = ex.getCause();
-            if (cause instanceof RuntimeException)
-            {
-                throw (RuntimeException)cause;
-            }
-            if (cause instanceof Error)
-            {
-                throw (Error)cause;
-            }
-            throw new IllegalStateException(cause);
+            throw Tasks.unchecked(ex);
         }
         finally
         {

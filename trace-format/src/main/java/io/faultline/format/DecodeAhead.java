@@ -117,15 +117,7 @@ final class DecodeAhead implements AutoCloseable
             {
                 throw io;
             }
-            if (ex.getCause() instanceof RuntimeException r)
-            {
-                throw r;
-            }
-            if (ex.getCause() instanceof Error e)
-            {
-                throw e;
-            }
-            throw new IllegalStateException(ex.getCause());
+            throw Tasks.unchecked(ex);
         }
         catch (final InterruptedException ex)
         {

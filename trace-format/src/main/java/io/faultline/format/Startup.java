@@ -111,25 +111,9 @@ public final class Startup
         {
             thread = warming;
         }
-        if (thread == null)
+        if (thread != null)
         {
-            return;
-        }
-        boolean interrupted = false;
-        while (thread.isAlive())
-        {
-            try
-            {
-                thread.join();
-            }
-            catch (final InterruptedException ex)
-            {
-                interrupted = true;
-            }
-        }
-        if (interrupted)
-        {
-            Thread.currentThread().interrupt();
+            Tasks.join(thread);
         }
     }
 

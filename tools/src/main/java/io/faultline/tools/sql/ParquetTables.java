@@ -20,6 +20,7 @@ import io.faultline.format.EventType;
 import io.faultline.format.KernelEvents;
 import io.faultline.format.MocaChunk;
 import io.faultline.format.ReadSummary;
+import io.faultline.format.Tasks;
 import io.faultline.format.TraceEvent;
 import io.faultline.format.TraceReader;
 import io.faultline.format.TraceVisitor;
@@ -328,15 +329,7 @@ public final class ParquetTables
             }
             catch (final ExecutionException ex)
             {
-                if (ex.getCause() instanceof RuntimeException r)
-                {
-                    throw r;
-                }
-                if (ex.getCause() instanceof Error e)
-                {
-                    throw e;
-                }
-                throw new IllegalStateException(ex.getCause());
+                throw Tasks.unchecked(ex);
             }
             catch (final InterruptedException ex)
             {
@@ -475,7 +468,7 @@ public final class ParquetTables
             {
                 stacks.row(e.pid(), (int)e.a(), (int)e.b(), e.text());
             }
-            events.row(e.seq(), e.timeNs(), e.pid(), e.tid(), e.type() == null ? "event-" + e.code() : e.type().label(),
+            events.row(e.seq(), e.timeNs(), e.pid(), e.tid(), e.label(),
                 e.code(), KernelEvents.is(e), e.a(), e.b(), e.c(), e.d(), e.text());
         }
 

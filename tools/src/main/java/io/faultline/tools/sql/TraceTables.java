@@ -11,6 +11,7 @@ import io.faultline.format.EventType;
 import io.faultline.format.KernelEvents;
 import io.faultline.format.MocaChunk;
 import io.faultline.format.ReadSummary;
+import io.faultline.format.Tasks;
 import io.faultline.format.TraceEvent;
 import io.faultline.format.TraceReader;
 import io.faultline.format.TraceVisitor;
@@ -178,8 +179,8 @@ public final class TraceTables
             refs.abandon();
             evictions.abandon();
         }
-        join(reading);
-        join(evicting);
+        Tasks.join(reading);
+        Tasks.join(evicting);
         if (outcome[0] instanceof RuntimeException ex && !(ex instanceof RowBatches.Abandoned))
         {
             throw ex; // the reader's own error comes first: the engine's is its consequence
@@ -222,26 +223,6 @@ public final class TraceTables
             }
         }
         return summary;
-    }
-
-    private static void join(final Thread thread)
-    {
-        boolean interrupted = false;
-        while (thread.isAlive())
-        {
-            try
-            {
-                thread.join();
-            }
-            catch (final InterruptedException ex)
-            {
-                interrupted = true;
-            }
-        }
-        if (interrupted)
-        {
-            Thread.currentThread().interrupt();
-        }
     }
 
     /** An engine error inside the reader's callbacks, carried out of them. */
@@ -338,7 +319,7 @@ public final class TraceTables
                     stacks.beginRow().append(e.pid()).append((int)e.a()).append((int)e.b()).append(e.text()).endRow();
                 }
                 events.beginRow().append(e.seq()).append(e.timeNs()).append(e.pid()).append(e.tid())
-                    .append(e.type() == null ? "event-" + e.code() : e.type().label()).append(e.code())
+                    .append(e.label()).append(e.code())
                     .append(KernelEvents.is(e)).append(e.a()).append(e.b()).append(e.c()).append(e.d()).append(e.text())
                     .endRow();
             }
