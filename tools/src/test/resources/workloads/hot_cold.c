@@ -6,7 +6,9 @@
  * area's pages must still be equal to each other (a page lost or stale would differ), and a
  * checksum of cold.
  *
- * usage: hot_cold [phase_ms]   (default 1500: the switch after one phase, the end after two)
+ * usage: hot_cold [phase_ms [delay_ms]]   (phase default 1500: the switch after one phase, the
+ * end after two; delay default 0: how long to wait before mapping the areas, so that a monitor
+ * has built its initial regions before they exist)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -44,6 +46,10 @@ static void sweep(unsigned char *p, unsigned v)
 int main(int argc, char **argv)
 {
 	uint64_t phase = (argc > 1 ? strtoull(argv[1], NULL, 10) : 1500) * 1000000ULL;
+	uint64_t delay = argc > 2 ? strtoull(argv[2], NULL, 10) : 0;
+	struct timespec pause = { .tv_sec = (time_t)(delay / 1000), .tv_nsec = (long)(delay % 1000) * 1000000L };
+	if (delay)
+		nanosleep(&pause, NULL);
 	unsigned char *hot = area(), *cold = area(), *turn = area();
 	printf("hot %p %p\ncold %p %p\nturn %p %p\n", (void *)hot, (void *)(hot + AREA), (void *)cold,
 	       (void *)(cold + AREA), (void *)turn, (void *)(turn + AREA));

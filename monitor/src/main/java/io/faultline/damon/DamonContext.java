@@ -207,8 +207,9 @@ public final class DamonContext
      * nr_accesses) and calls {@link Callbacks#afterAggregation}; then applies the schemes that are
      * due ({@link Damos#applySchemes}); at the end of an aggregation tunes the intervals if the
      * goal's aggregations have passed ({@link IntervalsTuning}), calls {@link Callbacks#aggregated},
-     * resets the counters and splits regions; every operations-update interval updates the
-     * address spaces and the region size limit.
+     * resets the counters and splits regions; every operations-update interval, or as soon as
+     * the operations set reports memory no region covers ({@link Operations#uncoveredMemory}),
+     * updates the address spaces and the region size limit.
      */
     public void run() throws Exception
     {
@@ -270,9 +271,13 @@ public final class DamonContext
                     AdaptiveRegions.splitRegions(this);
                     ops.resetAggregated(this);
                 }
-                if (passedSampleIntervals >= nextOpsUpdate)
+                final boolean opsUpdateDue = passedSampleIntervals >= nextOpsUpdate;
+                if (opsUpdateDue || ops.uncoveredMemory(this))
                 {
-                    nextOpsUpdateSis = nextOpsUpdate + attrs.samplesPerOpsUpdate();
+                    if (opsUpdateDue)
+                    {
+                        nextOpsUpdateSis = nextOpsUpdate + attrs.samplesPerOpsUpdate();
+                    }
                     ops.update(this);
                     szLimit = AdaptiveRegions.regionSizeLimit(this);
                 }

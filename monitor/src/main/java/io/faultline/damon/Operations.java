@@ -33,6 +33,20 @@ public interface Operations
     {
     }
 
+    /**
+     * Whether a target has memory that no region covers and that appeared since the last
+     * {@link #init} or {@link #update}: the core then updates at once instead of at the next
+     * operations-update interval. The kernel has no such call (kdamond_fn updates on the interval
+     * only), and the default keeps its behaviour. A live set that learns of new mappings as they
+     * are made uses it because the monitor starts together with the program: the kernel's vaddr
+     * is attached to a running process, whereas a launched program maps most of its memory just
+     * after the initial regions are built, and would go unmonitored until the first update.
+     */
+    default boolean uncoveredMemory(final DamonContext ctx) throws Exception
+    {
+        return false;
+    }
+
     /** Picks each region's sampling address (with {@link DamonContext#random}) and clears its accessed state. */
     default void prepareAccessChecks(final DamonContext ctx) throws Exception
     {

@@ -114,6 +114,13 @@ final class AgentLink implements AutoCloseable
         return ranges == null ? List.of() : ranges.list();
     }
 
+    /** How many times pid's traced memory grew (starts again at 0 for the image after an exec). */
+    long growth(final int pid)
+    {
+        final RangeSet ranges = traced.get(pid);
+        return ranges == null ? 0 : ranges.additions();
+    }
+
     /** Whether pid's agent is tracing: its slot active and the process alive. */
     boolean alive(final int pid)
     {

@@ -14,6 +14,7 @@ import io.faultline.damon.AddressRange;
 final class RangeSet
 {
     private final TreeMap<Long, Long> ranges = new TreeMap<>(Long::compareUnsigned);
+    private long additions;
 
     void add(final long start, final long end)
     {
@@ -21,6 +22,7 @@ final class RangeSet
         {
             return;
         }
+        additions++;
         long s = start;
         long e = end;
         final Map.Entry<Long, Long> before = ranges.floorEntry(s);
@@ -76,6 +78,12 @@ final class RangeSet
         {
             add(r.start() - from + to, r.end() - from + to);
         }
+    }
+
+    /** How many times memory was added (moves included): a change count, for noticing growth cheaply. */
+    long additions()
+    {
+        return additions;
     }
 
     boolean contains(final long address)
