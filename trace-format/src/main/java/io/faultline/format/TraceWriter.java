@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayDeque;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -114,6 +115,16 @@ public final class TraceWriter implements AutoCloseable
     public static final long FLUSH_NS = 100_000_000L;
 
     private final Path dir;
+    /** The identity (device and inode) of the directory {@link #create} made or found, or null where there is none. */
+    private final Object dirKey;
+    /**
+     * The directory held open while the writer is: a removed directory's inode is not freed, and so
+     * not given to a directory made again at its path, while a descriptor holds it (ext4 gives a new
+     * directory the inode just freed). Null where it cannot be opened.
+     */
+    private final FileChannel dirPin;
+    /** {@link #directoryReplaced}'s answer as the end of writing found it, before the pin let the directory go. */
+    private Boolean replacedAtClose;
     private final QueueShape shape;
     private ChronicleQueue queue;
     private ExcerptAppender appender;
@@ -146,6 +157,8 @@ public final class TraceWriter implements AutoCloseable
         final boolean blocks)
     {
         this.dir = dir;
+        this.dirPin = pin(dir);
+        this.dirKey = fileKey(dir);
         this.shape = shape;
         this.queue = queue;
         this.appender = queue.createAppender();
@@ -284,6 +297,84 @@ public final class TraceWriter implements AutoCloseable
             // the header was just written, so this is a file system without locks: as above
         }
         return null;
+    }
+
+    private static FileChannel pin(final Path dir)
+    {
+        try
+        {
+            return FileChannel.open(dir, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+        }
+        catch (final IOException | UnsupportedOperationException ex)
+        {
+            return null;
+        }
+    }
+
+    private static Object fileKey(final Path dir)
+    {
+        try
+        {
+            return Files.readAttributes(dir, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+        }
+        catch (final IOException ex)
+        {
+            return null;
+        }
+    }
+
+    /**
+     * Whether the trace's directory is no longer the one this writer began in: removed, or
+     * removed and made again. Chronicle makes a queue's directory, parents included, when it
+     * creates a file there, so a trace directory removed before the queue's first file (or a
+     * reopening) comes back with only the writes made since; the path alone cannot tell.
+     */
+    public synchronized boolean directoryReplaced()
+    {
+        if (replacedAtClose != null)
+        {
+            return replacedAtClose;
+        }
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS))
+        {
+            return true;
+        }
+        final Object now = fileKey(dir);
+        return dirPin != null && dirKey != null && now != null && !dirKey.equals(now);
+    }
+
+    /**
+     * After {@link #directoryReplaced} and {@link #close}: removes what this writer's queue made
+     * at the trace's path since (the queue's files and directory, and the trace directory if that
+     * leaves it empty), so that a directory the user removed stays removed. Anything else found
+     * there is left alone. Best effort: what cannot be removed stays.
+     */
+    public void removeRemade()
+    {
+        final Path queueDir = dir.resolve(TraceLayout.QUEUE_DIR);
+        try
+        {
+            if (Files.isDirectory(queueDir, LinkOption.NOFOLLOW_LINKS))
+            {
+                try (Stream<Path> files = Files.list(queueDir))
+                {
+                    for (final Path file : (Iterable<Path>)files::iterator)
+                    {
+                        final String name = file.getFileName().toString();
+                        if (name.endsWith(".cq4") || name.endsWith(".cq4t"))
+                        {
+                            Files.deleteIfExists(file);
+                        }
+                    }
+                }
+                Files.deleteIfExists(queueDir);
+            }
+            Files.deleteIfExists(dir);
+        }
+        catch (final IOException ex)
+        {
+            // a file of someone else's in either directory (DirectoryNotEmptyException): it stays
+        }
     }
 
     /**
@@ -879,6 +970,7 @@ public final class TraceWriter implements AutoCloseable
         }
     }
 
+    /** The end of writing: the header's lock goes, and the directory's pin once it has said whether it was replaced. */
     private void unlock()
     {
         WRITING.remove(dir.toAbsolutePath().normalize());
@@ -891,6 +983,21 @@ public final class TraceWriter implements AutoCloseable
             catch (final IOException ex)
             {
                 // the process's lock goes with it at the latest
+            }
+        }
+        if (replacedAtClose == null)
+        {
+            replacedAtClose = directoryReplaced();
+        }
+        if (dirPin != null)
+        {
+            try
+            {
+                dirPin.close();
+            }
+            catch (final IOException ex)
+            {
+                // the process's descriptor goes with it at the latest
             }
         }
     }

@@ -2,13 +2,17 @@ package io.faultline.format;
 
 import java.io.IOException;
 import java.nio.ByteOrder;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -168,5 +172,47 @@ class TraceWriterTest
             assertEquals("5", reader.header().get(TraceHeader.REFERENCES));
             assertEquals(5, reader.scan().references());
         }
+    }
+    /**
+     * A trace directory removed before the queue made its first file: Chronicle makes it again for
+     * that file, and only the writer can tell it is not the directory it began in. Removing what it
+     * made leaves the user's removal standing.
+     */
+    @Test
+    void aDirectoryRemovedAndMadeAgainIsToldFromTheOneTheWriterBeganIn() throws IOException
+    {
+        final Path dir = tmp.resolve("t");
+        final TraceWriter writer = TraceWriter.create(dir, TestTrace.header(), unbound());
+        assertFalse(writer.directoryReplaced());
+        try (Stream<Path> files = Files.walk(dir))
+        {
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        }
+        assertTrue(writer.directoryReplaced(), "removed");
+        reference(writer, 100, 0);
+        writer.close();
+        assertTrue(Files.isDirectory(dir.resolve(TraceLayout.QUEUE_DIR)), "the queue made it again");
+        assertTrue(writer.directoryReplaced(), "made again");
+        writer.removeRemade();
+        assertFalse(Files.exists(dir));
+    }
+
+    @Test
+    void somethingElseInTheDirectoryMadeAgainStays() throws IOException
+    {
+        final Path dir = tmp.resolve("t");
+        final TraceWriter writer = TraceWriter.create(dir, TestTrace.header(), unbound());
+        try (Stream<Path> files = Files.walk(dir))
+        {
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        }
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("notes.txt"), "mine");
+        reference(writer, 100, 0);
+        writer.close();
+        assertTrue(writer.directoryReplaced());
+        writer.removeRemade();
+        assertEquals("mine", Files.readString(dir.resolve("notes.txt")));
+        assertFalse(Files.exists(dir.resolve(TraceLayout.QUEUE_DIR)));
     }
 }

@@ -166,11 +166,15 @@ public final class Recorder
                     return stoppedEarly(stop, writer, header, stats, slotCounters(shm, logger), exitStatus,
                         endMonoNs - startMonoNs);
                 }
-                if (keep && !Files.isDirectory(options.output))
+                if (keep && writer.directoryReplaced())
                 {
                     // the queue's files were unlinked with it and took the writes on: nothing fails
-                    // until the header is written, and nothing of the trace is left to keep
+                    // until the header is written, and nothing of the trace is left to keep. Where
+                    // Chronicle made the directory again for a file of its own, only the writes
+                    // since are there: not a trace either, and the user removed it
                     kept = true;
+                    writer.close();
+                    writer.removeRemade();
                     err.printf("faultline record: the output directory %s was removed during the recording, and the "
                         + "trace with it; the program ran to its end (exit status %d)%n", options.output, exitStatus);
                     return notCompleted(exitStatus);
