@@ -49,7 +49,12 @@ class FaultlineJarTest
         return dir.resolve("tools/target/faultline.jar");
     }
 
-    private static String run(final Path workDir, final List<String> command) throws IOException, InterruptedException
+    /** What a command printed (stdout and stderr together) and its exit status. */
+    private record Ran(int status, String text)
+    {
+    }
+
+    private static Ran exec(final Path workDir, final List<String> command) throws IOException, InterruptedException
     {
         final ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true);
         builder.environment().remove("LD_PRELOAD");
@@ -61,9 +66,19 @@ class FaultlineJarTest
             out = in.readAllBytes();
         }
         assertTrue(process.waitFor(300, TimeUnit.SECONDS), command.toString());
-        final String text = new String(out, StandardCharsets.UTF_8);
-        assertEquals(0, process.exitValue(), command + "\n" + text);
-        return text;
+        return new Ran(process.exitValue(), new String(out, StandardCharsets.UTF_8));
+    }
+
+    private static String run(final Path workDir, final List<String> command) throws IOException, InterruptedException
+    {
+        final Ran ran = exec(workDir, command);
+        assertEquals(0, ran.status(), command + "\n" + ran.text());
+        return ran.text();
+    }
+
+    private static String java()
+    {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
     @Test
@@ -106,5 +121,39 @@ class FaultlineJarTest
         assertEquals(0, Main.run(new String[] {"info", trace.toString()}, new PrintStream(info, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8)), err.toString(StandardCharsets.UTF_8));
         assertTrue(info.toString(StandardCharsets.UTF_8).contains("scope api"), info.toString(StandardCharsets.UTF_8));
+    }
+    /**
+     * DuckDB's engine lies beside the jar, not in it: {@code sql} loads it from there in place, so
+     * nothing is copied into the temporary directory (from the jar, 71 MB were at every start);
+     * a jar moved without it gets one line that says what is missing, no stack trace.
+     */
+    @Test
+    void sqlLoadsDuckDbsEngineFromBesideTheJar() throws Exception
+    {
+        final Path engine = JAR.resolveSibling("libduckdb_java.so_linux_amd64");
+        assertTrue(Files.isRegularFile(engine), engine + ": the build puts DuckDB's engine beside the jar");
+        try (JarFile jar = new JarFile(JAR.toFile()))
+        {
+            assertTrue(jar.stream().noneMatch(e -> e.getName().startsWith("libduckdb_java")), "an engine inside " + JAR);
+        }
+        final Path trace = tmp.resolve("true-trace");
+        run(tmp, List.of(java(), "-jar", JAR.toString(), "record", "-q", "-o", trace.toString(), "--", "true"));
+        final long references = TraceHeader.read(trace.resolve(TraceLayout.HEADER_FILE)).longValue(TraceHeader.REFERENCES);
+        final Path scratch = Files.createDirectory(tmp.resolve("scratch"));
+        final String out = run(tmp, List.of(java(), "-Djava.io.tmpdir=" + scratch, "-jar", JAR.toString(), "sql", "--csv",
+            trace.toString(), "SELECT count(*) AS n FROM refs"));
+        assertTrue(out.contains("n\n" + references + "\n"), out);
+        try (var left = Files.list(scratch))
+        {
+            assertEquals(List.of(), left.map(p -> p.getFileName().toString()).filter(n -> n.contains("duckdb")).toList());
+        }
+
+        final Path alone = Files.createDirectory(tmp.resolve("alone"));
+        final Path moved = Files.copy(JAR, alone.resolve("faultline.jar"));
+        final Ran missing = exec(tmp, List.of(java(), "-jar", moved.toString(), "sql", trace.toString(), "SELECT 1"));
+        assertEquals(2, missing.status(), missing.text());
+        assertEquals("faultline sql: DuckDB's native engine is missing: " + alone.resolve("libduckdb_java.so_linux_amd64")
+            + " is not there; the build puts it beside faultline.jar (mvn -q package -DskipTests), so keep the two "
+            + "together\n", missing.text());
     }
 }

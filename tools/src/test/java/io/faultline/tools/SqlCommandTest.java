@@ -204,8 +204,7 @@ class SqlCommandTest
         assertEquals(2, run.status(), run.toString());
         assertEquals("", run.out());
         assertEquals("faultline sql: DuckDB's native engine does not load here (" + System.getProperty("os.name")
-            + " aarch64: no engine for this platform); faultline's jar carries it for x86-64 Linux, and it needs a "
-            + "java.io.tmpdir where it may run code\n", run.err());
+            + " aarch64: no engine for this platform); faultline carries it for x86-64 Linux only\n", run.err());
     }
 
     @Test

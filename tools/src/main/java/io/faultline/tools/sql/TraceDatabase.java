@@ -1,5 +1,9 @@
 package io.faultline.tools.sql;
 
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.CodeSource;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -39,6 +43,12 @@ public final class TraceDatabase implements AutoCloseable
             // DuckDB's loader prints a stack trace before it throws: not asked to load at all here
             throw new Unavailable(new UnsatisfiedLinkError("no engine for this platform"));
         }
+        final String missing = missingEngine();
+        if (missing != null)
+        {
+            // DuckDB's loader prints a stack trace before it throws: not asked to load what is not there
+            throw new Unavailable(missing);
+        }
         final Connection connection;
         try
         {
@@ -62,12 +72,40 @@ public final class TraceDatabase implements AutoCloseable
         try (Statement statement = connection.createStatement())
         {
             // an in-memory database spills into ./.tmp by default: the user's directory is not ours
-            statement.execute("SET temp_directory = " + literal(java.nio.file.Path.of(System.getProperty("java.io.tmpdir"),
+            statement.execute("SET temp_directory = " + literal(Path.of(System.getProperty("java.io.tmpdir"),
                 "faultline-duckdb-" + ProcessHandle.current().pid()).toString()));
             statement.execute("CREATE TABLE main.traces (schema VARCHAR, trace VARCHAR, format_version INTEGER, "
                 + "page_size INTEGER, refs BIGINT, evictions BIGINT, events BIGINT, state VARCHAR, command VARCHAR)");
         }
         return db;
+    }
+
+    /** The file DuckDB's loader looks for on the class path and then beside the jar that holds its classes. */
+    static final String ENGINE_FILE = "libduckdb_java.so_linux_amd64";
+
+    /**
+     * Where the engine should be and is not, or null if DuckDB will find it. faultline's jar
+     * leaves the engine out and the build puts it beside the jar (tools/pom.xml), where DuckDB
+     * loads it in place; a class path that holds DuckDB's own jar (the build's tests, a user's
+     * program) has it inside, and DuckDB copies it out to java.io.tmpdir first.
+     */
+    static String missingEngine()
+    {
+        if (TraceDatabase.class.getResource("/" + ENGINE_FILE) != null)
+        {
+            return null;
+        }
+        try
+        {
+            final CodeSource source = DuckDBConnection.class.getProtectionDomain().getCodeSource();
+            final Path jar = Path.of(source.getLocation().toURI());
+            final Path beside = jar.resolveSibling(ENGINE_FILE);
+            return Files.isRegularFile(beside) ? null : beside.toString();
+        }
+        catch (final URISyntaxException | RuntimeException ex)
+        {
+            return null; // no location to look in: DuckDB's loader says what it finds
+        }
     }
 
     /** DuckDB's engine cannot run here. */
@@ -76,8 +114,14 @@ public final class TraceDatabase implements AutoCloseable
         Unavailable(final Throwable cause)
         {
             super("DuckDB's native engine does not load here (" + System.getProperty("os.name") + " "
-                + System.getProperty("os.arch") + ": " + firstLine(cause) + "); faultline's jar carries it for x86-64 "
-                + "Linux, and it needs a java.io.tmpdir where it may run code", cause);
+                + System.getProperty("os.arch") + ": " + firstLine(cause) + "); faultline carries it for x86-64 "
+                + "Linux only", cause);
+        }
+
+        Unavailable(final String missing)
+        {
+            super("DuckDB's native engine is missing: " + missing + " is not there; the build puts it beside "
+                + "faultline.jar (mvn -q package -DskipTests), so keep the two together");
         }
 
         private static String firstLine(final Throwable t)
@@ -158,7 +202,7 @@ public final class TraceDatabase implements AutoCloseable
     public static final String PARQUET = "(FORMAT PARQUET, COMPRESSION ZSTD, COMPRESSION_LEVEL 1)";
 
     /** Writes a query's result, or a table, as a zstd Parquet file. */
-    public void copyToParquet(final String query, final java.nio.file.Path file) throws SQLException
+    public void copyToParquet(final String query, final Path file) throws SQLException
     {
         try (Statement statement = connection.createStatement())
         {
