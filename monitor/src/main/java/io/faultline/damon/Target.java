@@ -41,6 +41,18 @@ public final class Target
         regions.add(region);
     }
 
+    /** Inserts {@code region}, which overlaps none, where its address puts it; returns its index. */
+    public int insertRegion(final Region region)
+    {
+        int i = 0;
+        while (i < regions.size() && regions.get(i).start() < region.start())
+        {
+            i++;
+        }
+        regions.add(i, region);
+        return i;
+    }
+
     /** damon_destroy_region(). */
     public void destroyRegion(final Region region)
     {

@@ -1,5 +1,6 @@
 package io.faultline.damon;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -80,5 +81,33 @@ public final class TargetRegions
                 }
             }
         }
+    }
+    /** The parts of {@code ranges} (in address order) that no region of {@code regions} (in address order) covers. */
+    public static List<AddressRange> uncovered(final List<Region> regions, final List<AddressRange> ranges)
+    {
+        final List<AddressRange> out = new ArrayList<>();
+        int i = 0;
+        for (final AddressRange range : ranges)
+        {
+            long at = range.start();
+            while (at < range.end())
+            {
+                while (i < regions.size() && regions.get(i).end() <= at)
+                {
+                    i++;
+                }
+                if (i == regions.size() || regions.get(i).start() >= range.end())
+                {
+                    out.add(new AddressRange(at, range.end()));
+                    break;
+                }
+                if (regions.get(i).start() > at)
+                {
+                    out.add(new AddressRange(at, regions.get(i).start()));
+                }
+                at = regions.get(i).end();
+            }
+        }
+        return out;
     }
 }

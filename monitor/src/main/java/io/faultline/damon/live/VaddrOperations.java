@@ -99,7 +99,10 @@ public final class VaddrOperations implements Operations
         }
     }
 
-    /** damon_va_update(); fvaddr's ranges never change. */
+    /**
+     * damon_va_update(), but memory no region covered gets regions as init would give it
+     * ({@link ThreeRegions#coverNewMemory}); fvaddr's ranges never change.
+     */
     @Override
     public void update(final DamonContext ctx)
     {
@@ -112,6 +115,7 @@ public final class VaddrOperations implements Operations
             final List<AddressRange> ranges = ranges(ctx, t);
             if (!ranges.isEmpty())
             {
+                ThreeRegions.coverNewMemory(ctx, t, ranges);
                 TargetRegions.set(t, ranges, ctx.minRegionSize());
             }
         }
@@ -138,35 +142,12 @@ public final class VaddrOperations implements Operations
             final int pid = (int)t.id();
             final long growth = link.growth(pid);
             final Long seen = growthSeen.put(pid, growth);
-            if ((seen == null || seen != growth) && !covers(t.regions(), link.traced(pid)))
+            if ((seen == null || seen != growth) && !TargetRegions.uncovered(t.regions(), link.traced(pid)).isEmpty())
             {
                 uncovered = true;
             }
         }
         return uncovered;
-    }
-
-    /** Whether the regions (in address order) cover every byte of the ranges (in address order). */
-    static boolean covers(final List<Region> regions, final List<AddressRange> ranges)
-    {
-        int i = 0;
-        for (final AddressRange r : ranges)
-        {
-            long at = r.start();
-            while (at < r.end())
-            {
-                while (i < regions.size() && regions.get(i).end() <= at)
-                {
-                    i++;
-                }
-                if (i == regions.size() || regions.get(i).start() > at)
-                {
-                    return false;
-                }
-                at = regions.get(i).end();
-            }
-        }
-        return true;
     }
 
     @Override

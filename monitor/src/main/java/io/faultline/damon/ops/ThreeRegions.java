@@ -153,4 +153,45 @@ public final class ThreeRegions
             evenlySplit(t, t.nrRegions() - 1, range.size() / sz, ctx.minRegionSize());
         }
     }
+    /**
+     * Regions for the parts of {@code ranges} that no region of {@code t} covers, made as
+     * {@link #initRegions} makes a new target's: each part of at least one piece split evenly into
+     * pieces of (total size of {@code ranges} / minimum number of regions) bytes, as many as the
+     * maximum number of regions leaves room for. Not the kernel's: damon_set_regions() stretches a neighbouring
+     * region over new memory, or gives it one region, and a live program's memory mapped after
+     * the start then waits for aggregations of splitting before its hot and cold parts are told
+     * apart. Called before {@link io.faultline.damon.TargetRegions#set}, which keeps these.
+     */
+    public static void coverNewMemory(final DamonContext ctx, final Target t, final List<AddressRange> ranges)
+    {
+        final List<AddressRange> parts = io.faultline.damon.TargetRegions.uncovered(t.regions(), ranges);
+        if (parts.isEmpty())
+        {
+            return;
+        }
+        long sz = 0;
+        for (final AddressRange range : ranges)
+        {
+            sz += range.size();
+        }
+        if (ctx.attrs().minNrRegions() != 0)
+        {
+            sz /= ctx.attrs().minNrRegions();
+        }
+        sz = Math.max(sz, ctx.minRegionSize());
+        for (final AddressRange part : parts)
+        {
+            final long start = part.start() - Math.floorMod(part.start(), ctx.minRegionSize());
+            final long end = part.end() + Math.floorMod(-part.end(), ctx.minRegionSize());
+            final long room = ctx.attrs().maxNrRegions() - t.nrRegions();
+            if (end - start < sz || room < 1 || t.regions().stream().anyMatch(r -> r.start() < end && start < r.end()))
+            {
+                // less than a piece (a heap grown by some pages), no room, or narrower than the
+                // alignment beside a region: damon_set_regions stretches its neighbour over it
+                continue;
+            }
+            final int index = t.insertRegion(new Region(start, end));
+            evenlySplit(t, index, Math.min((end - start) / sz, room), ctx.minRegionSize());
+        }
+    }
 }
