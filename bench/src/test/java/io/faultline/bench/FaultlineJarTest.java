@@ -5,11 +5,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
+import java.util.stream.Stream;
 
 import io.faultline.format.TraceHeader;
 import io.faultline.format.TraceLayout;
@@ -143,7 +146,7 @@ class FaultlineJarTest
         final String out = run(tmp, List.of(java(), "-Djava.io.tmpdir=" + scratch, "-jar", JAR.toString(), "sql", "--csv",
             trace.toString(), "SELECT count(*) AS n FROM refs"));
         assertTrue(out.contains("n\n" + references + "\n"), out);
-        try (var left = Files.list(scratch))
+        try (Stream<Path> left = Files.list(scratch))
         {
             assertEquals(List.of(), left.map(p -> p.getFileName().toString()).filter(n -> n.contains("duckdb")).toList());
         }
@@ -155,5 +158,35 @@ class FaultlineJarTest
         assertEquals("faultline sql: DuckDB's native engine is missing: " + alone.resolve("libduckdb_java.so_linux_amd64")
             + " is not there; the build puts it beside faultline.jar (mvn -q package -DskipTests), so keep the two "
             + "together\n", missing.text());
+    }
+    /**
+     * zstd-jni's library beside the jar, which start-up points zstd-jni at (loaded in place, not
+     * copied out of the jar each run); the jar keeps its own for a jar used alone.
+     */
+    @Test
+    void startUpLoadsZstdFromBesideTheJar() throws Exception
+    {
+        final Path source = tmp.resolve("ZstdWhere.java");
+        try (InputStream in = getClass().getResourceAsStream("/api-user/ZstdWhere.java"))
+        {
+            Files.write(source, in.readAllBytes());
+        }
+        final String bin = Path.of(System.getProperty("java.home"), "bin").toString();
+        run(tmp, List.of(bin + "/javac", "-cp", JAR.toString(), "-d", tmp.toString(), source.toString()));
+        final String beside;
+        try (DirectoryStream<Path> libs = Files.newDirectoryStream(JAR.getParent(), "libzstd-jni-*.so"))
+        {
+            final List<Path> found = new ArrayList<>();
+            libs.forEach(found::add);
+            assertEquals(1, found.size(), "zstd-jni's library beside " + JAR + ": " + found);
+            beside = found.get(0).toString();
+        }
+        final String out = run(tmp, List.of(java(), "-cp", JAR + ":" + tmp, "ZstdWhere"));
+        assertTrue(out.contains("ZstdNativePath=" + beside + "\n") && out.contains("compressed "), out);
+
+        final Path alone = Files.createDirectory(tmp.resolve("zstd-alone"));
+        final Path moved = Files.copy(JAR, alone.resolve("faultline.jar"));
+        final String fallback = run(tmp, List.of(java(), "-cp", moved + ":" + tmp, "ZstdWhere"));
+        assertTrue(fallback.contains("ZstdNativePath=null\n") && fallback.contains("compressed "), fallback);
     }
 }

@@ -1,10 +1,12 @@
 package io.faultline.format;
 
 import java.io.IOException;
+import java.net.URISyntaxException;
 import java.nio.ByteOrder;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.CodeSource;
 import java.util.Comparator;
 import java.util.stream.Stream;
 
@@ -47,6 +49,9 @@ public final class Startup
     /** Chronicle's usage reporting, which faultline turns off (docs/ARCHITECTURE.md, "Java 17 flags"). */
     private static final String ANALYTICS = "chronicle.analytics.disable";
 
+    /** zstd-jni's property for a library file to load instead of its copy out of the jar. */
+    private static final String ZSTD_PATH = "ZstdNativePath";
+
     private static boolean prepared;
     private static Thread warming;
 
@@ -67,8 +72,49 @@ public final class Startup
             {
                 System.setProperty("jna.platform.library.path", LIBRARY_DIRS);
             }
+            final String zstd = zstdBesideTheJar();
+            if (zstd != null && System.getProperty(ZSTD_PATH) == null)
+            {
+                System.setProperty(ZSTD_PATH, zstd);
+            }
             prepared = true;
         }
+    }
+
+    /**
+     * zstd-jni's library beside the jar that holds zstd-jni's classes, if the build put it there
+     * (tools/pom.xml) and it is the one the jar carries (a file of the same name inside): loaded in
+     * place, 2 to 10 ms, where zstd-jni's copy out of the jar into a temporary file took 29 to 63
+     * (BENCHMARKS.md, "Start-up"). Null if there is none: zstd-jni then copies as before. Names
+     * zstd-jni's classes without initialising them (Zstd's initialiser loads the library).
+     */
+    static String zstdBesideTheJar()
+    {
+        try
+        {
+            final Class<?> loader = com.github.luben.zstd.util.Native.class;
+            final CodeSource source = loader.getProtectionDomain().getCodeSource();
+            final Path jar = source == null ? null : Path.of(source.getLocation().toURI());
+            if (jar == null || !Files.isRegularFile(jar))
+            {
+                return null; // classes from a directory, or no location
+            }
+            try (DirectoryStream<Path> libs = Files.newDirectoryStream(jar.getParent(), "libzstd-jni-*.so"))
+            {
+                for (final Path lib : libs)
+                {
+                    if (loader.getResource("/linux/amd64/" + lib.getFileName()) != null)
+                    {
+                        return lib.toString();
+                    }
+                }
+            }
+        }
+        catch (final IOException | URISyntaxException | RuntimeException ex)
+        {
+            // no way to tell: zstd-jni's own copy
+        }
+        return null;
     }
 
     /**
