@@ -27,6 +27,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * directories where a library named without a path may be, unless {@code
  * jna.platform.library.path} names them. The libraries faultline loads through JNA are libc (by
  * its soname, which the dynamic loader finds) and the agent (by its path).</li>
+ * <li>zstd-jni copies its library out of the jar into a temporary file before loading it, unless
+ * {@code ZstdNativePath} names one: the build puts it beside the jar ({@link #zstdBesideTheJar}).</li>
  * </ul>
  * Every main that touches a trace or JNA calls {@link #prepare} first.
  */
