@@ -94,7 +94,7 @@ class ParquetReadBackTest
                 + "threads:int64 refs:int64 writes:int64 pages:int64",
             "schema mappings mapping_id:int32 name:string refs:int64 reads:int64 writes:int64 pages:int64 evictions:int64 "
                 + "dirty_evictions:int64",
-            "schema stacks pid:int32 stack_id:int32 depth:int32 frames:string",
+            "schema stacks pid:int32 stack_id:int32 depth:int32 frames:string names:string",
             "schema moca pid:int32 tid:int32 chunk_id:int64 interval:int64 close_seq:int64 close_ns:int64 seq:int64 "
                 + "time_ns:int64 address:int64 page:int64 write:bool reads:int64 writes:int64",
             "schema header key:string value:string"), lines.stream().filter(l -> l.startsWith("schema ")).toList(), python);

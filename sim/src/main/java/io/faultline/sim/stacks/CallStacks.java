@@ -51,15 +51,7 @@ public final class CallStacks
 
         Symbolizer.CodeMap mapOf(final long address)
         {
-            Symbolizer.CodeMap best = null;
-            for (final Symbolizer.CodeMap m : maps)
-            {
-                if (address >= m.start() && address < m.end())
-                {
-                    best = m; // the latest: a mapping announced again after the address was reused
-                }
-            }
-            return best;
+            return Symbolizer.mapOf(maps, address);
         }
     }
 

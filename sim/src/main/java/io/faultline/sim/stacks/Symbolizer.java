@@ -3,6 +3,7 @@ package io.faultline.sim.stacks;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -23,6 +24,20 @@ public final class Symbolizer
     /** One executable mapping of a process image: [start, end) at file offset {@code offset} of path. */
     public record CodeMap(long start, long end, long offset, String path)
     {
+    }
+
+    /** The code map of {@code maps} (in announcement order) that holds {@code address}, or null. */
+    public static CodeMap mapOf(final List<CodeMap> maps, final long address)
+    {
+        CodeMap best = null;
+        for (final CodeMap m : maps)
+        {
+            if (address >= m.start() && address < m.end())
+            {
+                best = m; // the latest: a mapping announced again after the address was reused
+            }
+        }
+        return best;
     }
 
     /**

@@ -24,6 +24,7 @@ import io.faultline.format.Tasks;
 import io.faultline.format.TraceEvent;
 import io.faultline.format.TraceReader;
 import io.faultline.format.TraceVisitor;
+import io.faultline.sim.stacks.FrameNames;
 import io.faultline.tools.sql.parquet.ParquetFile;
 import io.faultline.tools.sql.parquet.ParquetFile.Column;
 import io.faultline.tools.sql.parquet.ParquetFile.Rows;
@@ -75,7 +76,7 @@ public final class ParquetTables
         new Column("refs", I64), new Column("reads", I64), new Column("writes", I64), new Column("pages", I64),
         new Column("evictions", I64), new Column("dirty_evictions", I64));
     static final List<Column> STACKS = List.of(new Column("pid", I32), new Column("stack_id", I32),
-        new Column("depth", I32), new Column("frames", STR));
+        new Column("depth", I32), new Column("frames", STR), new Column("names", STR));
     static final List<Column> MOCA = List.of(new Column("pid", I32), new Column("tid", I32), new Column("chunk_id", I64),
         new Column("interval", I64), new Column("close_seq", I64), new Column("close_ns", I64), new Column("seq", I64),
         new Column("time_ns", I64), new Column("address", I64), new Column("page", I64), new Column("write", BOOL),
@@ -390,6 +391,7 @@ public final class ParquetTables
         private final Table stacks;
         private final Table moca;
         private final MappingIds mappings;
+        private final FrameNames frameNames = new FrameNames();
         private final TraceSummary summary;
         private final int pageShift;
         private final AtomicLong done;
@@ -462,11 +464,12 @@ public final class ParquetTables
                 return;
             }
             mappings.onEvent(e);
+            frameNames.onEvent(e);
             eventCount++;
             summary.onEvent(e);
             if (e.type() == EventType.STACK)
             {
-                stacks.row(e.pid(), (int)e.a(), (int)e.b(), e.text());
+                stacks.row(e.pid(), (int)e.a(), (int)e.b(), e.text(), frameNames.names(e.pid(), e.text()));
             }
             events.row(e.seq(), e.timeNs(), e.pid(), e.tid(), e.label(),
                 e.code(), KernelEvents.is(e), e.a(), e.b(), e.c(), e.d(), e.text());

@@ -15,6 +15,7 @@ import io.faultline.format.Tasks;
 import io.faultline.format.TraceEvent;
 import io.faultline.format.TraceReader;
 import io.faultline.format.TraceVisitor;
+import io.faultline.sim.stacks.FrameNames;
 import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
 import org.duckdb.DuckDBFunctions;
@@ -46,7 +47,7 @@ public final class TraceTables
     private static final String[] DDL = {
         "CREATE TABLE %s.events (seq BIGINT, time_ns BIGINT, pid INTEGER, tid INTEGER, type VARCHAR, code INTEGER, "
             + "kernel BOOLEAN, a BIGINT, b BIGINT, c BIGINT, d BIGINT, text VARCHAR)",
-        "CREATE TABLE %s.stacks (pid INTEGER, stack_id INTEGER, depth INTEGER, frames VARCHAR)",
+        "CREATE TABLE %s.stacks (pid INTEGER, stack_id INTEGER, depth INTEGER, frames VARCHAR, names VARCHAR)",
         "CREATE TABLE %s.moca (pid INTEGER, tid INTEGER, chunk_id BIGINT, interval BIGINT, close_seq BIGINT, "
             + "close_ns BIGINT, seq BIGINT, time_ns BIGINT, address BIGINT, page BIGINT, write BOOLEAN, reads BIGINT, "
             + "writes BIGINT)",
@@ -248,6 +249,7 @@ public final class TraceTables
         private final DuckDBAppender stacks;
         private final DuckDBAppender moca;
         private final MappingIds mappings;
+        private final FrameNames frameNames = new FrameNames();
         private final int pageShift;
         private final AtomicLong done;
         private long count;
@@ -312,11 +314,13 @@ public final class TraceTables
                 return;
             }
             mappings.onEvent(e);
+            frameNames.onEvent(e);
             try
             {
                 if (e.type() == EventType.STACK)
                 {
-                    stacks.beginRow().append(e.pid()).append((int)e.a()).append((int)e.b()).append(e.text()).endRow();
+                    stacks.beginRow().append(e.pid()).append((int)e.a()).append((int)e.b()).append(e.text())
+                        .append(frameNames.names(e.pid(), e.text())).endRow();
                 }
                 events.beginRow().append(e.seq()).append(e.timeNs()).append(e.pid()).append(e.tid())
                     .append(e.label()).append(e.code())
