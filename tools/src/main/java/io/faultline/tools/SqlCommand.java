@@ -1,11 +1,8 @@
 package io.faultline.tools;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.ResultSet;
@@ -23,6 +20,7 @@ import io.faultline.format.TraceReader;
 import io.faultline.sim.report.Progress;
 import io.faultline.sim.report.Written;
 import io.faultline.tools.sql.ResultWriter;
+import io.faultline.tools.sql.SessionInput;
 import io.faultline.tools.sql.Statements;
 import io.faultline.tools.sql.TraceDatabase;
 import io.faultline.tools.sql.TraceTables;
@@ -243,22 +241,22 @@ final class SqlCommand extends ConsoleCommand
         {
             out.println("faultline sql: tables refs, evictions, events, threads, processes, mappings, stacks, moca, "
                 + "header (faultline sql --help; docs/SQL.md); end each statement with ;, .quit to leave");
+            out.flush(); // before the line editor, which writes to the terminal itself
         }
-        final BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
         final StringBuilder statement = new StringBuilder();
-        try
+        try (SessionInput lines = SessionInput.of(in, out, interactive))
         {
             while (true)
             {
-                if (interactive)
-                {
-                    out.print(statement.length() == 0 ? PROMPT : MORE);
-                    out.flush();
-                }
-                final String line = lines.readLine();
+                final String line = lines.readLine(statement.length() == 0 ? PROMPT : MORE);
                 if (line == null)
                 {
                     break;
+                }
+                if (line == SessionInput.DROPPED)
+                {
+                    statement.setLength(0); // Ctrl-C: the statement being typed goes, the session stays
+                    continue;
                 }
                 if (statement.length() == 0 && (line.strip().equals(".quit") || line.strip().equals(".exit")))
                 {
