@@ -79,6 +79,18 @@ class FaultlineJarTest
         return ran.text();
     }
 
+    /** Compiles the test resource api-user/NAME.java against the jar alone, into tmp. */
+    private void compile(final String name) throws IOException, InterruptedException
+    {
+        final Path source = tmp.resolve(name + ".java");
+        try (InputStream in = getClass().getResourceAsStream("/api-user/" + name + ".java"))
+        {
+            Files.write(source, in.readAllBytes());
+        }
+        run(tmp, List.of(Path.of(System.getProperty("java.home"), "bin", "javac").toString(), "-cp", JAR.toString(), "-d",
+            tmp.toString(), source.toString()));
+    }
+
     private static String java()
     {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -101,16 +113,10 @@ class FaultlineJarTest
     @Test
     void aProgramCompiledAgainstTheJarAloneTracesItsBuffer() throws Exception
     {
-        final Path source = tmp.resolve("SweepTwice.java");
-        try (InputStream in = getClass().getResourceAsStream("/api-user/SweepTwice.java"))
-        {
-            Files.write(source, in.readAllBytes());
-        }
-        final String bin = Path.of(System.getProperty("java.home"), "bin").toString();
-        run(tmp, List.of(bin + "/javac", "-cp", JAR.toString(), "-d", tmp.toString(), source.toString()));
+        compile("SweepTwice");
         final Path trace = tmp.resolve("trace");
         // 24 pages, an EVMS of 16: every write of both sweeps finds its page disabled (FIFO)
-        final String out = run(tmp, List.of(bin + "/java", "-cp", JAR + ":" + tmp, "SweepTwice", trace.toString(), "16",
+        final String out = run(tmp, List.of(java(), "-cp", JAR + ":" + tmp, "SweepTwice", trace.toString(), "16",
             "24"));
         assertTrue(out.contains("references=48"), out);
         final TraceHeader header = TraceHeader.read(trace.resolve(TraceLayout.HEADER_FILE));
@@ -159,6 +165,7 @@ class FaultlineJarTest
             + " is not there; the build puts it beside faultline.jar (mvn -q package -DskipTests), so keep the two "
             + "together\n", missing.text());
     }
+
     /**
      * zstd-jni's library beside the jar, which start-up points zstd-jni at (loaded in place, not
      * copied out of the jar each run); the jar keeps its own for a jar used alone.
@@ -166,13 +173,7 @@ class FaultlineJarTest
     @Test
     void startUpLoadsZstdFromBesideTheJar() throws Exception
     {
-        final Path source = tmp.resolve("ZstdWhere.java");
-        try (InputStream in = getClass().getResourceAsStream("/api-user/ZstdWhere.java"))
-        {
-            Files.write(source, in.readAllBytes());
-        }
-        final String bin = Path.of(System.getProperty("java.home"), "bin").toString();
-        run(tmp, List.of(bin + "/javac", "-cp", JAR.toString(), "-d", tmp.toString(), source.toString()));
+        compile("ZstdWhere");
         final String beside;
         try (DirectoryStream<Path> libs = Files.newDirectoryStream(JAR.getParent(), "libzstd-jni-*.so"))
         {

@@ -7,6 +7,7 @@ import io.faultline.damon.AddressRange;
 import io.faultline.damon.DamonContext;
 import io.faultline.damon.Region;
 import io.faultline.damon.Target;
+import io.faultline.damon.TargetRegions;
 
 /**
  * The virtual address space layout rules of mm/damon/vaddr.c, shared by every operations set
@@ -131,11 +132,8 @@ public final class ThreeRegions
         return true;
     }
 
-    /**
-     * __damon_va_init_regions(): gives {@code t} one region per range, each split evenly into
-     * pieces of (total size / minimum number of regions) bytes.
-     */
-    public static void initRegions(final DamonContext ctx, final Target t, final List<AddressRange> ranges)
+    /** __damon_va_init_regions()'s piece: the ranges' total size / the minimum number of regions, at least a minimum region. */
+    private static long pieceSize(final DamonContext ctx, final List<AddressRange> ranges)
     {
         long sz = 0;
         for (final AddressRange range : ranges)
@@ -146,7 +144,16 @@ public final class ThreeRegions
         {
             sz /= ctx.attrs().minNrRegions();
         }
-        sz = Math.max(sz, ctx.minRegionSize());
+        return Math.max(sz, ctx.minRegionSize());
+    }
+
+    /**
+     * __damon_va_init_regions(): gives {@code t} one region per range, each split evenly into
+     * pieces of (total size / minimum number of regions) bytes.
+     */
+    public static void initRegions(final DamonContext ctx, final Target t, final List<AddressRange> ranges)
+    {
+        final long sz = pieceSize(ctx, ranges);
         for (final AddressRange range : ranges)
         {
             t.addRegion(new Region(range.start(), range.end()));
@@ -160,25 +167,16 @@ public final class ThreeRegions
      * maximum number of regions leaves room for. Not the kernel's: damon_set_regions() stretches a neighbouring
      * region over new memory, or gives it one region, and a live program's memory mapped after
      * the start then waits for aggregations of splitting before its hot and cold parts are told
-     * apart. Called before {@link io.faultline.damon.TargetRegions#set}, which keeps these.
+     * apart. Called before {@link TargetRegions#set}, which keeps these.
      */
     public static void coverNewMemory(final DamonContext ctx, final Target t, final List<AddressRange> ranges)
     {
-        final List<AddressRange> parts = io.faultline.damon.TargetRegions.uncovered(t.regions(), ranges);
+        final List<AddressRange> parts = TargetRegions.uncovered(t.regions(), ranges);
         if (parts.isEmpty())
         {
             return;
         }
-        long sz = 0;
-        for (final AddressRange range : ranges)
-        {
-            sz += range.size();
-        }
-        if (ctx.attrs().minNrRegions() != 0)
-        {
-            sz /= ctx.attrs().minNrRegions();
-        }
-        sz = Math.max(sz, ctx.minRegionSize());
+        final long sz = pieceSize(ctx, ranges);
         for (final AddressRange part : parts)
         {
             final long start = part.start() - Math.floorMod(part.start(), ctx.minRegionSize());
