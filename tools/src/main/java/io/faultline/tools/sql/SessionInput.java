@@ -8,10 +8,13 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
+import org.jline.keymap.KeyMap;
 import org.jline.reader.EndOfFileException;
 import org.jline.reader.LineReader;
 import org.jline.reader.LineReaderBuilder;
+import org.jline.reader.Reference;
 import org.jline.reader.UserInterruptException;
+import org.jline.terminal.Attributes;
 import org.jline.terminal.Terminal;
 import org.jline.terminal.TerminalBuilder;
 
@@ -26,6 +29,9 @@ public interface SessionInput extends AutoCloseable
     /** What {@link #readLine} returns when the user dropped the line being typed (Ctrl-C): compare by identity. */
     @SuppressWarnings("StringOperationCanBeSimplified")
     String DROPPED = new String("");
+
+    /** The line editor's widget that Ctrl-C runs. */
+    String DROP_LINE = "faultline-drop-line";
 
     /** The next line, after {@code prompt} where there is one to show; null at the input's end. */
     String readLine(String prompt) throws IOException;
@@ -88,11 +94,23 @@ public interface SessionInput extends AutoCloseable
             builder.variable(LineReader.HISTORY_FILE, Path.of(home, ".faultline_sql_history"));
         }
         final LineReader reader = builder.build();
+        // Ctrl-C is a key while a line is edited, not a signal: a SIGINT makes the terminal drop what
+        // it holds of the input, and it reached JLine's reading thread only with the next key.
+        // Outside the editor (a query running) it stays the signal that ends the session.
+        reader.getWidgets().put(DROP_LINE, () ->
+        {
+            throw new UserInterruptException(reader.getBuffer().toString());
+        });
+        reader.getKeyMaps().get(LineReader.MAIN).bind(new Reference(DROP_LINE), KeyMap.ctrl('C'));
         return new SessionInput()
         {
             @Override
             public String readLine(final String prompt)
             {
+                final Attributes outside = terminal.getAttributes();
+                final Attributes editing = new Attributes(outside);
+                editing.setLocalFlag(Attributes.LocalFlag.ISIG, false);
+                terminal.setAttributes(editing);
                 try
                 {
                     return reader.readLine(prompt);
@@ -104,6 +122,10 @@ public interface SessionInput extends AutoCloseable
                 catch (final EndOfFileException ex)
                 {
                     return null;
+                }
+                finally
+                {
+                    terminal.setAttributes(outside);
                 }
             }
 
