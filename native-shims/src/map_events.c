@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 
 #include "faultline_shm.h"
 #include "emit.h"
@@ -51,6 +52,19 @@ int fl_hint_take(int i)
 	uint32_t st = __atomic_load_n(&hints[i].state, __ATOMIC_ACQUIRE);
 	__atomic_store_n(&hints[i].state, 0, __ATOMIC_RELEASE);
 	return st == 3;
+}
+
+int fl_hint_await(int i, uint64_t max_ns)
+{
+	if (i < 0)
+		return 0;
+	uint64_t until = fl_now_ns() + max_ns;
+	while (__atomic_load_n(&hints[i].state, __ATOMIC_ACQUIRE) != 3) {
+		if (fl_now_ns() > until)
+			return 0;
+		fl_syscall(SYS_sched_yield);
+	}
+	return 1;
 }
 
 void fl_hints_reset(void)
