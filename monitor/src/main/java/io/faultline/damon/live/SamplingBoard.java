@@ -33,6 +33,7 @@ final class SamplingBoard implements AutoCloseable
 
     private int wakeFd = -1;
     private static final int EBADF = 9;
+    private static final int ESRCH = 3;
     private int request;
     /** The request posted last while its answer has not been seen, or NONE. */
     private int pending = NONE;
@@ -246,6 +247,12 @@ final class SamplingBoard implements AutoCloseable
                 {
                     // the image that said the number exec'd (its descriptors closed) and the new
                     // one has not opened its own yet: not answered now, asked again next time
+                    return false;
+                }
+                if (errno == ESRCH)
+                {
+                    // exiting between pidfd_open and pidfd_getfd (its files already closed): gone,
+                    // as when pidfd_open finds no process; a program of a few milliseconds did
                     return false;
                 }
                 throw new MonitorException("cannot reach the agent in pid " + pid + ": pidfd_getfd: "
