@@ -82,13 +82,16 @@ static uintptr_t wake_pages[WAKE_MAX]; /* lock held: resolved, to wake at unlock
 static uint32_t wake_n;
 static uint64_t wake_reqs;             /* lock held: request slots to wake at unlock */
 static uint64_t progress;              /* faults handled and requests served */
-static uint32_t waiting;               /* threads in fl_lock that have not got the mutex yet */
+static uint32_t waiting;               /* threads in fl_lock that found the mutex taken and wait for it */
 
 void fl_lock(void)
 {
-	__atomic_add_fetch(&waiting, 1, __ATOMIC_ACQ_REL);
-	pthread_mutex_lock(&agent_lock);
-	__atomic_sub_fetch(&waiting, 1, __ATOMIC_RELEASE);
+	/* counted only when it must wait: an uncontended take (most faults under uffd) stays one CAS */
+	if (pthread_mutex_trylock(&agent_lock) != 0) {
+		__atomic_add_fetch(&waiting, 1, __ATOMIC_ACQ_REL);
+		pthread_mutex_lock(&agent_lock);
+		__atomic_sub_fetch(&waiting, 1, __ATOMIC_RELEASE);
+	}
 	exclude_shared();
 	fl_emit_slot_open();
 }
