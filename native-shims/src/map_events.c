@@ -16,6 +16,8 @@
 #include "engine.h"
 #include "evms.h"
 #include "map_events.h"
+#include "mode.h"
+#include "ranges.h"
 #include "request.h"
 #include "scope.h"
 #include "state.h"
@@ -54,17 +56,22 @@ int fl_hint_take(int i)
 	return st == 3;
 }
 
-int fl_hint_await(int i, uint64_t max_ns)
+int fl_hint_evented(uintptr_t addr)
+{
+	uintptr_t page = FL_PAGE_DOWN(addr);
+	return (fl_engine->observes & FL_OBSERVES_MAP_EVENTS) && !(fl_mode->flags & FL_CHECKS_ONLY) &&
+	       fl_ranges_cover(page, page + FL_PAGE);
+}
+
+int fl_hint_take_said(int i)
 {
 	if (i < 0)
 		return 0;
-	uint64_t until = fl_now_ns() + max_ns;
-	while (__atomic_load_n(&hints[i].state, __ATOMIC_ACQUIRE) != 3) {
-		if (fl_now_ns() > until)
-			return 0;
+	/* bounded: a range the table covered but userfaultfd no longer did raises no event */
+	uint64_t until = fl_now_ns() + 100000000ULL;
+	while (__atomic_load_n(&hints[i].state, __ATOMIC_ACQUIRE) != 3 && fl_now_ns() <= until)
 		fl_syscall(SYS_sched_yield);
-	}
-	return 1;
+	return fl_hint_take(i);
 }
 
 void fl_hints_reset(void)

@@ -19,12 +19,15 @@ void fl_map_event(const struct fl_trap *t);
 enum { FL_HINT_MADVISE = 1, FL_HINT_MREMAP = 2 };
 int fl_hint_post(uint32_t kind, uint64_t start, uint64_t len, uint64_t value); /* its index, or -1 */
 int fl_hint_take(int i); /* withdraw; returns 1 if an event used it */
+/* whether a call on the range at addr raises userfaultfd's events: the handler's userfaultfd
+ * registered it (every traced range, unless only checked pages are) */
+int fl_hint_evented(uintptr_t addr);
 /*
- * Waits, yielding, at most max_ns for an event to use hint i; returns 1 if one did. For a call
- * whose event the kernel raised: userfaultfd lets the call return once the handler has read the
- * event, not once it has applied it, and the hint must still be there when it does.
+ * fl_hint_take for a call whose event the kernel raised: userfaultfd lets the call return once
+ * the handler has read the event, not once it has applied it, and the hint must still be there
+ * when it does. Waits for that, yielding, at most 100 ms.
  */
-int fl_hint_await(int i, uint64_t max_ns);
+int fl_hint_take_said(int i);
 void fl_hints_reset(void); /* a fork child: none posted */
 
 /*

@@ -195,10 +195,7 @@ FL_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...
 	learn_dirty_before((uintptr_t)old, old_len);
 	/* a traced range that moves raises UFFD_EVENT_REMAP, which knows the old length only */
 	int h = fl_hint_post(FL_HINT_MREMAP, (uintptr_t)old, old_len, new_len);
-	/* registered with the handler's userfaultfd (every traced range, unless only checked pages are) */
-	uintptr_t from = FL_PAGE_DOWN((uintptr_t)old);
-	int evented = (fl_engine->observes & FL_OBSERVES_MAP_EVENTS) && !(fl_mode->flags & FL_CHECKS_ONLY) &&
-		      fl_ranges_cover(from, from + FL_PAGE);
+	int evented = fl_hint_evented((uintptr_t)old);
 	void *p = real_mremap(old, old_len, new_len, flags, new_addr);
 	if (p != MAP_FAILED && fl_map_says_events()) {
 		/* what the kernel's events would have said: the cut tail, then the move */
@@ -209,15 +206,9 @@ FL_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...
 			fl_map_say(FL_TRAP_REMAP, o, (uintptr_t)p, kept);
 	}
 	int saved = errno;
-	/*
-	 * The kernel let the call return once the handler read the REMAP event; until the handler
-	 * applies it, the hint must stay, or the event says the move with the old length and the
-	 * request says it again (MappingEventsTest, in 1 of 5 suites). Bounded: a moved range the
-	 * table covered but userfaultfd no longer did (unregistered behind us) raises no event.
-	 */
-	if (p != MAP_FAILED && evented && (uintptr_t)p != from)
-		fl_hint_await(h, 100000000ULL);
-	int said = fl_hint_take(h);
+	/* a move of a registered range was said by its REMAP event, or the request says it twice */
+	int said = p != MAP_FAILED && evented && (uintptr_t)p != FL_PAGE_DOWN((uintptr_t)old) ? fl_hint_take_said(h)
+											  : fl_hint_take(h);
 	if (p != MAP_FAILED)
 		fl_req_call_text(FL_REQ_MREMAP, (uintptr_t)old, old_len, (uintptr_t)p, new_len, "s", said ? 1 : 0);
 	errno = saved;
