@@ -18,9 +18,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * export --to parquet (issue 44) of a real recording, four threads writing 200 pages each under
- * a 32-page EVMS, read back in Python as a researcher would (pyarrow for the rows, DuckDB for
- * the counts; .ci/run installs both): every reference and every eviction, in order and with
- * every value, is the line faultline dump --format csv prints for it, and the counts and each
+ * a 32-page EVMS, read back in Python as a researcher would (pyarrow, pandas and polars for the
+ * rows, DuckDB for the counts; .ci/run installs them): every reference and every eviction, in
+ * order and with every value, read by each of the three, is the line faultline dump --format csv
+ * prints for it; the three count every table's rows alike; and the counts and each
  * mapping's references, faults and pages are info's; every table has docs/SQL.md's columns and
  * types as pyarrow reads them. faultline sql's threads table gives info's per-thread counts and
  * names.
@@ -30,7 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ParquetReadBackTest
 {
-    private static final String INSTALL = "python3 -m pip install duckdb==1.5.6 pyarrow==25.0.1";
+    private static final String INSTALL = "python3 -m pip install duckdb==1.5.6 pandas==2.3.3 polars==1.44.2 "
+        + "pyarrow==25.0.1";
     private static final Pattern TOTALS = Pattern.compile("(?m)^references +([\\d,]+) \\(read faults ([\\d,]+), write faults "
         + "([\\d,]+)\\)");
 
@@ -58,8 +60,14 @@ class ParquetReadBackTest
         dump.out().lines().skip(1).forEach(line -> (line.contains(",evict,") ? evictions : refs).add(line));
         assertTrue(refs.size() > 1600 && evictions.size() > 1600, "every page written twice under a 32-page EVMS: "
             + refs.size() + " references, " + evictions.size() + " evictions");
-        assertEquals(refs, Files.readAllLines(out.resolve("refs.csv")), "refs.parquet's rows as dump's lines");
-        assertEquals(evictions, Files.readAllLines(out.resolve("evictions.csv")), "evictions.parquet's rows as dump's");
+        for (final String reader : List.of("pyarrow", "pandas", "polars"))
+        {
+            final String file = reader.equals("pyarrow") ? ".csv" : "-" + reader + ".csv";
+            assertEquals(refs, Files.readAllLines(out.resolve("refs" + file)),
+                "refs.parquet's rows as dump's lines, read by " + reader);
+            assertEquals(evictions, Files.readAllLines(out.resolve("evictions" + file)),
+                "evictions.parquet's rows as dump's, read by " + reader);
+        }
 
         final Faultline.Result info = Faultline.run("info", trace.toString());
         assertEquals(0, info.status(), info.describe());
@@ -98,6 +106,18 @@ class ParquetReadBackTest
             "schema moca pid:int32 tid:int32 chunk_id:int64 interval:int64 close_seq:int64 close_ns:int64 seq:int64 "
                 + "time_ns:int64 address:int64 page:int64 write:bool reads:int64 writes:int64",
             "schema header key:string value:string"), lines.stream().filter(l -> l.startsWith("schema ")).toList(), python);
+        // every table's rows as pyarrow, pandas and polars count them: the same, and refs and evictions dump's
+        final List<String> rows = lines.stream().filter(l -> l.startsWith("rows ")).toList();
+        assertEquals(9, rows.size(), python);
+        for (final String row : rows)
+        {
+            final String[] f = row.split(" ");
+            assertTrue(f[2].equals(f[3]) && f[2].equals(f[4]), "pyarrow, pandas and polars count one table's rows alike: "
+                + row);
+        }
+        assertTrue(rows.contains("rows refs " + refs.size() + " " + refs.size() + " " + refs.size()), python);
+        assertTrue(rows.contains("rows evictions " + evictions.size() + " " + evictions.size() + " " + evictions.size()),
+            python);
 
         // sql's threads: info's per-thread references and names (worker-0 to worker-3 among them)
         final Faultline.Result threads = Faultline.run("sql", "--csv", trace.toString(),
