@@ -22,12 +22,15 @@ enum fl_trap_kind { FL_TRAP_FAULT = 1, FL_TRAP_UNMAP, FL_TRAP_REMOVE, FL_TRAP_RE
 #define FL_TRAP_WRITE 1u /* a write fault */
 #define FL_TRAP_WP    2u /* a write to a write-protected enabled page: the EVMS's dirty flag */
 #define FL_TRAP_ALLOWED 4u /* trapped() said no, yet the page allows the access now: another thread enabled it first */
+#define FL_TRAP_HINTED  8u /* REMOVE, REMAP: the calls' hints were looked at when it was read (map_events.c) */
 /* one fault or mapping event, as the engine read it */
 struct fl_trap {
 	uint32_t kind;    /* FL_TRAP_* */
 	uint32_t tid;     /* FAULT: the faulting thread */
-	uint32_t flags;   /* FAULT: FL_TRAP_WRITE, FL_TRAP_WP */
-	uint64_t a, b, c; /* FAULT: address; UNMAP, REMOVE: start, end; REMAP: from, to, len */
+	uint32_t flags;   /* FAULT: FL_TRAP_WRITE, FL_TRAP_WP; REMOVE, REMAP: FL_TRAP_HINTED */
+	/* FAULT: address; UNMAP: start, end; REMOVE: start, end, the advice (0: not said, as
+	 * userfaultfd's event does not); REMAP: from, to, len, the new length (0: not said) */
+	uint64_t a, b, c, d;
 };
 
 struct fl_engine {

@@ -645,6 +645,8 @@ int fl_fault_on_thread(uintptr_t address, uint32_t tid, uint32_t access, const s
 int fl_fault_drain(void)
 {
 	int r = fl_engine->fd() >= 0 ? fl_engine->read(msgs, FL_BATCH) : 0;
+	if (r > 0)
+		fl_map_events_read(msgs, (uint32_t)r);
 	if (r <= 0) {
 		if (deferred_n || held_n) {
 			/* the event's thread must run to clear mmap_changing */
@@ -694,6 +696,8 @@ int fl_fault_drain_shared(struct fl_emitter *e, uint32_t self)
 		return n;
 	}
 	int got = fl_tracing() ? fl_engine->read(batch, FL_BATCH) : 0;
+	if (got > 0)
+		fl_map_events_read(batch, (uint32_t)got);
 	fl_shared_exit(self);
 	if (got <= 0)
 		return got;

@@ -91,11 +91,47 @@ static struct hint *hint_find(uint32_t kind, uint64_t s, uint64_t e)
 	return NULL;
 }
 
-void fl_map_event(const struct fl_trap *m)
+/*
+ * What a call's hint says of its event, taken into the trap (REMOVE: c, the advice; REMAP: d,
+ * the new length), the hint marked used. The call may return and withdraw its hint as soon as
+ * the handler has read the event (userfaultfd_event_wait_completion), so this runs on the traps
+ * just read, before anything else is done with them: the call waits only that long
+ * (fl_hint_take_said), not until the event is applied behind the batch's earlier faults.
+ */
+static void take_hint(struct fl_trap *t)
 {
-	switch (m->kind) {
+	if (t->flags & FL_TRAP_HINTED)
+		return; /* a hint posted since belongs to a later call */
+	t->flags |= FL_TRAP_HINTED;
+	if (t->kind == FL_TRAP_REMOVE && !t->c) {
+		struct hint *h = hint_find(FL_HINT_MADVISE, t->a, t->b);
+		if (h) {
+			t->c = h->value;
+			__atomic_store_n(&h->state, 3, __ATOMIC_RELEASE);
+		}
+	} else if (t->kind == FL_TRAP_REMAP && !t->d) {
+		struct hint *h = hint_find(FL_HINT_MREMAP, t->a, t->a + t->c);
+		if (h && FL_PAGE_DOWN(h->start) == t->a) {
+			t->d = h->value;
+			__atomic_store_n(&h->state, 3, __ATOMIC_RELEASE);
+		}
+	}
+}
+
+void fl_map_events_read(struct fl_trap *t, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (t[i].kind != FL_TRAP_FAULT)
+			take_hint(&t[i]);
+}
+
+void fl_map_event(const struct fl_trap *trap)
+{
+	struct fl_trap t = *trap;
+	take_hint(&t); /* a trap said by a call (fl_map_say) while its hint is posted */
+	switch (t.kind) {
 	case FL_TRAP_UNMAP: {
-		uintptr_t s = m->a, e = m->b;
+		uintptr_t s = t.a, e = t.b;
 		fl_engine->untrace(s, e, 1);
 		fl_scope_unretire(s, e);
 		fl_emit_event(FL_EV_MUNMAP, 0, s, e - s, 0, 0, NULL, 0);
@@ -105,25 +141,20 @@ void fl_map_event(const struct fl_trap *m)
 		/*
 		 * madvise(DONTNEED/FREE/REMOVE) is about to zap [s, e): parked copies must go too,
 		 * or a later fault would bring back stale data; enabled pages leave the EVMS (they
-		 * will be empty). userfaultfd does not say which advice it was.
+		 * will be empty). userfaultfd does not say which advice it was: the call's hint does
+		 * (take_hint); a call the gate said brings its advice along; a raw call under uffd
+		 * without the gate, which no one saw, is said as DONTNEED.
 		 */
-		uintptr_t s = m->a, e = m->b;
+		uintptr_t s = t.a, e = t.b;
 		fl_evms_delete(s, e);
 		fl_engine->discard(s, e);
-		struct hint *h = hint_find(FL_HINT_MADVISE, s, e);
-		fl_emit_event(FL_EV_MADVISE, 0, s, e - s, h ? h->value : MADV_DONTNEED, 0, NULL, 0);
+		fl_emit_event(FL_EV_MADVISE, 0, s, e - s, t.c ? t.c : MADV_DONTNEED, 0, NULL, 0);
 		break;
 	}
 	case FL_TRAP_REMAP: {
-		uintptr_t from = m->a, to = m->b, len = m->c;
+		uintptr_t from = t.a, to = t.b, len = t.c;
 		fl_engine->relocate(from, to, len);
-		struct hint *h = hint_find(FL_HINT_MREMAP, from, from + len);
-		uint64_t new_len = len;
-		if (h && FL_PAGE_DOWN(h->start) == from) {
-			new_len = h->value;
-			__atomic_store_n(&h->state, 3, __ATOMIC_RELEASE);
-		}
-		fl_emit_event(FL_EV_MREMAP, 0, from, len, to, new_len, NULL, 0);
+		fl_emit_event(FL_EV_MREMAP, 0, from, len, to, t.d ? t.d : len, NULL, 0);
 		break;
 	}
 	default:

@@ -10,6 +10,9 @@
 
 /* lock held: an FL_TRAP_UNMAP, REMOVE or REMAP (anything else is ignored) */
 void fl_map_event(const struct fl_trap *t);
+/* the engine's traps just read, before anything else is done with them: what the calls' hints
+ * say of their events goes into them (any thread; no lock needed) */
+void fl_map_events_read(struct fl_trap *t, uint32_t n);
 
 /*
  * Hints from interposed calls, for events the kernel reports without them: madvise's advice
@@ -24,8 +27,8 @@ int fl_hint_take(int i); /* withdraw; returns 1 if an event used it */
 int fl_hint_evented(uintptr_t addr);
 /*
  * fl_hint_take for a call whose event the kernel raised: userfaultfd lets the call return once
- * the handler has read the event, not once it has applied it, and the hint must still be there
- * when it does. Waits for that, yielding, at most 100 ms.
+ * the handler's read(2) has taken the event, and the hint must still be there when the handler
+ * looks at what it read (fl_map_events_read). Waits for that, yielding, at most 100 ms.
  */
 int fl_hint_take_said(int i);
 void fl_hints_reset(void); /* a fork child: none posted */

@@ -220,15 +220,27 @@ FL_EXPORT int madvise(void *addr, size_t len, int advice)
 	FL_RESOLVE(real_madvise, "madvise");
 	if (!fl_tracing())
 		return real_madvise(addr, len, advice);
-	if (advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE)
+	/* the advice that zaps a range raises UFFD_EVENT_REMOVE (mm/madvise.c, userfaultfd_remove) */
+	int zaps = advice == MADV_DONTNEED || advice == MADV_DONTNEED_LOCKED || advice == MADV_FREE ||
+		   advice == MADV_REMOVE;
+	if (zaps)
 		learn_dirty_before((uintptr_t)addr, len);
-	/* UFFD_EVENT_REMOVE (map_events.c) does not say which advice zapped the range */
-	int h = fl_hint_post(FL_HINT_MADVISE, (uintptr_t)addr, len, (uint64_t)advice);
+	/* UFFD_EVENT_REMOVE (map_events.c) does not say which advice zapped the range: a hint does,
+	 * the gate's when it is on (it sees glibc's own calls too, gate.c), else this one */
+	int h = -1, evented = 0;
+	if (zaps && !fl_gate_active()) {
+		h = fl_hint_post(FL_HINT_MADVISE, (uintptr_t)addr, len, (uint64_t)advice);
+		evented = len && fl_hint_evented((uintptr_t)addr);
+	}
 	int r = real_madvise(addr, len, advice);
-	if (r == 0 && (advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE) && says_unmaps())
-		fl_map_say(FL_TRAP_REMOVE, FL_PAGE_DOWN((uintptr_t)addr), FL_PAGE_UP((uintptr_t)addr + len), 0);
+	if (r == 0 && zaps && says_unmaps())
+		fl_map_say(FL_TRAP_REMOVE, FL_PAGE_DOWN((uintptr_t)addr), FL_PAGE_UP((uintptr_t)addr + len), (uint64_t)advice);
 	int saved = errno;
-	fl_hint_take(h);
+	/* the zap's event names its advice only while the hint is there (fl_hint_take_said) */
+	if (r == 0 && evented)
+		fl_hint_take_said(h);
+	else
+		fl_hint_take(h);
 	errno = saved;
 	return r;
 }

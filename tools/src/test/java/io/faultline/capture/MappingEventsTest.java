@@ -10,6 +10,8 @@ import io.faultline.format.EventType;
 import io.faultline.format.TraceEvent;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -108,6 +110,43 @@ class MappingEventsTest
      * mapops (an mremap that grows, a fork, an exec) under scope all: native output, no
      * disagreement, and queries did happen.
      */
+    /**
+     * Each madvise event names the advice the program gave (MADV_FREE 8, MADV_DONTNEED 4), given
+     * through libc's madvise or as a raw system call. Under uffd the REMOVE event does not say
+     * it, and madvise returns once the handler has read the event, not once it has applied it:
+     * the handler here waits 40 ms between the two (FAULTLINE_TEST_EVENT_DELAY_US), so an
+     * interposer or gate that withdrew its hint when the call returned would leave every
+     * MADV_FREE said as DONTNEED, as it did.
+     */
+    @ParameterizedTest(name = "--engine {0}")
+    @ValueSource(strings = {"uffd", "sigbus", "mprotect"})
+    void eachMadviseEventNamesItsAdviceEvenWhenTheEventIsAppliedLate(final String engine) throws Exception
+    {
+        final String advice = Workloads.build("advice").toString();
+        final Faultline.Result nativeRun = Faultline.exec(List.of(advice, "2"), 60);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        final Path trace = tmp.resolve("advice-" + engine);
+        final ProcessBuilder builder = Faultline.builder(List.of("record", "-q", "--engine", engine, "--scope", "api",
+            "--evms", "64", "-o", trace.toString(), "--", advice, "2"));
+        builder.environment().put("FAULTLINE_TEST_EVENT_DELAY_US", "40000");
+        final Faultline.Result traced = Faultline.finish(builder, 120);
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals(nativeRun.out().replaceAll("0x[0-9a-f]+", "ADDR"), traced.out().replaceAll("0x[0-9a-f]+", "ADDR"));
+        final long range = hex(traced.out(), "range 0x([0-9a-f]+)");
+        final List<String> seen = new ArrayList<>();
+        for (final TraceEvent e : Traces.read(trace).events)
+        {
+            if (e.type() == EventType.MADVISE && e.a() >= range && e.a() < range + 8 * PAGE)
+            {
+                seen.add((e.a() - range) / PAGE + "+" + e.b() / PAGE + " advice " + e.c());
+            }
+        }
+        final List<String> round = List.of("2+2 advice 8", "5+1 advice 4", "7+1 advice 8");
+        final List<String> expected = new ArrayList<>(round);
+        expected.addAll(round);
+        assertEquals(expected, seen, "page+pages and advice of each madvise, free, dontneed, raw free, twice");
+    }
+
     @Test
     void mappingsLearnedByQueryAgreeWithTheMapsFile() throws Exception
     {
