@@ -572,6 +572,39 @@ static int resolve_shared(struct fl_range *r, struct fl_fault f, const struct fl
 }
 
 /*
+ * A fault of a mode that counts faults in its threads' chunks (Moca: mode.h, count), beside
+ * other threads' faults, with the lock path's steps in its order: counted first (labelling, its
+ * first touch learned by the count once nothing can refuse it), then
+ * its page enabled under the page's lock as resolve_one enables it (read-only after a read, so
+ * that a later write is counted too; a write-protect fault lifts the protection), the mode told
+ * what became of the page. Returns 1, NEEDS_LOCK (a table is full: nothing was done), or STUCK
+ * with *stuck saying what is left (userfaultfd only: the move was refused while an event was
+ * pending; fl_fault_drain_shared defers it to the lock's path, counted already).
+ */
+static int resolve_counted(struct fl_range *r, struct fl_fault f, struct fl_emitter *e, struct stuck *stuck)
+{
+	uintptr_t page = FL_PAGE_DOWN(f.address);
+	int write = (f.flags & FL_REC_WRITE) != 0;
+	int pinned = fl_pins_has(page);
+	uint32_t ticket;
+	if (!fl_mode->count(r, &f, &ticket))
+		return NEEDS_LOCK;
+	fl_emitter_count(e, FL_TRING_FAULTS, 1);
+	fl_page_lock(r, page);
+	int res = f.soft == SOFT_DIRTY ? fl_engine->protect_writes(page, 0)
+				       : fl_engine->enable(page, write, enables_read_only(page, write, pinned, 0));
+	fl_page_unlock(r, page);
+	fl_mode->settle(ticket, page, f.soft == SOFT_DIRTY ? 0 : res, pinned);
+	if (res == -EAGAIN) {
+		*stuck = (struct stuck){ .page = page, .tid = f.tid, .write = write, .pinned = pinned, .soft = f.soft,
+					 .page_stuck = 1 };
+		return STUCK;
+	}
+	fl_engine->wake(page);
+	return 1;
+}
+
+/*
  * One fault on the faulting thread (an engine without fd), beside other threads' faults: 1 ours
  * (recorded or settled), 2 a race (the page allows the access now: retry), 0 the program's,
  * NEEDS_LOCK: the lock's path must decide (before anything was changed).
@@ -580,7 +613,8 @@ static int fault_shared(uintptr_t address, uint32_t tid, uint32_t access, const 
 			struct fl_emitter *e)
 {
 	int evms = (fl_mode->flags & FL_KEEPS_EVMS) != 0;
-	if (!fl_tracing() || (evms && fl_emitter_bind(e, tid)))
+	int counts = fl_mode->count != NULL;
+	if (!fl_tracing() || ((evms || counts) && fl_emitter_bind(e, tid)))
 		return NEEDS_LOCK;
 	uint32_t flags = 0;
 	int ours = fl_engine->trapped(address, access | FL_ACCESS_SHARED, &flags);
@@ -592,7 +626,7 @@ static int fault_shared(uintptr_t address, uint32_t tid, uint32_t access, const 
 	struct fl_range *r = fl_range_find(page);
 	if (!r)
 		return NEEDS_LOCK;
-	if (!evms) {
+	if (!evms && !counts) {
 		/* monitor mode: an access check answered (mode.h, enabled); the page comes home as it was */
 		fl_page_lock(r, page);
 		int home = fl_engine->resident(page) ? 0 : fl_engine->enable(page, (flags & FL_TRAP_WRITE) != 0, 0);
@@ -605,7 +639,7 @@ static int fault_shared(uintptr_t address, uint32_t tid, uint32_t access, const 
 	if (access & FL_ACCESS_KERNEL)
 		f.flags |= FL_REC_KERNEL;
 	struct stuck stuck;
-	int r2 = resolve_shared(r, f, regs, e, &stuck);
+	int r2 = counts ? resolve_counted(r, f, e, &stuck) : resolve_shared(r, f, regs, e, &stuck);
 	return r2 == STUCK ? 1 : r2; /* an in-thread engine's moves are never refused for an event */
 }
 
@@ -705,8 +739,8 @@ int fl_fault_drain_shared(struct fl_emitter *e, uint32_t self)
 	int events = 0;
 	for (uint32_t i = 0; i < n; i++)
 		events |= batch[i].kind != FL_TRAP_FAULT;
-	int shared = !events && !fl_check && (fl_mode->flags & FL_SHARES_FAULTS) && (fl_mode->flags & FL_KEEPS_EVMS) &&
-		     fl_emitter_bind(e, self) == 0;
+	int shared = !events && !fl_check && (fl_mode->flags & FL_SHARES_FAULTS) &&
+		     ((fl_mode->flags & FL_KEEPS_EVMS) || fl_mode->count) && fl_emitter_bind(e, self) == 0;
 	if (!shared) {
 		fl_lock();
 		memcpy(msgs, batch, n * sizeof(*msgs));
@@ -726,7 +760,7 @@ int fl_fault_drain_shared(struct fl_emitter *e, uint32_t self)
 		if (!fl_thread_foreign((pid_t)f.tid) && fl_shared_enter(self)) {
 			struct fl_range *rg = fl_tracing() ? fl_range_find(page) : NULL;
 			if (rg)
-				r = resolve_shared(rg, f, NULL, e, &stuck);
+				r = fl_mode->count ? resolve_counted(rg, f, e, &stuck) : resolve_shared(rg, f, NULL, e, &stuck);
 			fl_shared_exit(self);
 		}
 		if (r == 1)
@@ -739,8 +773,9 @@ int fl_fault_drain_shared(struct fl_emitter *e, uint32_t self)
 		} else {
 			for (uint32_t k = 0; k < stuck.n; k++)
 				hold(stuck.victims[k], stuck.page);
-			/* let go meanwhile by another thread's decision: its thread faults again, a new record */
-			if (fl_evms_state(stuck.page) == FL_EVMS_OUT)
+			/* let go meanwhile by another thread's decision: its thread faults again, a new record
+			 * (a counted fault is counted already: its page comes home on the lock's path) */
+			if ((fl_mode->flags & FL_KEEPS_EVMS) && fl_evms_state(stuck.page) == FL_EVMS_OUT)
 				fl_wake_later(stuck.page);
 			else
 				defer(stuck.page, stuck.write, stuck.pinned, stuck.soft, stuck.tid);

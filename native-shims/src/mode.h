@@ -4,12 +4,15 @@
  * (agent.c), as engines and
  * policies are: the fault path, the request handlers, the guard, the engines and the
  * interposers ask the mode only through this table and its capability flags, never which mode
- * runs. Every op may be NULL (nothing to do); all run with the agent lock held but start.
+ * runs. Every op may be NULL (nothing to do); all run with the agent lock held but start, count
+ * and settle.
  */
 #ifndef FL_MODE_H
 #define FL_MODE_H
 
 #include "emit.h"
+
+struct fl_range; /* ranges.h */
 
 #define FL_KEEPS_EVMS       1u  /* a reference brings its page into the EVMS, whose policy names the victims */
 #define FL_TRACKS_DIRTY     2u  /* a page enabled by a read comes back write-protected: its first write faults too
@@ -19,8 +22,9 @@
 #define FL_NOTICES_ASYNC    16u /* program threads post their notices (mappings, threads) without waiting for them */
 #define FL_RESCANS_ON_TIMER 32u /* every mapping is rescanned on a timer: a thread start registers its stack's only */
 /* a fault may be resolved without the agent lock, on the faulting thread (fault.c, the shared path):
- * its record is its reference record alone and the EVMS decides the rest (trace), or it is an access
- * check whose answer is one atomic mark (monitor) */
+ * its record is its reference record alone and the EVMS decides the rest (trace), it is counted in its
+ * thread's chunk (Moca: the count and settle ops), or it is an access check whose answer is one atomic
+ * mark (monitor) */
 #define FL_SHARES_FAULTS    64u
 
 struct fl_mode {
@@ -34,6 +38,16 @@ struct fl_mode {
 	void (*faults)(const struct fl_fault *f, uint32_t n);
 	/* a fault's page was enabled: the engine's enable result r (1: by us), pinned: never in the EVMS */
 	void (*enabled)(uintptr_t page, int r, int pinned);
+	/*
+	 * The shared path, without the lock (NULL: the mode counts no fault there). count: the fault
+	 * as read (labelled SOFT_DIRTY for a write-protect fault, else not soft; its first touch
+	 * learned here from r, its page's range) counted as faults() counts it, and room kept for its
+	 * page as enabled() keeps it (*ticket); 0: a table is full, nothing was done, the lock's path
+	 * must take the fault. settle: the counted fault's page was resolved, r and pinned as for
+	 * enabled() (r < 1: the room stays empty).
+	 */
+	int (*count)(struct fl_range *r, const struct fl_fault *f, uint32_t *ticket);
+	void (*settle)(uint32_t ticket, uintptr_t page, int r, int pinned);
 	/* the image ends (exec, normal exit, teardown): what the mode holds of it is written */
 	void (*image_ends)(void);
 	/* the guard, without the lock: the mode's next deadline (fl_now_ns; 0 none), and whether a

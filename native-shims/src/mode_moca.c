@@ -17,7 +17,15 @@
  * The thread's first fault on a page in the interval takes a tick of the global clock (the
  * record's seq); later faults of the same thread on the page only count. Chunks are written at
  * the interval end, normal exit, exec and teardown; a process ended by a signal or _exit loses
- * the chunks of its last interval. Agent lock held throughout.
+ * the chunks of its last interval.
+ *
+ * Faults are counted without the agent lock (count, settle: fault.c's shared path) as well as
+ * under it; the interval's end, the tables' reset and a full table's early end take the lock,
+ * which waits for every fault counted without it (lock.c). Without the lock, faults of different
+ * threads meet only in the tables: an entry, a thread and a place in the list of enabled pages
+ * are claimed with one compare-and-swap or add each, an entry is filled before the table names
+ * it. What a thread's entries and chunk list hold is changed by that thread's faults alone, one
+ * at a time (a thread waits in its fault), so they need no atomics.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -107,17 +115,32 @@ static uint32_t hash_of(uint32_t tid, uintptr_t page)
 	return (uint32_t)(h >> 32) & (TABLE_SLOTS - 1);
 }
 
+/* the thread's place, claimed now if it has none (one compare-and-swap: other threads claim theirs at once) */
 static struct thread *thread_of(uint32_t tid)
 {
 	for (uint32_t i = tid * 2654435761u & (THREADS_MAX - 1), n = 0; n < THREADS_MAX; i = (i + 1) & (THREADS_MAX - 1), n++) {
-		if (threads[i].tid == tid)
+		uint32_t cur = __atomic_load_n(&threads[i].tid, __ATOMIC_ACQUIRE);
+		if (cur == tid)
 			return &threads[i];
-		if (!threads[i].tid) {
-			threads[i] = (struct thread){ .tid = tid, .head = NONE, .tail = NONE };
+		if (!cur && __atomic_compare_exchange_n(&threads[i].tid, &cur, tid, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			threads[i].head = threads[i].tail = NONE; /* next_id is 0: places are freed all at once */
 			return &threads[i];
 		}
+		if (cur == tid)
+			return &threads[i];
 	}
 	return NULL;
+}
+
+/* one more of *n, if fewer than max are taken: its index, or NONE */
+static uint32_t claim(uint32_t *n, uint32_t max)
+{
+	uint32_t cur = __atomic_load_n(n, __ATOMIC_RELAXED);
+	do {
+		if (cur >= max)
+			return NONE;
+	} while (!__atomic_compare_exchange_n(n, &cur, cur + 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return cur;
 }
 
 /* the records of a thread's chunk, from its first entry of the interval on (emit.c writes them) */
@@ -184,7 +207,10 @@ static void moca_disable(uint32_t n)
 	uint64_t t0 = fl_now_ns();
 	sort_pages(enabled, n);
 	uint32_t pages = 0;
-	for (uint32_t i = 0; i < n;) {
+	uint32_t holes = 0; /* places claimed without the lock whose page was not ours to disable: 0, sorted first */
+	while (holes < n && !enabled[holes])
+		holes++;
+	for (uint32_t i = holes; i < n;) {
 		uintptr_t start = enabled[i], end = start + FL_PAGE;
 		for (i++; i < n && enabled[i] <= end; i++)
 			if (enabled[i] == end)
@@ -200,7 +226,7 @@ static void moca_disable(uint32_t n)
 	 * before the disabling), which are the next one's too.
 	 */
 	uint32_t kept = 0;
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = holes; i < n; i++)
 		if (!fl_fork_depth && fl_pins_held(enabled[i]) && (!kept || enabled[kept - 1] != enabled[i]))
 			enabled[kept++] = enabled[i];
 	memmove(enabled + kept, enabled + n, (size_t)(enabled_n - n) * sizeof(*enabled));
@@ -226,45 +252,69 @@ static uint32_t moca_close(void)
 	return enabled_n;
 }
 
-static void count_fault(uintptr_t address, uint32_t tid, uint32_t flags)
+/*
+ * The fault counted in its thread's entry for the page, made now if it has none: 1, or 0 when the
+ * entries (-1: the threads) are full and nothing was counted. Without the lock too: only this
+ * thread's faults look for its entries, so an entry is claimed, filled, then named by the table
+ * (release); another thread's probe that meets the slot empty or naming another's entry goes on.
+ * r: the page's range, for a fault not labelled yet (the shared path), whose first touch is
+ * learned once its entry is sure to be made (the engine's bit is set as it is asked).
+ */
+static int count(uintptr_t address, uint32_t tid, uint32_t flags, struct fl_range *r)
 {
 	uintptr_t page = FL_PAGE_DOWN(address);
 	uint32_t i = hash_of(tid, page);
-	while (table[i]) {
-		struct entry *x = &entries[table[i] - 1];
+	uint32_t named;
+	while ((named = __atomic_load_n(&table[i], __ATOMIC_ACQUIRE))) {
+		struct entry *x = &entries[named - 1];
 		if (x->tid == tid && x->page == page) {
 			if (flags & FL_REC_WRITE)
 				x->writes++;
 			else
 				x->reads++;
-			return;
+			return 1;
 		}
 		i = (i + 1) & (TABLE_SLOTS - 1);
 	}
 	struct thread *t = thread_of(tid);
-	if (!t || entries_n == ENTRIES_MAX) {
-		/* a table is full: this interval ends early (and, for threads, ids start again) */
-		moca_disable(moca_close());
-		if (!t)
-			memset(threads, 0, (size_t)THREADS_MAX * sizeof(*threads));
-		count_fault(address, tid, flags);
-		return;
-	}
-	uint32_t e = entries_n++;
+	if (!t)
+		return -1;
+	uint32_t e = claim(&entries_n, ENTRIES_MAX);
+	if (e == NONE)
+		return 0;
+	if (r && fl_engine->first_touch(r, page))
+		flags |= FL_REC_FIRST_TOUCH;
 	entries[e] = (struct entry){
-		.page = page, .address = address, .tid = tid, .flags = flags, .next = NONE, .slot = i,
+		.page = page, .address = address, .tid = tid, .flags = flags, .next = NONE,
 		.seq = fl_clock_take(1),
 		.time_ns = fl_now_ns() - fl_agent.start_mono_ns,
 		.reads = !(flags & FL_REC_WRITE), .writes = !!(flags & FL_REC_WRITE),
 	};
-	table[i] = e + 1;
+	for (;; i = (i + 1) & (TABLE_SLOTS - 1)) { /* the table has twice the entries' slots */
+		uint32_t empty = 0;
+		entries[e].slot = i;
+		if (__atomic_compare_exchange_n(&table[i], &empty, e + 1, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+			break;
+	}
 	if (t->head == NONE) {
 		t->head = e;
-		active[active_n++] = (uint32_t)(t - threads);
+		active[claim(&active_n, THREADS_MAX)] = (uint32_t)(t - threads); /* a thread's first: a place each */
 	} else {
 		entries[t->tail].next = e;
 	}
 	t->tail = e;
+	return 1;
+}
+
+/* lock held: a table is full, so this interval ends early (and, for threads, ids start again) */
+static void count_fault(uintptr_t address, uint32_t tid, uint32_t flags)
+{
+	int r;
+	while ((r = count(address, tid, flags, NULL)) != 1) {
+		moca_disable(moca_close());
+		if (r < 0)
+			memset(threads, 0, (size_t)THREADS_MAX * sizeof(*threads));
+	}
 }
 
 static void moca_enabled(uintptr_t page, int r, int pinned)
@@ -274,6 +324,27 @@ static void moca_enabled(uintptr_t page, int r, int pinned)
 	if (enabled_n == ENTRIES_MAX)
 		moca_disable(moca_close());
 	enabled[enabled_n++] = page;
+}
+
+/* the shared path: a place in the enabled list first (0 until settled), then the count */
+static int moca_count(struct fl_range *r, const struct fl_fault *f, uint32_t *ticket)
+{
+	*ticket = NONE;
+	if (!f->soft && (*ticket = claim(&enabled_n, ENTRIES_MAX)) == NONE)
+		return 0;
+	if (*ticket != NONE)
+		enabled[*ticket] = 0;
+	if (count(f->address, f->tid, f->flags, f->soft ? NULL : r) == 1)
+		return 1;
+	/* a place left empty (moca_disable skips it) until the lock's path ends the interval */
+	*ticket = NONE;
+	return 0;
+}
+
+static void moca_settle(uint32_t ticket, uintptr_t page, int r, int pinned)
+{
+	if (ticket != NONE && r > 0 && !pinned)
+		enabled[ticket] = page;
 }
 
 /* every fault of the interval counts in its thread's chunk, written when the interval ends */
@@ -315,11 +386,13 @@ static void moca_run(uint64_t now, void (*resolve)(void), void (*between)(void))
 
 const struct fl_mode fl_mode_moca = {
 	.name = "moca",
-	.flags = FL_TRACKS_DIRTY,
+	.flags = FL_TRACKS_DIRTY | FL_SHARES_FAULTS,
 	.start = moca_start,
 	.reset = moca_reset,
 	.faults = moca_faults,
 	.enabled = moca_enabled,
+	.count = moca_count,
+	.settle = moca_settle,
 	.image_ends = moca_image_ends,
 	.due = moca_due,
 	.run = moca_run,

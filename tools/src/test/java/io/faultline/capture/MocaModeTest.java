@@ -18,6 +18,8 @@ import io.faultline.format.TraceReader;
 import io.faultline.format.TraceVisitor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -49,8 +51,14 @@ class MocaModeTest
         return record(List.of(), scripts);
     }
 
-    /** moca_phases over PAGES pages with SCRIPTS, recorded with the extra record options. */
     private Run record(final List<String> options, final String... scripts) throws Exception
+    {
+        return record(options, Map.of(), scripts);
+    }
+
+    /** moca_phases over PAGES pages with SCRIPTS, recorded with the extra record options and environment. */
+    private Run record(final List<String> options, final Map<String, String> env, final String... scripts)
+        throws Exception
     {
         // A segment split by an interval end (the workload was kept off the CPU for a whole
         // interval) makes moca_phases exit 3: record again rather than compare a broken phase.
@@ -63,7 +71,9 @@ class MocaModeTest
             args.addAll(List.of("--", Workloads.build("moca_phases").toString(), String.valueOf(PAGES),
                 String.valueOf(INTERVAL_MS)));
             args.addAll(List.of(scripts));
-            final Faultline.Result result = Faultline.run(args.toArray(new String[0]));
+            final ProcessBuilder builder = Faultline.builder(args);
+            builder.environment().putAll(env);
+            final Faultline.Result result = Faultline.finish(builder, 120);
             if (result.status() == 3 && attempt < 3)
             {
                 continue;
@@ -319,5 +329,35 @@ class MocaModeTest
         final Run run = record("r1,w2,r3,w3/w4,r5/r1,r2", "w10,r11,w12/r13,w14,w14/w10,w11");
         assertEquals(2, run.logs.size(), run.toString());
         assertChunksMatchModel(run);
+    }
+
+    /**
+     * Four threads fault at once, each counted in its own chunk without the agent lock (issue 38;
+     * fault.c, resolve_counted): on the faulting threads under sigbus, on a fault thread per CPU
+     * under uffd (FAULTLINE_HANDLERS=percpu), and, for comparison, one at a time by uffd's one
+     * handler thread under the lock. Every thread's chunks are the model's.
+     */
+    @ParameterizedTest(name = "--engine {0} {1}")
+    @CsvSource({"sigbus, ''", "uffd, percpu", "uffd, ''"})
+    void fourThreadsFaultingAtOnceGetTheModelsChunks(final String engine, final String handlers) throws Exception
+    {
+        final String[] scripts = new String[4];
+        for (int t = 0; t < scripts.length; t++)
+        {
+            final int b = 20 + 40 * t; // each thread's pages: b..b+29, its own
+            final StringBuilder first = new StringBuilder();
+            for (int p = 0; p < 30; p++)
+            {
+                first.append(p == 0 ? "" : ",").append(p % 3 == 0 ? "w" : "r").append(b + p);
+            }
+            scripts[t] = first + "/r" + b + ",w" + (b + 1) + ",w" + (b + 2) + ",r" + (b + 2) + ",r" + (b + 3)
+                + "/s1/w" + (b + 4) + ",r" + (b + 5) + ",w" + (b + 5);
+        }
+        final Run run = record(List.of("--engine", engine),
+            handlers.isEmpty() ? Map.of() : Map.of("FAULTLINE_HANDLERS", handlers), scripts);
+        assertEquals(4, run.logs.size(), run.toString());
+        assertChunksMatchModel(run);
+        assertEquals(engine, run.header.get(TraceHeader.ENGINE));
+        assertEquals(run.header.get(TraceHeader.AGENT_RECORDS), run.header.get(TraceHeader.REFERENCES));
     }
 }
