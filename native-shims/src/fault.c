@@ -494,6 +494,16 @@ struct stuck {
  * regs: the faulting thread's registers (the in-thread engines' stacks), else NULL.
  */
 #define STUCK (NEEDS_LOCK - 1)
+
+/* the races' tests (FAULTLINE_TEST_SHARED_PAUSE): the first shared fault on the page waits,
+ * decided or counted and its page not moved yet, while another thread's work falls inside it */
+static void test_pause(uintptr_t page)
+{
+	if (page == test_pause_page && test_pause_ms && !__atomic_exchange_n(&test_paused, 1, __ATOMIC_ACQ_REL)) {
+		struct timespec ts = { test_pause_ms / 1000, (test_pause_ms % 1000) * 1000000L };
+		fl_syscall(SYS_nanosleep, (long)&ts);
+	}
+}
 static int resolve_shared(struct fl_range *r, struct fl_fault f, const struct fl_stack_regs *regs, struct fl_emitter *e,
 			  struct stuck *stuck)
 {
@@ -521,10 +531,7 @@ static int resolve_shared(struct fl_range *r, struct fl_fault f, const struct fl
 		fl_emit_close(e);
 		return NEEDS_LOCK;
 	}
-	if (page == test_pause_page && test_pause_ms && !__atomic_exchange_n(&test_paused, 1, __ATOMIC_ACQ_REL)) {
-		struct timespec ts = { test_pause_ms / 1000, (test_pause_ms % 1000) * 1000000L };
-		fl_syscall(SYS_nanosleep, (long)&ts);
-	}
+	test_pause(page);
 	fl_emitter_count(e, FL_TRING_FAULTS, 1);
 	if (kind == FL_DECIDED_REFERENCE) {
 		if (fl_engine->first_touch(r, page))
@@ -589,6 +596,7 @@ static int resolve_counted(struct fl_range *r, struct fl_fault f, struct fl_emit
 	uint32_t ticket;
 	if (!fl_mode->count(r, &f, &ticket))
 		return NEEDS_LOCK;
+	test_pause(page);
 	fl_emitter_count(e, FL_TRING_FAULTS, 1);
 	fl_page_lock(r, page);
 	int res = f.soft == SOFT_DIRTY ? fl_engine->protect_writes(page, 0)

@@ -121,6 +121,10 @@ static void *thread_a(void *arg)
 	(void)arg;
 	while (!b_waiting)
 		sched_yield();
+	/* the agent takes in both threads' starts first: their notices take the agent lock, which
+	 * would wait for the paused fault and send B's fault to the lock's path behind it */
+	for (uint64_t t0 = now_ms(); now_ms() - t0 < 50;)
+		sched_yield();
 	a_started = 1;
 	uint64_t sum = region[0];
 	if (!strcmp(mode, "evict-during-fault")) {

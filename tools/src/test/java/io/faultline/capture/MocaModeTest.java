@@ -332,6 +332,65 @@ class MocaModeTest
     }
 
     /**
+     * Two threads fault on one page at once, without the lock (threads_script same-page: thread
+     * B reads page 0 while thread A's fault on it is held open 1.5 s after its count,
+     * FAULTLINE_TEST_SHARED_PAUSE): each fault is counted in its own thread's chunk, one read, and
+     * the interval's end (1 s) waits for A's open fault, so both chunks are of one interval; the
+     * program's memory ends as natively. Under sigbus, where B's fault is B's own: under uffd it is
+     * a message that another fault thread must read while A's is paused, and if none runs in time
+     * (they run at SCHED_IDLE), A's wake-up of the page drops B's unread message, as the kernel
+     * drops any fault resolved before it was read (B's access then came after the page was home).
+     */
+    @Test
+    void twoThreadsFaultingOnePageAtOnceAreEachCountedInOneInterval() throws Exception
+    {
+        final String engine = "sigbus";
+        final long base = 0x7e0000000000L;
+        final String program = Workloads.build("threads_script").toString();
+        final Faultline.Result natively = Faultline.exec(List.of(program, "same-page", "8"), 60);
+        assertEquals(0, natively.status(), natively.describe());
+        final Path trace = tmp.resolve("same-page-" + engine);
+        final ProcessBuilder builder = Faultline.builder(List.of("record", "-q", "-o", trace.toString(), "--scope",
+            "api", "--mode", "moca", "--interval", "1s", "--engine", engine, "--", program, "same-page",
+            "8"));
+        builder.environment().put("FAULTLINE_TEST_SHARED_PAUSE", "0x" + Long.toHexString(base) + ":1500");
+        final Faultline.Result traced = Faultline.finish(builder, 120);
+        assertEquals(0, traced.status(), traced.describe());
+        assertEquals(natively.out().replaceAll("page0 0x[0-9a-f]+", ""), traced.out().replaceAll("page0 0x[0-9a-f]+", ""));
+        final List<String> page0 = new ArrayList<>();
+        try (TraceReader reader = TraceReader.open(trace))
+        {
+            reader.forEach(new TraceVisitor()
+            {
+                @Override
+                public void onReference(final long seq, final long timeNs, final int p, final int tid,
+                    final long address, final boolean write)
+                {
+                    throw new AssertionError("a Moca trace delivers chunks, not references");
+                }
+
+                @Override
+                public void onMocaChunk(final MocaChunk chunk)
+                {
+                    for (int i = 0; i < chunk.pages(); i++)
+                    {
+                        if (chunk.address(i) / PAGE == base / PAGE && chunk.tid() != chunk.pid())
+                        {
+                            page0.add("interval " + chunk.interval() + " tid " + chunk.tid() + " reads "
+                                + chunk.reads(i) + " writes " + chunk.writes(i));
+                        }
+                    }
+                }
+            });
+        }
+        assertEquals(2, page0.size(), "page 0 in the chunks of threads A and B: " + page0);
+        assertEquals(page0.get(0).replaceAll(" tid \\d+", ""), page0.get(1).replaceAll(" tid \\d+", ""),
+            "one interval, one read each: " + page0);
+        assertTrue(page0.get(0).endsWith("reads 1 writes 0"), page0.toString());
+        assertTrue(!page0.get(0).equals(page0.get(1)), "two threads: " + page0);
+    }
+
+    /**
      * Four threads fault at once, each counted in its own chunk without the agent lock (issue 38;
      * fault.c, resolve_counted): on the faulting threads under sigbus, on a fault thread per CPU
      * under uffd (FAULTLINE_HANDLERS=percpu), and, for comparison, one at a time by uffd's one
