@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -89,26 +90,36 @@ class MocaModeTest
             }
             final Map<Integer, List<MocaChunk>> chunks = new HashMap<>();
             final int[] parts = {0};
-            try (TraceReader reader = TraceReader.open(trace))
-            {
-                reader.forEach(new TraceVisitor()
-                {
-                    @Override
-                    public void onReference(final long seq, final long timeNs, final int pid, final int tid,
-                        final long address, final boolean write)
-                    {
-                        throw new AssertionError("a Moca trace delivers chunks, not references");
-                    }
+            final TraceHeader header = forEachChunk(trace, chunk -> {
+                chunks.computeIfAbsent(chunk.tid(), t -> new ArrayList<>()).add(chunk);
+                parts[0]++;
+            });
+            return new Run(trace, logs, chunks, Long.parseUnsignedLong(base.group(1), 16), header, parts[0]);
+        }
+    }
 
-                    @Override
-                    public void onMocaChunk(final MocaChunk chunk)
-                    {
-                        chunks.computeIfAbsent(chunk.tid(), t -> new ArrayList<>()).add(chunk);
-                        parts[0]++;
-                    }
-                });
-                return new Run(trace, logs, chunks, Long.parseUnsignedLong(base.group(1), 16), reader.header(), parts[0]);
-            }
+    /** Every Moca chunk (or part of one) of the trace, in trace order; the trace's header. */
+    private static TraceHeader forEachChunk(final Path trace, final Consumer<MocaChunk> each)
+        throws Exception
+    {
+        try (TraceReader reader = TraceReader.open(trace))
+        {
+            reader.forEach(new TraceVisitor()
+            {
+                @Override
+                public void onReference(final long seq, final long timeNs, final int pid, final int tid,
+                    final long address, final boolean write)
+                {
+                    throw new AssertionError("a Moca trace delivers chunks, not references");
+                }
+
+                @Override
+                public void onMocaChunk(final MocaChunk chunk)
+                {
+                    each.accept(chunk);
+                }
+            });
+            return reader.header();
         }
     }
 
@@ -358,31 +369,16 @@ class MocaModeTest
         assertEquals(0, traced.status(), traced.describe());
         assertEquals(natively.out().replaceAll("page0 0x[0-9a-f]+", ""), traced.out().replaceAll("page0 0x[0-9a-f]+", ""));
         final List<String> page0 = new ArrayList<>();
-        try (TraceReader reader = TraceReader.open(trace))
-        {
-            reader.forEach(new TraceVisitor()
+        forEachChunk(trace, chunk -> {
+            for (int i = 0; i < chunk.pages(); i++)
             {
-                @Override
-                public void onReference(final long seq, final long timeNs, final int p, final int tid,
-                    final long address, final boolean write)
+                if (chunk.address(i) / PAGE == base / PAGE && chunk.tid() != chunk.pid())
                 {
-                    throw new AssertionError("a Moca trace delivers chunks, not references");
+                    page0.add("interval " + chunk.interval() + " tid " + chunk.tid() + " reads " + chunk.reads(i)
+                        + " writes " + chunk.writes(i));
                 }
-
-                @Override
-                public void onMocaChunk(final MocaChunk chunk)
-                {
-                    for (int i = 0; i < chunk.pages(); i++)
-                    {
-                        if (chunk.address(i) / PAGE == base / PAGE && chunk.tid() != chunk.pid())
-                        {
-                            page0.add("interval " + chunk.interval() + " tid " + chunk.tid() + " reads "
-                                + chunk.reads(i) + " writes " + chunk.writes(i));
-                        }
-                    }
-                }
-            });
-        }
+            }
+        });
         assertEquals(2, page0.size(), "page 0 in the chunks of threads A and B: " + page0);
         assertEquals(page0.get(0).replaceAll(" tid \\d+", ""), page0.get(1).replaceAll(" tid \\d+", ""),
             "one interval, one read each: " + page0);
