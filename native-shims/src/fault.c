@@ -482,6 +482,16 @@ struct stuck {
 	uintptr_t victims[FL_DECISION_OUT];
 };
 
+/* the races' tests (FAULTLINE_TEST_SHARED_PAUSE): the first shared fault on the page waits,
+ * decided or counted and its page not moved yet, while another thread's work falls inside it */
+static void test_pause(uintptr_t page)
+{
+	if (page == test_pause_page && test_pause_ms && !__atomic_exchange_n(&test_paused, 1, __ATOMIC_ACQ_REL)) {
+		struct timespec ts = { test_pause_ms / 1000, (test_pause_ms % 1000) * 1000000L };
+		fl_syscall(SYS_nanosleep, (long)&ts);
+	}
+}
+
 /*
  * The steps of a batch of one, in the same order, beside other threads' faults: the policy's
  * decision, which takes the reference's seq (policy.h); the record published; the pages that
@@ -494,16 +504,6 @@ struct stuck {
  * regs: the faulting thread's registers (the in-thread engines' stacks), else NULL.
  */
 #define STUCK (NEEDS_LOCK - 1)
-
-/* the races' tests (FAULTLINE_TEST_SHARED_PAUSE): the first shared fault on the page waits,
- * decided or counted and its page not moved yet, while another thread's work falls inside it */
-static void test_pause(uintptr_t page)
-{
-	if (page == test_pause_page && test_pause_ms && !__atomic_exchange_n(&test_paused, 1, __ATOMIC_ACQ_REL)) {
-		struct timespec ts = { test_pause_ms / 1000, (test_pause_ms % 1000) * 1000000L };
-		fl_syscall(SYS_nanosleep, (long)&ts);
-	}
-}
 static int resolve_shared(struct fl_range *r, struct fl_fault f, const struct fl_stack_regs *regs, struct fl_emitter *e,
 			  struct stuck *stuck)
 {
@@ -581,10 +581,10 @@ static int resolve_shared(struct fl_range *r, struct fl_fault f, const struct fl
 /*
  * A fault of a mode that counts faults in its threads' chunks (Moca: mode.h, count), beside
  * other threads' faults, with the lock path's steps in its order: counted first (labelling, its
- * first touch learned by the count once nothing can refuse it), then
- * its page enabled under the page's lock as resolve_one enables it (read-only after a read, so
- * that a later write is counted too; a write-protect fault lifts the protection), the mode told
- * what became of the page. Returns 1, NEEDS_LOCK (a table is full: nothing was done), or STUCK
+ * first touch learned by the count once nothing can refuse it), then its page enabled under the
+ * page's lock as resolve_one enables it (read-only after a read, so that a later write is
+ * counted too; a write-protect fault lifts the protection), the mode told what became of the
+ * page. Returns 1, NEEDS_LOCK (a table is full: nothing was done), or STUCK
  * with *stuck saying what is left (userfaultfd only: the move was refused while an event was
  * pending; fl_fault_drain_shared defers it to the lock's path, counted already).
  */
