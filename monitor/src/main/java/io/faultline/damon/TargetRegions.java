@@ -82,6 +82,7 @@ public final class TargetRegions
             }
         }
     }
+
     /** The parts of {@code ranges} (in address order) that no region of {@code regions} (in address order) covers. */
     public static List<AddressRange> uncovered(final List<Region> regions, final List<AddressRange> ranges)
     {

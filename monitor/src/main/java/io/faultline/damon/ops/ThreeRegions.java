@@ -160,6 +160,7 @@ public final class ThreeRegions
             evenlySplit(t, t.nrRegions() - 1, range.size() / sz, ctx.minRegionSize());
         }
     }
+
     /**
      * Regions for the parts of {@code ranges} that no region of {@code t} covers, made as
      * {@link #initRegions} makes a new target's: each part of at least one piece split evenly into

@@ -48,11 +48,6 @@ public final class CallStacks
         final Map<Integer, long[]> stacks = new HashMap<>();
         final List<Symbolizer.CodeMap> maps = new ArrayList<>();
         final Map<Integer, long[]> counts = new HashMap<>();
-
-        Symbolizer.CodeMap mapOf(final long address)
-        {
-            return Symbolizer.mapOf(maps, address);
-        }
     }
 
     /** Reads every reference and event of the trace; the reader's problems are its exceptions. */
@@ -136,12 +131,7 @@ public final class CallStacks
                     totals[2] += e.getValue()[0]; // an id without its stack event: a damaged or cut trace
                     continue;
                 }
-                final List<String> names = new ArrayList<>(frames.length);
-                for (int f = 0; f < frames.length; f++)
-                {
-                    names.add(symbolizer.name(image.mapOf(frames[f]), frames[f], f > 0));
-                }
-                merged.computeIfAbsent(names, n -> new long[1])[0] += e.getValue()[0];
+                merged.computeIfAbsent(symbolizer.names(image.maps, frames), n -> new long[1])[0] += e.getValue()[0];
             }
         }
         final List<Stack> stacks = new ArrayList<>();

@@ -43,17 +43,6 @@ public final class FrameNames
      */
     public String names(final int pid, final String frames)
     {
-        final long[] addresses = CallStacks.frames(frames);
-        final List<Symbolizer.CodeMap> image = maps.getOrDefault(pid, List.of());
-        final StringBuilder out = new StringBuilder();
-        for (int f = 0; f < addresses.length; f++)
-        {
-            if (f > 0)
-            {
-                out.append(SEPARATOR);
-            }
-            out.append(symbolizer.name(Symbolizer.mapOf(image, addresses[f]), addresses[f], f > 0));
-        }
-        return out.toString();
+        return String.join(SEPARATOR, symbolizer.names(maps.getOrDefault(pid, List.of()), CallStacks.frames(frames)));
     }
 }

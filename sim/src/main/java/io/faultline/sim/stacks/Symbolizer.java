@@ -2,6 +2,7 @@ package io.faultline.sim.stacks;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -26,8 +27,22 @@ public final class Symbolizer
     {
     }
 
+    /**
+     * A stack's frames (innermost first: the faulting instruction, then return addresses) named
+     * in the code maps of their process image, {@code maps} in announcement order.
+     */
+    public List<String> names(final List<CodeMap> maps, final long[] frames)
+    {
+        final List<String> names = new ArrayList<>(frames.length);
+        for (int f = 0; f < frames.length; f++)
+        {
+            names.add(name(mapOf(maps, frames[f]), frames[f], f > 0));
+        }
+        return names;
+    }
+
     /** The code map of {@code maps} (in announcement order) that holds {@code address}, or null. */
-    public static CodeMap mapOf(final List<CodeMap> maps, final long address)
+    static CodeMap mapOf(final List<CodeMap> maps, final long address)
     {
         CodeMap best = null;
         for (final CodeMap m : maps)
