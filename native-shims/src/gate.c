@@ -722,16 +722,10 @@ static void pass_on_sigsys(int sig, siginfo_t *si, ucontext_t *uc, struct fl_gat
  * call). map_events.c says them (fl_map_say).
  */
 
-/* the advice that zaps a range: what userfaultfd reports as UFFD_EVENT_REMOVE (mm/madvise.c) */
-static int zaps(long advice)
-{
-	return advice == MADV_DONTNEED || advice == MADV_DONTNEED_LOCKED || advice == MADV_FREE || advice == MADV_REMOVE;
-}
-
 /* the calls that zap or move pages and are heard of after they did (map_events.c, fl_map_learn_dirty_before) */
 static void learn_dirty_before(long nr, const long *a)
 {
-	int late = nr == SYS_mremap || (nr == SYS_madvise && zaps(a[2]));
+	int late = nr == SYS_mremap || (nr == SYS_madvise && fl_map_zaps(a[2]));
 	if ((fl_engine->observes & FL_OBSERVES_MAP_EVENTS) && (nr == SYS_munmap || (nr == SYS_mmap && ((int)a[3] & MAP_FIXED))))
 		late = 1;
 	if (late)
@@ -743,12 +737,10 @@ static void learn_dirty_before(long nr, const long *a)
  * advice: the call's hint does (map_events.c), posted here for every call, glibc's own included
  * (the interposer posts none while the gate is on). Returns the hint's index, or -1.
  */
-static int advice_hint(long nr, const long *a, int *evented)
+static int advice_hint(long nr, const long *a)
 {
-	*evented = 0;
-	if (nr != SYS_madvise || !zaps(a[2]) || fl_map_says_events() || !fl_tracing())
+	if (nr != SYS_madvise || !fl_map_zaps(a[2]) || fl_map_says_events() || !fl_tracing())
 		return -1;
-	*evented = a[1] && fl_hint_evented((uintptr_t)a[0]);
 	return fl_hint_post(FL_HINT_MADVISE, (uintptr_t)a[0], (uint64_t)a[1], (uint64_t)a[2]);
 }
 
@@ -769,7 +761,7 @@ static void map_events_before(long nr, const long *a)
 
 static void map_events_after(long nr, const long *a, long r)
 {
-	if (nr == SYS_madvise && r == 0 && a[1] && fl_map_says_events() && zaps(a[2]))
+	if (nr == SYS_madvise && r == 0 && a[1] && fl_map_says_events() && fl_map_zaps(a[2]))
 		fl_map_say(FL_TRAP_REMOVE, FL_PAGE_DOWN(a[0]), FL_PAGE_UP((uintptr_t)a[0] + (uintptr_t)a[1]), (uint64_t)a[2]);
 }
 
@@ -901,8 +893,7 @@ static long gated_call(long nr, const long *a, ucontext_t *uc, struct fl_gate_th
 	if (kev)
 		fl_kev_before(nr, a, &kc);
 	map_events_before(nr, a);
-	int advice_evented;
-	int advice = advice_hint(nr, a, &advice_evented);
+	int advice = advice_hint(nr, a);
 	uint64_t handler_mask = 0;
 	int quick = (flags & FL_SC_QUICK) != 0;
 	if (!quick) /* the program's mask while the call waits: a signal interrupts it as it would have */
@@ -957,7 +948,7 @@ static long gated_call(long nr, const long *a, ucontext_t *uc, struct fl_gate_th
 	}
 	map_events_after(nr, a, r);
 	/* the event used the hint before the call's thread runs on (fl_hint_take_said) */
-	if (r == 0 && advice_evented)
+	if (r == 0)
 		fl_hint_take_said(advice);
 	else
 		fl_hint_take(advice);

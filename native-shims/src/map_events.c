@@ -24,12 +24,27 @@
 #include "sys.h"
 
 struct hint {
-	uint32_t state; /* 0 free, 1 filling, 2 posted, 3 posted and used by an event */
-	uint32_t kind;  /* FL_HINT_* */
+	uint32_t state;   /* 0 free, 1 filling, 2 posted, 3 posted and used by an event */
+	uint32_t kind;    /* FL_HINT_* */
+	uint32_t evented; /* the call's range raises userfaultfd's events (events_raised) */
 	uint64_t start, len, value;
 };
 #define HINTS 64
 static struct hint hints[HINTS];
+
+/* whether a call on [start, start + len) raises userfaultfd's events: the handler's userfaultfd
+ * registered it (every traced range, unless only checked pages are) */
+static int events_raised(uint64_t start, uint64_t len)
+{
+	uintptr_t page = FL_PAGE_DOWN(start);
+	return len && (fl_engine->observes & FL_OBSERVES_MAP_EVENTS) && !(fl_mode->flags & FL_CHECKS_ONLY) &&
+	       fl_ranges_cover(page, page + FL_PAGE);
+}
+
+int fl_map_zaps(long advice)
+{
+	return advice == MADV_DONTNEED || advice == MADV_DONTNEED_LOCKED || advice == MADV_FREE || advice == MADV_REMOVE;
+}
 
 int fl_hint_post(uint32_t kind, uint64_t start, uint64_t len, uint64_t value)
 {
@@ -37,6 +52,7 @@ int fl_hint_post(uint32_t kind, uint64_t start, uint64_t len, uint64_t value)
 		uint32_t expect = 0;
 		if (__atomic_compare_exchange_n(&hints[i].state, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 			hints[i].kind = kind;
+			hints[i].evented = events_raised(start, len);
 			hints[i].start = start;
 			hints[i].len = len;
 			hints[i].value = value;
@@ -56,17 +72,10 @@ int fl_hint_take(int i)
 	return st == 3;
 }
 
-int fl_hint_evented(uintptr_t addr)
-{
-	uintptr_t page = FL_PAGE_DOWN(addr);
-	return (fl_engine->observes & FL_OBSERVES_MAP_EVENTS) && !(fl_mode->flags & FL_CHECKS_ONLY) &&
-	       fl_ranges_cover(page, page + FL_PAGE);
-}
-
 int fl_hint_take_said(int i)
 {
-	if (i < 0)
-		return 0;
+	if (i < 0 || !hints[i].evented)
+		return fl_hint_take(i);
 	/* bounded: a range the table covered but userfaultfd no longer did raises no event */
 	uint64_t until = fl_now_ns() + 100000000ULL;
 	while (__atomic_load_n(&hints[i].state, __ATOMIC_ACQUIRE) != 3 && fl_now_ns() <= until)

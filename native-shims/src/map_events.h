@@ -22,15 +22,16 @@ void fl_map_events_read(struct fl_trap *t, uint32_t n);
 enum { FL_HINT_MADVISE = 1, FL_HINT_MREMAP = 2 };
 int fl_hint_post(uint32_t kind, uint64_t start, uint64_t len, uint64_t value); /* its index, or -1 */
 int fl_hint_take(int i); /* withdraw; returns 1 if an event used it */
-/* whether a call on the range at addr raises userfaultfd's events: the handler's userfaultfd
- * registered it (every traced range, unless only checked pages are) */
-int fl_hint_evented(uintptr_t addr);
 /*
- * fl_hint_take for a call whose event the kernel raised: userfaultfd lets the call return once
- * the handler's read(2) has taken the event, and the hint must still be there when the handler
- * looks at what it read (fl_map_events_read). Waits for that, yielding, at most 100 ms.
+ * fl_hint_take for a call that did what its hint says (a zap, a move): userfaultfd lets the call
+ * return once the handler's read(2) has taken its event, and the hint must still be there when
+ * the handler looks at what it read (fl_map_events_read). Where the call's range raises events
+ * (the hint knows, from when it was posted), waits for that, yielding, at most 100 ms.
  */
 int fl_hint_take_said(int i);
+/* the advice that zaps a range, which userfaultfd reports as UFFD_EVENT_REMOVE (mm/madvise.c,
+ * userfaultfd_remove) */
+int fl_map_zaps(long advice);
 void fl_hints_reset(void); /* a fork child: none posted */
 
 /*

@@ -195,7 +195,6 @@ FL_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...
 	learn_dirty_before((uintptr_t)old, old_len);
 	/* a traced range that moves raises UFFD_EVENT_REMAP, which knows the old length only */
 	int h = fl_hint_post(FL_HINT_MREMAP, (uintptr_t)old, old_len, new_len);
-	int evented = fl_hint_evented((uintptr_t)old);
 	void *p = real_mremap(old, old_len, new_len, flags, new_addr);
 	if (p != MAP_FAILED && fl_map_says_events()) {
 		/* what the kernel's events would have said: the cut tail, then the move */
@@ -207,8 +206,7 @@ FL_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...
 	}
 	int saved = errno;
 	/* a move of a registered range was said by its REMAP event, or the request says it twice */
-	int said = p != MAP_FAILED && evented && (uintptr_t)p != FL_PAGE_DOWN((uintptr_t)old) ? fl_hint_take_said(h)
-											  : fl_hint_take(h);
+	int said = p != MAP_FAILED && (uintptr_t)p != FL_PAGE_DOWN((uintptr_t)old) ? fl_hint_take_said(h) : fl_hint_take(h);
 	if (p != MAP_FAILED)
 		fl_req_call_text(FL_REQ_MREMAP, (uintptr_t)old, old_len, (uintptr_t)p, new_len, "s", said ? 1 : 0);
 	errno = saved;
@@ -220,24 +218,18 @@ FL_EXPORT int madvise(void *addr, size_t len, int advice)
 	FL_RESOLVE(real_madvise, "madvise");
 	if (!fl_tracing())
 		return real_madvise(addr, len, advice);
-	/* the advice that zaps a range raises UFFD_EVENT_REMOVE (mm/madvise.c, userfaultfd_remove) */
-	int zaps = advice == MADV_DONTNEED || advice == MADV_DONTNEED_LOCKED || advice == MADV_FREE ||
-		   advice == MADV_REMOVE;
+	int zaps = fl_map_zaps(advice);
 	if (zaps)
 		learn_dirty_before((uintptr_t)addr, len);
 	/* UFFD_EVENT_REMOVE (map_events.c) does not say which advice zapped the range: a hint does,
 	 * the gate's when it is on (it sees glibc's own calls too, gate.c), else this one */
-	int h = -1, evented = 0;
-	if (zaps && !fl_gate_active()) {
-		h = fl_hint_post(FL_HINT_MADVISE, (uintptr_t)addr, len, (uint64_t)advice);
-		evented = len && fl_hint_evented((uintptr_t)addr);
-	}
+	int h = zaps && !fl_gate_active() ? fl_hint_post(FL_HINT_MADVISE, (uintptr_t)addr, len, (uint64_t)advice) : -1;
 	int r = real_madvise(addr, len, advice);
 	if (r == 0 && zaps && says_unmaps())
 		fl_map_say(FL_TRAP_REMOVE, FL_PAGE_DOWN((uintptr_t)addr), FL_PAGE_UP((uintptr_t)addr + len), (uint64_t)advice);
 	int saved = errno;
 	/* the zap's event names its advice only while the hint is there (fl_hint_take_said) */
-	if (r == 0 && evented)
+	if (r == 0)
 		fl_hint_take_said(h);
 	else
 		fl_hint_take(h);
