@@ -15,6 +15,20 @@
 
 struct fl_range; /* ranges.h */
 
+/*
+ * The userfaultfd engines' per-thread state for copy-in (engine_uffd.c): the parking slots that
+ * still hold the copy a page came home from, dropped together when the list is full, and when
+ * another thread last brought a page home. In the engine's part of the thread's state page
+ * (sigstack.h), where its fault signal's handler finds it; only that thread touches it.
+ */
+#define FL_PARKED_COPIES 16
+struct fl_parked_copies {
+	uint64_t enables;  /* pages this thread brought home */
+	uint64_t other_at; /* enables when it last found another thread's the latest */
+	uint32_t n;
+	uintptr_t page[FL_PARKED_COPIES];
+};
+
 #define FL_OBSERVES_KERNEL_ACCESS 1u /* a kernel-mode access to a disabled page waits and is recorded */
 #define FL_OBSERVES_MAP_EVENTS    2u /* munmap, mremap and madvise(DONTNEED) arrive as traps by themselves */
 

@@ -17,8 +17,8 @@
  *   - a traced page is in one of three states: enabled (present, maybe in the EVMS), parked
  *     (content at its parking slot), or empty (never populated, or discarded by madvise);
  *   - a parking slot holds a page only while its traced page is not present, except for a
- *     stale copy left behind by the UFFDIO_COPY fallback (protection changed): a later move
- *     into that slot gets EEXIST. A slot is dropped only when the traced page is present at
+ *     stale copy left behind by a UFFDIO_COPY home (copy-in, until its thread drops it with
+ *     others; the fallback when the protection changed): a later move into that slot gets EEXIST. A slot is dropped only when the traced page is present at
  *     home (pagemap), i.e. when the slot cannot be the program's copy (slot_taken). Under
  *     xz -T2 this agent once met an occupied slot and an empty home for a page it had moved
  *     home 512 faults earlier, with no operation of its own in between (FAULTLINE_CHECK's
@@ -44,6 +44,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <time.h>
 
@@ -58,6 +59,7 @@
 #include "pagemap.h"
 #include "pins.h"
 #include "ranges.h"
+#include "sigstack.h"
 #include "state.h"
 #include "sys.h"
 
@@ -84,12 +86,14 @@ int uffd_held_away(const struct fl_range *r, uintptr_t page)
 int fl_uffd_no_events;
 
 static uintptr_t zero_src; /* a zeroed agent page: UFFDIO_COPY source for first-touch writes */
+static int copy_in_always; /* FAULTLINE_TEST_COPY_IN (faultline's own tests): copy-in with no other thread */
 
 int uffd_init(void)
 {
 	int err = fl_pagemap_open();
 	if (err || zero_src)
 		return err; /* a later attached session: the rest is there */
+	copy_in_always = getenv("FAULTLINE_TEST_COPY_IN") != NULL;
 	zero_src = (uintptr_t)fl_mem_map(FL_PAGE);
 	if (!zero_src)
 		return -ENOMEM;
@@ -452,7 +456,100 @@ static int fill_zero(uintptr_t page, int write)
 	return err;
 }
 
-static int enable_page(int fd, uintptr_t page, int write);
+static int enable_page(int fd, uintptr_t page, int write, struct fl_parked_copies *copies);
+
+/*
+ * Copy-in (the sigbus engine, trace mode, beside other threads). A page that a read brings home
+ * comes by UFFDIO_COPY from its parking slot, write-protected in the same call
+ * (UFFDIO_COPY_MODE_WP), instead of UFFDIO_MOVE and then UFFDIO_WRITEPROTECT. The copy fills an
+ * empty page-table entry, which needs no TLB flush; the move clears the slot's entry and the
+ * protection changes home's, and each of those flushes the process's TLB on every CPU where one
+ * of its threads runs: an interrupt to each such CPU, which the sender waits for. On one running
+ * thread the flushes are local and cheap, and the copy's page allocation costs more than they do
+ * (BENCHMARKS.md, "Copy-in"), so a thread copies only within BESIDE_OTHERS enables of another
+ * thread's. The slot keeps a stale copy: the thread notes it (struct fl_parked_copies) and drops
+ * FL_PARKED_COPIES of them at once with one process_madvise(MADV_DONTNEED), whose zaps share one
+ * flush (mm/madvise.c). A stale slot is what slot_taken already tells apart (home present: the
+ * slot is not the program's copy), so a move out that meets one before it is dropped drops it
+ * there; the batch drops a slot only under its page's lock and while the page is home, so that
+ * no move out can have put the program's copy in it since.
+ */
+#define BESIDE_OTHERS 64
+static void *last_faulter; /* the signal stack slot (the thread) of the latest enable on one */
+_Static_assert(sizeof(struct fl_parked_copies) <= FL_SIGSTACK_ENGINE, "the engine's part of a thread's state (sigstack.h)");
+#define PIDFD_SELF_THREAD (-10000) /* include/uapi/linux/pidfd.h (Linux 6.15): the caller's own mm */
+
+/* the calling thread's list of stale slots if it should copy pages in now, else NULL */
+static struct fl_parked_copies *copies_here(void)
+{
+	if (!fl_uffd_no_events || fl_check || !(fl_mode->flags & FL_KEEPS_EVMS))
+		return NULL;
+	void *slot = fl_sigstack_here(); /* a fault signal's or the gate's handler */
+	if (!slot)
+		return NULL;
+	struct fl_parked_copies *c = fl_sigstack_engine(slot);
+	c->enables++;
+	/* a store only when the latest enable was another thread's: one cache line the threads share */
+	if (__atomic_load_n(&last_faulter, __ATOMIC_RELAXED) != slot) {
+		__atomic_store_n(&last_faulter, slot, __ATOMIC_RELAXED);
+		c->other_at = c->enables;
+	}
+	return copy_in_always || c->enables - c->other_at < BESIDE_OTHERS ? c : NULL;
+}
+
+static void drop_copies(struct fl_parked_copies *c)
+{
+	struct iovec v[FL_PARKED_COPIES];
+	uintptr_t held[FL_PARKED_COPIES];
+	struct fl_range *of[FL_PARKED_COPIES];
+	uint32_t n = 0, keep = 0;
+	for (uint32_t i = 0; i < c->n; i++) {
+		uintptr_t page = c->page[i];
+		struct fl_range *r = fl_range_find(page);
+		if (!r) /* untraced since: its parking went with it */
+			continue;
+		if (!fl_page_trylock(r, page)) { /* another thread moves it (or this one, whose page it is) */
+			c->page[keep++] = page;
+			continue;
+		}
+		if (!fl_range_home(r, page)) { /* moved out since, into the slot slot_taken dropped */
+			fl_page_unlock(r, page);
+			continue;
+		}
+		v[n] = (struct iovec){ (void *)park_of(r, page), FL_PAGE };
+		held[n] = page;
+		of[n++] = r;
+	}
+	if (n && fl_syscall(SYS_process_madvise, PIDFD_SELF_THREAD, (long)v, n, MADV_DONTNEED, 0) < 0)
+		for (uint32_t i = 0; i < n; i++) /* a kernel before 6.15 */
+			fl_syscall(SYS_madvise, (long)v[i].iov_base, FL_PAGE, MADV_DONTNEED);
+	for (uint32_t i = 0; i < n; i++)
+		fl_page_unlock(of[i], held[i]);
+	c->n = keep;
+}
+
+/*
+ * Page home from its slot: copied and write-protected where copies is given (copy-in), 2; else
+ * moved, 0. Or -errno as the move's: EFAULT, a copy's read of an empty slot (no wait under
+ * UFFD_USER_MODE_ONLY), is the move's ENOENT.
+ */
+static int come_home(int fd, const struct fl_range *r, uintptr_t page, struct fl_parked_copies *copies)
+{
+	uintptr_t park = park_of(r, page);
+	if (copies) {
+		int err = fl_uffd_copy_mode(fd, page, park, FL_PAGE, UFFDIO_COPY_MODE_DONTWAKE | UFFDIO_COPY_MODE_WP);
+		if (!err) {
+			if (copies->n == FL_PARKED_COPIES)
+				drop_copies(copies);
+			if (copies->n < FL_PARKED_COPIES)
+				copies->page[copies->n++] = page;
+			return 2;
+		}
+		if (err == -EFAULT || err == -EEXIST || err == -EAGAIN)
+			return err == -EFAULT ? -ENOENT : err;
+	}
+	return fl_uffd_move(fd, page, park, FL_PAGE, UFFDIO_MOVE_MODE_DONTWAKE, NULL);
+}
 
 /*
  * EEXIST with nothing at home: under asynchronous write-protect (which implies WP_UNPOPULATED)
@@ -473,13 +570,15 @@ static int wp_marker(uintptr_t page)
 int uffd_enable(uintptr_t page, int write, int read_only)
 {
 	int fd = fl_uffd;
-	int r = enable_page(fd, page, write);
+	struct fl_parked_copies *copies = copies_here();
+	int r = enable_page(fd, page, write, read_only ? copies : NULL);
 	if (r == 1 && read_only) /* UFFDIO_MOVE drops a page's write-protection: set it after the move home */
 		fl_uffd_writeprotect(fd, page, FL_PAGE, 1);
-	return r;
+	return r == 2 ? 1 : r;
 }
 
-static int enable_page(int fd, uintptr_t page, int write)
+/* 1: home, 2: home by copy, protected (copies given: copy-in), 0: not (the caller wakes anyway) */
+static int enable_page(int fd, uintptr_t page, int write, struct fl_parked_copies *copies)
 {
 	for (int attempt = 0; attempt < EAGAIN_RETRIES; attempt++) {
 		struct fl_range *r = fl_range_find(page);
@@ -492,7 +591,9 @@ static int enable_page(int fd, uintptr_t page, int write)
 		}
 		uintptr_t park = park_of(r, page);
 		fl_range_set_home(r, page, 1); /* before the page can be home (engine_uffd.h, the home map) */
-		int err = fl_uffd_move(fd, page, park, FL_PAGE, UFFDIO_MOVE_MODE_DONTWAKE, NULL);
+		int err = come_home(fd, r, page, copies);
+		if (err == 2)
+			return 2;
 		if (fl_check)
 			fl_check_enable(r, page, err);
 		if (!err)

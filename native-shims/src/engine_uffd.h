@@ -38,6 +38,7 @@ int fl_uffd_unregister(int fd, uintptr_t start, size_t len);
 int fl_uffd_move(int fd, uintptr_t dst, uintptr_t src, size_t len, uint64_t mode, int64_t *moved);
 int fl_uffd_zeropage(int fd, uintptr_t dst, size_t len, int dontwake);
 int fl_uffd_copy(int fd, uintptr_t dst, uintptr_t src, size_t len, int dontwake);
+int fl_uffd_copy_mode(int fd, uintptr_t dst, uintptr_t src, size_t len, uint64_t mode); /* UFFDIO_COPY_MODE_* */
 int fl_uffd_wake(int fd, uintptr_t start, size_t len);
 int fl_uffd_writeprotect(int fd, uintptr_t start, size_t len, int protect); /* never wakes */
 

@@ -195,7 +195,8 @@ int fl_gate_active(void)
 	return __atomic_load_n(&gate_on, __ATOMIC_ACQUIRE);
 }
 
-_Static_assert(sizeof(struct fl_gate_thread) <= FL_PAGE, "a thread's gate state is the first page of its signal stack's slot (sigstack.h)");
+_Static_assert(sizeof(struct fl_gate_thread) <= FL_PAGE - FL_SIGSTACK_ENGINE,
+	       "a thread's gate state is the first page of its signal stack's slot, less the engine's part (sigstack.h)");
 
 /* the calling handler's thread state, at the base of the signal stack it runs on (sigstack.c) */
 static struct fl_gate_thread *thread_here(void)

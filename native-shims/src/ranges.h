@@ -49,6 +49,12 @@ static inline void fl_page_lock(const struct fl_range *r, uintptr_t page)
 				fl_syscall(FL_SYS_SCHED_YIELD); /* its holder may be off its CPU */
 		}
 }
+/* the lock if it is free (a thread that holds several takes them this way: no order to keep) */
+static inline int fl_page_trylock(const struct fl_range *r, uintptr_t page)
+{
+	uint64_t bit, *w = fl_range_lock_word(r, page, &bit);
+	return !(__atomic_fetch_or(w, bit, __ATOMIC_ACQUIRE) & bit);
+}
 /* a fork child: every page lock released (the parent's other threads held some when it forked) */
 void fl_ranges_unlock_pages(void);
 static inline void fl_page_unlock(const struct fl_range *r, uintptr_t page)

@@ -95,7 +95,12 @@ int fl_uffd_zeropage(int fd, uintptr_t dst, size_t len, int dontwake)
 
 int fl_uffd_copy(int fd, uintptr_t dst, uintptr_t src, size_t len, int dontwake)
 {
-	struct uffdio_copy c = { .dst = dst, .src = src, .len = len, .mode = dontwake ? UFFDIO_COPY_MODE_DONTWAKE : 0 };
+	return fl_uffd_copy_mode(fd, dst, src, len, dontwake ? UFFDIO_COPY_MODE_DONTWAKE : 0);
+}
+
+int fl_uffd_copy_mode(int fd, uintptr_t dst, uintptr_t src, size_t len, uint64_t mode)
+{
+	struct uffdio_copy c = { .dst = dst, .src = src, .len = len, .mode = mode };
 	int r = (int)fl_syscall(SYS_ioctl, fd, (long)UFFDIO_COPY, (long)&c);
 	FL_DEBUG("copy", dst, src, r);
 	return r;

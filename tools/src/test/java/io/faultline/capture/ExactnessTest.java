@@ -47,6 +47,9 @@ class ExactnessTest
     /** Set, the recording runs with FAULTLINE_TEST_NO_WP_ASYNC: the synchronous dirty tracking. */
     private boolean noAsyncWriteProtect;
 
+    /** Set, the recording runs with FAULTLINE_TEST_COPY_IN: every read's page comes home by copy. */
+    private boolean copyIn;
+
     private void assertTraceMatchesModel(final int evms, final int pages, final int populate, final String script)
         throws Exception
     {
@@ -83,7 +86,7 @@ class ExactnessTest
         final Path data = tmp.resolve("data.bin");
         Files.write(data, new byte[4096]);
         final Path trace = tmp.resolve("trace-" + trail + evms + "-" + lead + "-" + dirtyTracking + "-" + script.hashCode()
-            + (noAsyncWriteProtect ? "-sync" : ""));
+            + (noAsyncWriteProtect ? "-sync" : "") + (copyIn ? "-copy" : ""));
         final List<String> args = new ArrayList<>(List.of("record", "-q", "-o", trace.toString(), "--scope", "api",
             "--evms", String.valueOf(evms)));
         if (engine != null)
@@ -108,6 +111,10 @@ class ExactnessTest
         if (noAsyncWriteProtect)
         {
             builder.environment().put("FAULTLINE_TEST_NO_WP_ASYNC", "1");
+        }
+        if (copyIn)
+        {
+            builder.environment().put("FAULTLINE_TEST_COPY_IN", "1");
         }
         final Faultline.Result result = Faultline.finish(builder, 120);
         recorded = result;
@@ -275,6 +282,31 @@ class ExactnessTest
         assertEquals(List.of("faultline agent: note: asynchronous write-protect (UFFD_FEATURE_WP_ASYNC) taken away by "
             + "FAULTLINE_TEST_NO_WP_ASYNC (a switch for faultline's own tests); dirty tracking takes a fault at the "
             + "first write to each page a read brought in"), notes, recorded.describe());
+        assertTraceMatchesModel(EvmsModel.Trail.CLOCK, 16, 4, 28, 28, REREFERENCES);
+    }
+
+    /**
+     * Copy-in (engine_uffd.c): under the sigbus engine a page that a read brings home beside
+     * another faulting thread comes by UFFDIO_COPY from its parking slot, write-protected in the
+     * same call, and the slot's stale copy is dropped later with others. FAULTLINE_TEST_COPY_IN
+     * takes that path for every read, so that one-thread scripts, whose traces the model gives
+     * record for record, check it: the dirty tag of a page written after its read (from the page
+     * table, asynchronously, and from a fault, synchronously), a page unmapped or zapped while
+     * enabled, re-references under CLOCK, and more pages than the thread's list of stale slots.
+     */
+    @Test
+    void pagesBroughtHomeByCopyKeepTheModelsTrace() throws Exception
+    {
+        engine = "sigbus";
+        copyIn = true;
+        assertTraceMatchesModel(16, 20, 20, "r0,w0,r1,r2,w2,r3," + loop("r", 20, 1) + ",w1");
+        assertTraceMatchesModel(16, 24, 24, "r0,r1,w1,r2,w2,r3,u1,u2," + loop("r", 20, 1).replace("r1,", "").replace("r2,", ""));
+        assertTraceMatchesModel(16, 24, 24, "r0,r1,w1,r2,w2,r3,d1,d2," + loop("r", 20, 1));
+        assertTraceMatchesModel(EvmsModel.Trail.CLOCK, 16, 4, 28, 28, REREFERENCES);
+        assertTraceMatchesModel(EvmsModel.Trail.CLOCK, 16, 4, 17, 17, loop("r", 15, 3) + "," + loop("w", 17, 2));
+        assertTraceMatchesModel(16, 64, 64, loop("r", 64, 3) + "," + loop("w", 64, 1) + "," + loop("r", 64, 1));
+        noAsyncWriteProtect = true;
+        assertTraceMatchesModel(16, 20, 20, "r0,w0,r1,r2,w2,r3," + loop("r", 20, 1) + ",w1");
         assertTraceMatchesModel(EvmsModel.Trail.CLOCK, 16, 4, 28, 28, REREFERENCES);
     }
 

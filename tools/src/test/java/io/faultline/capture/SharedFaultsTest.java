@@ -134,7 +134,23 @@ class SharedFaultsTest
     void threadsFaultingAtOnceKeepTheModelsOrder(final String engine, final String policy, final int lead,
         final String handlers) throws Exception
     {
-        assertRandomKeepsTheModels("random", engine, policy, lead, handlers);
+        assertRandomKeepsTheModels("random", engine, policy, lead,
+            handlers.isEmpty() ? Map.of() : Map.of("FAULTLINE_HANDLERS", handlers));
+    }
+
+    /**
+     * Copy-in (engine_uffd.c): under sigbus a page that a read brings home beside another
+     * faulting thread comes by copy from its parking slot, and each thread drops the stale slots
+     * it left in batches, under their pages' locks, while other threads evict those pages into
+     * the same slots and bring them home again. FAULTLINE_TEST_COPY_IN takes the path for every
+     * read: the program's memory ends as natively and the evictions are the model's.
+     */
+    @ParameterizedTest(name = "{0}, {1} {2}")
+    @CsvSource({"random, fifo, 0", "random, segq, 8", "random-calls, fifo, 0"})
+    void pagesBroughtHomeByCopyBesideOtherThreadsKeepTheProgramsMemory(final String mode, final String policy,
+        final int lead) throws Exception
+    {
+        assertRandomKeepsTheModels(mode, "sigbus", policy, lead, Map.of("FAULTLINE_TEST_COPY_IN", "1"));
     }
 
     /**
@@ -147,11 +163,11 @@ class SharedFaultsTest
     void systemCallsBesideFaultsKeepTheModelsOrder(final String engine, final String policy, final int lead)
         throws Exception
     {
-        assertRandomKeepsTheModels("random-calls", engine, policy, lead, "");
+        assertRandomKeepsTheModels("random-calls", engine, policy, lead, Map.of());
     }
 
     private void assertRandomKeepsTheModels(final String mode, final String engine, final String policy,
-        final int lead, final String handlers) throws Exception
+        final int lead, final Map<String, String> env) throws Exception
     {
         final int threads = 4;
         final int pages = 64;
@@ -159,14 +175,13 @@ class SharedFaultsTest
         final String[] program = {mode, String.valueOf(threads), String.valueOf(pages), "3000"};
         final Faultline.Result natively = Faultline.exec(List.of(Workloads.build("threads_script").toString(), program[0],
             program[1], program[2], program[3]), 60);
-        final Path trace = tmp.resolve(mode + "-" + engine + policy);
+        final Path trace = tmp.resolve(mode + "-" + engine + policy + env.hashCode());
         final List<String> options = new ArrayList<>(List.of("--evms", String.valueOf(evms)));
         if (lead > 0)
         {
             options.addAll(List.of("--policy", "segq", "--lead", String.valueOf(lead), "--trail", "fifo"));
         }
-        final Faultline.Result traced = record(trace, engine, options,
-            handlers.isEmpty() ? Map.of() : Map.of("FAULTLINE_HANDLERS", handlers), program);
+        final Faultline.Result traced = record(trace, engine, options, env, program);
         assertEquals(checksum(natively), checksum(traced), "the program's memory ends as natively");
         final Traces t = Traces.read(trace);
         final Map<Integer, Integer> perThread = new HashMap<>();
