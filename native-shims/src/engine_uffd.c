@@ -836,6 +836,8 @@ static int evict_by_copy(const struct fl_range *r, uintptr_t page)
 	if (!readable)
 		return -EINVAL;
 	int err = fl_uffd_copy(fl_uffd, park_of(r, page), page, FL_PAGE, 1);
+	if (err == -EEXIST && slot_taken(r, page)) /* the stale copy the page came home from (copy-in) */
+		err = fl_uffd_copy(fl_uffd, park_of(r, page), page, FL_PAGE, 1);
 	return err ? err : (int)fl_syscall(SYS_madvise, (long)page, FL_PAGE, MADV_DONTNEED);
 }
 
