@@ -239,8 +239,14 @@ int fl_scope_grow_stack(uintptr_t page)
 static int register_gap(uintptr_t a, uintptr_t b, struct fl_range *r, void *ctx)
 {
 	const struct scan_state *st = ctx;
-	/* a thread being created may own this memory: not before it is pinned (fl_threads_starting) */
-	if (!r && !__atomic_load_n(&fl_threads_starting, __ATOMIC_SEQ_CST))
+	/*
+	 * A thread being created may own memory a rescan finds: not before it is pinned
+	 * (fl_threads_starting). What an interposed mmap or brk returned (FL_RANGE_MMAP, exactly its
+	 * range) is no such memory, since glibc maps a thread's stack with its internal mmap, which
+	 * nobody interposes: it is registered at once, or the program's first references to it,
+	 * made while another thread starts, would go unrecorded.
+	 */
+	if (!r && (st->source == FL_RANGE_MMAP || !__atomic_load_n(&fl_threads_starting, __ATOMIC_SEQ_CST)))
 		trace_outside_retired(a, b, st->source, st->name ? st->name : "");
 	return 0;
 }

@@ -540,6 +540,7 @@ struct tramp {
 	pid_t creator;
 	uint32_t used;
 	uint32_t counted; /* in fl_threads_starting until its THREAD_START is served */
+	long delay_ms;    /* FAULTLINE_TEST_THREAD_START_DELAY_MS (faultline's own tests) */
 };
 
 #define TRAMPS 1024
@@ -602,7 +603,12 @@ static void *trampoline(void *p)
 	void *arg = t->arg;
 	pid_t creator = t->creator;
 	uint32_t counted = t->counted;
+	long delay_ms = t->delay_ms;
 	__atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
+	if (delay_ms > 0) { /* FAULTLINE_TEST_THREAD_START_DELAY_MS: the start held open, for a test */
+		struct timespec ts = { delay_ms / 1000, (delay_ms % 1000) * 1000000L };
+		fl_syscall(SYS_nanosleep, (long)&ts, 0);
+	}
 	if (fl_engine->thread_start)
 		fl_engine->thread_start(); /* before this stack is registered */
 	fl_gate_thread(); /* dispatch is per task: this thread's system calls gated from here */
@@ -640,6 +646,8 @@ FL_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	t->arg = arg;
 	t->creator = fl_gettid();
 	t->counted = !(fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS);
+	const char *delay = getenv("FAULTLINE_TEST_THREAD_START_DELAY_MS");
+	t->delay_ms = delay ? atol(delay) : 0;
 	if (t->counted)
 		__atomic_add_fetch(&fl_threads_starting, 1, __ATOMIC_SEQ_CST); /* before glibc maps the stack */
 	/*

@@ -107,6 +107,50 @@ class EngineTest
     }
 
     /**
+     * Memory the program maps while another of its threads is starting is traced from its first
+     * reference. The in-thread engines hold rescans back while a thread starts, until its stack
+     * is pinned; an interposed mmap's own range is no such stack and is registered at once.
+     * FAULTLINE_TEST_THREAD_START_DELAY_MS holds the new thread's start open for 300 ms, inside
+     * which the main thread maps 64 pages and writes each: every page's first record is that
+     * write. Before, the area was registered only when the thread's start was served, by a
+     * rescan, and its 64 writes went unrecorded.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "--engine {0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"sigbus", "mprotect"})
+    void memoryMappedWhileAnotherThreadStartsIsTracedFromItsFirstReference(final String engine) throws Exception
+    {
+        final String program = Workloads.build("map_while_starting").toString();
+        final Path trace = tmp.resolve("starting-" + engine);
+        final Faultline.Result nativeRun = Faultline.exec(List.of(program, "64"), 60);
+        final ProcessBuilder builder = Faultline.builder(List.of("record", "-q", "--engine", engine, "-o",
+            trace.toString(), "--", program, "64"));
+        builder.environment().put("FAULTLINE_TEST_THREAD_START_DELAY_MS", "300");
+        final Faultline.Result traced = Faultline.finish(builder, 120);
+        assertEquals(0, traced.status(), traced.describe());
+        final java.util.regex.Matcher m = java.util.regex.Pattern.compile("area=0x([0-9a-f]+) pages=64 checksum=(\\d+)")
+            .matcher(traced.out());
+        assertTrue(m.find(), traced.describe());
+        assertTrue(nativeRun.out().contains("checksum=" + m.group(2)), "the program's memory ends as natively: "
+            + nativeRun.out() + " / " + traced.out());
+        final long area = Long.parseUnsignedLong(m.group(1), 16);
+        final java.util.Map<Long, Traces.Ref> first = new java.util.HashMap<>();
+        for (final Traces.Ref ref : Traces.read(trace).refs)
+        {
+            final long page = (ref.address() - area) / 4096;
+            if (ref.address() >= area && page < 64)
+            {
+                first.putIfAbsent(page, ref);
+            }
+        }
+        for (long page = 0; page < 64; page++)
+        {
+            final Traces.Ref ref = first.get(page);
+            assertTrue(ref != null && ref.write(), "page " + page + " of the area: its first record is its write, not "
+                + ref + "\n" + traced.describe());
+        }
+    }
+
+    /**
      * wait4, waitpid, waitid, pipe, getrusage and uname writing into pages the program never
      * touched: under mprotect such a page is PROT_NONE, and without the agent's touch first the
      * kernel's write fails with EFAULT (for wait4 after reaping the child: /usr/bin/time lost
