@@ -18,8 +18,10 @@
  *     (content at its parking slot), or empty (never populated, or discarded by madvise);
  *   - a parking slot holds a page only while its traced page is not present, except for a
  *     stale copy left behind by a UFFDIO_COPY home (copy-in, until its thread drops it with
- *     others; the fallback when the protection changed): a later move into that slot gets EEXIST. A slot is dropped only when the traced page is present at
- *     home (pagemap), i.e. when the slot cannot be the program's copy (slot_taken). Under
+ *     others; the fallback when the protection changed): a later move into that slot gets
+ *     EEXIST. A slot is dropped only when the traced page is present at home (pagemap or, for
+ *     copy-in's batches, the home map under the page's lock), i.e. when the slot cannot be the
+ *     program's copy (slot_taken). Under
  *     xz -T2 this agent once met an occupied slot and an empty home for a page it had moved
  *     home 512 faults earlier, with no operation of its own in between (FAULTLINE_CHECK's
  *     history); dropping the slot then lost the program's data. Whatever moved it, the rule
@@ -466,7 +468,7 @@ static int enable_page(int fd, uintptr_t page, int write, struct fl_parked_copie
  * protection changes home's, and each of those flushes the process's TLB on every CPU where one
  * of its threads runs: an interrupt to each such CPU, which the sender waits for. On one running
  * thread the flushes are local and cheap, and the copy's page allocation costs more than they do
- * (BENCHMARKS.md, "Copy-in"), so a thread copies only within BESIDE_OTHERS enables of another
+ * (BENCHMARKS.md, "Copy-in beside other threads"), so a thread copies only within BESIDE_OTHERS enables of another
  * thread's. The slot keeps a stale copy: the thread notes it (struct fl_parked_copies) and drops
  * FL_PARKED_COPIES of them at once with one process_madvise(MADV_DONTNEED), whose zaps share one
  * flush (mm/madvise.c). A stale slot is what slot_taken already tells apart (home present: the
@@ -521,7 +523,7 @@ static void drop_copies(struct fl_parked_copies *c)
 		of[n++] = r;
 	}
 	if (n && fl_syscall(SYS_process_madvise, PIDFD_SELF_THREAD, (long)v, n, MADV_DONTNEED, 0) < 0)
-		for (uint32_t i = 0; i < n; i++) /* a kernel before 6.15 */
+		for (uint32_t i = 0; i < n; i++) /* a kernel before 6.15, without PIDFD_SELF_THREAD */
 			fl_syscall(SYS_madvise, (long)v[i].iov_base, FL_PAGE, MADV_DONTNEED);
 	for (uint32_t i = 0; i < n; i++)
 		fl_page_unlock(of[i], held[i]);
