@@ -170,12 +170,19 @@ static int each_in(uintptr_t lo, uintptr_t hi, int (*fn)(const struct fl_map_lin
 				.vma_name_size = sizeof(query_name),
 				.vma_name_addr = (uint64_t)(uintptr_t)query_name,
 			};
-			if (ioctl(fd, FL_PROCMAP_QUERY, &q) < 0) {
-				if (errno == ENOTTY && addr == lo) {
+			/*
+			 * The raw call, no errno: this runs in the fault signal's handler too (call
+			 * stacks, evict_by_copy), where errno's page, in static TLS below the thread's
+			 * descriptor and not pinned with it, may be disabled; writing it there killed a
+			 * JVM under mprotect --stacks, the fault signal blocked.
+			 */
+			long r = fl_syscall(SYS_ioctl, fd, (long)FL_PROCMAP_QUERY, (long)&q);
+			if (r < 0) {
+				if (r == -ENOTTY && addr == lo) {
 					__atomic_store_n(&query_unsupported, 1, __ATOMIC_RELAXED);
 					err = -ENOTTY;
-				} else if (errno != ENOENT) { /* ENOENT: no VMA at or after addr */
-					err = -errno;
+				} else if (r != -ENOENT) { /* ENOENT: no VMA at or after addr */
+					err = (int)r;
 				}
 				break;
 			}
