@@ -273,16 +273,25 @@ static int restore_fail(const struct fl_range *r, uintptr_t page, int err)
 	return 0;
 }
 
+static int fill_zero(uintptr_t page, int write);
+
 /*
  * A pinned or held page of a range being disabled (fl_pins_around): home, its bit set (a new
  * range's map starts clear), and brought home if it was parked (a held page the call has not
- * touched yet).
+ * touched yet). Under sigbus a pinned page never populated is filled with zeros, as its first
+ * touch would be: a fault on a page that is home by its bit and missing is nobody's, and the
+ * thread would retry it forever (the top of a stack the program gives a new thread, pinned by
+ * the pthread_create wrapper before glibc writes the thread's descriptor there). Under uffd
+ * such a fault waits for the handler, which resolves it.
  */
 static void keep_home(uintptr_t page, void *r)
 {
 	fl_range_set_home(r, page, 1);
-	if (fl_uffd_move(fl_uffd, page, park_of(r, page), FL_PAGE, 0, NULL) == 0 && fl_check)
+	int err = fl_uffd_move(fl_uffd, page, park_of(r, page), FL_PAGE, 0, NULL);
+	if (!err && fl_check)
 		fl_check_moved(r, page, 0);
+	if (err == -ENOENT && fl_uffd_no_events && fill_zero(page, 1) == 0) /* ENOENT: home and slot empty */
+		fl_range_set_bit(r, page, 1);
 }
 
 /*

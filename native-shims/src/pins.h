@@ -8,6 +8,12 @@
 
 #include "sys.h"
 
+/*
+ * glibc's struct pthread, which pthread_self() points to: 2304 bytes on x86-64 (glibc 2.36). The
+ * pages of its first and last byte stay pinned (pins.c says why).
+ */
+#define FL_PTHREAD_BYTES 2304
+
 int fl_pins_init(uint32_t capacity);
 int fl_pins_has(uintptr_t page);
 /* in address order: run on each run of [start, end) holding no pinned and no held page, kept

@@ -34,16 +34,11 @@
 #include "sys.h"
 #include "untraced.h"
 
-/*
- * glibc's struct pthread, which pthread_self() points to: 2304 bytes on x86-64 (glibc 2.36).
- * Its pages stay enabled (pins.c says why), the first and the last byte's.
- */
-#define PTHREAD_BYTES 2304
-
+/* a thread's descriptor stays enabled (pins.h, FL_PTHREAD_BYTES) */
 static void pin_descriptor(uintptr_t self)
 {
 	fl_engine->pin(self);
-	fl_engine->pin(self + PTHREAD_BYTES - 1);
+	fl_engine->pin(self + FL_PTHREAD_BYTES - 1);
 }
 
 static int scope_all(void)

@@ -47,6 +47,7 @@
 #include "engine.h"
 #include "args.h"
 #include "gate.h"
+#include "pins.h"
 #include "untraced.h"
 #include "interpose.h"
 #include "map_events.h"
@@ -541,6 +542,8 @@ struct tramp {
 	uint32_t used;
 	uint32_t counted; /* in fl_threads_starting until its THREAD_START is served */
 	long delay_ms;    /* FAULTLINE_TEST_THREAD_START_DELAY_MS (faultline's own tests) */
+	uintptr_t stack_lo, stack_hi; /* the program's own stack for it: its top, pinned for the start */
+	int stack_pinned;             /* FL_REQ_PIN's mask of those pages */
 };
 
 #define TRAMPS 1024
@@ -596,6 +599,44 @@ static void ended_inside(void *unused)
 		thread_exit_notice();
 }
 
+#define PIN_MAX_PAGES 30 /* the most pages one counted FL_REQ_PIN answers for (serve.c, on_pin: a mask) */
+
+/*
+ * A stack the program gives the new thread (pthread_attr_setstack) is its own memory, traced and
+ * disabled like any other. glibc puts the thread's descriptor and static TLS at its top and starts
+ * the thread below them with every signal blocked, so a fault there killed the process (under
+ * both in-thread engines, in every run tried). Its top pages are pinned until the thread has its
+ * signals back (the trampoline). An attribute without a stack of the program's answers NULL less
+ * the size.
+ */
+static int pin_given_stack(const pthread_attr_t *attr, uintptr_t *lo, uintptr_t *hi)
+{
+	void *addr;
+	size_t size;
+	if (!attr || pthread_attr_getstack(attr, &addr, &size) != 0 || !addr || (uintptr_t)addr + size <= (uintptr_t)addr)
+		return 0;
+	uintptr_t base = FL_PAGE_DOWN((uintptr_t)addr);
+	*hi = FL_PAGE_UP((uintptr_t)addr + size);
+	*lo = *hi - base > PIN_MAX_PAGES * FL_PAGE ? *hi - PIN_MAX_PAGES * FL_PAGE : base;
+	return fl_req_call(FL_REQ_PIN, *lo, *hi, 1, 0);
+}
+
+/*
+ * The thread runs with its signals now, and its start has been served, which pinned its
+ * descriptor for good (serve.c, pin_descriptor): the rest of the stack's top is disabled again.
+ * The descriptor's pages, which lie there, keep their pin: the agent's own fault path reads the
+ * descriptor (a mutex's owner), and a fault there, inside the fault signal's handler, kills.
+ */
+static void unpin_given_stack(uintptr_t lo, uintptr_t hi, int mask)
+{
+	uintptr_t self = (uintptr_t)pthread_self();
+	for (uintptr_t p = lo; p < hi && p - lo < PIN_MAX_PAGES * FL_PAGE; p += FL_PAGE)
+		if (p == FL_PAGE_DOWN(self) || p == FL_PAGE_DOWN(self + FL_PTHREAD_BYTES - 1))
+			mask &= ~(1 << ((p - lo) / FL_PAGE));
+	if (mask)
+		fl_req_call(FL_REQ_UNPIN, lo, hi, (uint64_t)mask, 0);
+}
+
 static void *trampoline(void *p)
 {
 	struct tramp *t = p;
@@ -604,6 +645,8 @@ static void *trampoline(void *p)
 	pid_t creator = t->creator;
 	uint32_t counted = t->counted;
 	long delay_ms = t->delay_ms;
+	uintptr_t stack_lo = t->stack_lo, stack_hi = t->stack_hi;
+	int stack_pinned = t->stack_pinned;
 	__atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
 	if (delay_ms > 0) { /* FAULTLINE_TEST_THREAD_START_DELAY_MS: the start held open, for a test */
 		struct timespec ts = { delay_ms / 1000, (delay_ms % 1000) * 1000000L };
@@ -617,6 +660,8 @@ static void *trampoline(void *p)
 	real_prctl(PR_GET_NAME, (unsigned long)name, 0, 0, 0);
 	notice_text(FL_REQ_THREAD_START, (uint64_t)creator, (uintptr_t)pthread_self(), counted, 0, name,
 		    (uint32_t)strlen(name));
+	if (stack_pinned > 0)
+		unpin_given_stack(stack_lo, stack_hi, stack_pinned);
 	pthread_once(&exit_said_once, exit_said_create);
 	void *ret;
 	pthread_cleanup_push(ended_inside, NULL);
@@ -628,7 +673,6 @@ static void *trampoline(void *p)
 
 /* what glibc's pthread_create uses below its caller's frame while every signal is blocked (under 2 KiB in 2.36) */
 #define CREATE_STACK (16UL << 10)
-
 FL_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
 	FL_RESOLVE(real_pthread_create, "pthread_create");
@@ -659,6 +703,7 @@ FL_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	uintptr_t lo = FL_PAGE_DOWN(sp - CREATE_STACK), hi = FL_PAGE_UP(sp + 1);
 	int pinned = t->counted ? fl_req_call(FL_REQ_PIN, lo, hi, 1, 0) : 0;
+	t->stack_pinned = t->counted ? pin_given_stack(attr, &t->stack_lo, &t->stack_hi) : 0;
 	int r = real_pthread_create(th, attr, trampoline, t);
 	if (pinned > 0) {
 		int saved = errno;
@@ -666,6 +711,11 @@ FL_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 		errno = saved;
 	}
 	if (r) {
+		if (t->stack_pinned > 0) {
+			int saved = errno;
+			fl_req_call(FL_REQ_UNPIN, t->stack_lo, t->stack_hi, (uint64_t)t->stack_pinned, 0);
+			errno = saved;
+		}
 		if (t->counted)
 			__atomic_sub_fetch(&fl_threads_starting, 1, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);

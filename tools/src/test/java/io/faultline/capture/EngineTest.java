@@ -151,6 +151,28 @@ class EngineTest
     }
 
     /**
+     * Threads started on stacks the program maps itself (pthread_attr_setstack) run as natively.
+     * glibc puts the thread's descriptor and static TLS at the top of such a stack and starts the
+     * thread there with every signal blocked; the in-thread engines had disabled those pages as
+     * any of the program's memory, and the process died of the fault nobody could take (both
+     * engines, every run). The pthread_create wrapper pins the stack's top until the thread has
+     * its signals back.
+     */
+    @BothEngines
+    void threadsOnStacksTheProgramMapsRunAsNatively(final String engine) throws Exception
+    {
+        final String program = Workloads.build("given_stack").toString();
+        final Faultline.Result nativeRun = Faultline.exec(List.of(program, "20"), 60);
+        for (final String evms : List.of("16", "1024"))
+        {
+            final Faultline.Result traced = Faultline.run(List.of("record", "-q", "--engine", engine, "--evms", evms,
+                "-o", tmp.resolve("given-" + engine + evms).toString(), "--", program, "20"), 120);
+            assertEquals(0, traced.status(), traced.describe());
+            assertEquals(nativeRun.out(), traced.out(), traced.describe());
+        }
+    }
+
+    /**
      * wait4, waitpid, waitid, pipe, getrusage and uname writing into pages the program never
      * touched: under mprotect such a page is PROT_NONE, and without the agent's touch first the
      * kernel's write fails with EFAULT (for wait4 after reaping the child: /usr/bin/time lost
