@@ -181,53 +181,67 @@ public final class Recorder
                 }
                 try
                 {
-                    if (keep)
+                    try
                     {
-                        writer.takeOver();
+                        if (keep)
+                        {
+                            writer.takeOver();
+                        }
+                        logger.drain();
+                        if (keep)
+                        {
+                            writeExitEvent(writer, (int)process.pid(), exitStatus, shm.clock(), endMonoNs - startMonoNs);
+                        }
                     }
-                    logger.drain();
-                    if (keep)
+                    catch (final RuntimeException | InternalError ex)
                     {
-                        writeExitEvent(writer, (int)process.pid(), exitStatus, shm.clock(), endMonoNs - startMonoNs);
+                        // the file system filled (or the directory went) with the last writes, which are this
+                        // thread's: the same end as a logger that failed during the run
+                        stop.stop(ex);
+                        kept = true;
+                        return stoppedEarly(stop, writer, header, stats, slotCounters(shm, logger), exitStatus,
+                            endMonoNs - startMonoNs);
+                    }
+                    stats.events++;
+
+                    final List<SlotCounters> slotCounters = slotCounters(shm, logger);
+                    final String failure = agentFailure(slotCounters, program);
+                    if (failure != null)
+                    {
+                        close(writer);
+                        err.println("faultline record: " + failure);
+                        return notCompleted(exitStatus);
+                    }
+                    final SlotCounters gaveUp = slotCounters.stream().filter(SlotCounters::gaveUpOnTheRecorder)
+                        .min(Comparator.comparingLong(SlotCounters::stoppedMs)).orElse(null);
+                    if (gaveUp != null)
+                    {
+                        kept = true;
+                        return agentGaveUp(gaveUp, writer, header, stats, slotCounters, exitStatus,
+                            endMonoNs - startMonoNs);
+                    }
+                    try
+                    {
+                        finish(writer, header, stats, slotCounters, exitStatus, endMonoNs - startMonoNs, err);
+                    }
+                    catch (final IOException | RuntimeException | InternalError ex)
+                    {
+                        // the blocks still held or the final header did not fit
+                        stop.stop(ex);
+                        kept = true;
+                        return stoppedEarly(stop, writer, header, stats, slotCounters, exitStatus, endMonoNs - startMonoNs);
                     }
                 }
-                catch (final RuntimeException | InternalError ex)
+                catch (final InternalError ex)
                 {
-                    // the file system filled (or the directory went) with the last writes, which are this
-                    // thread's: the same end as a logger that failed during the run
+                    // Chronicle Queue writes through a memory mapping: a write that meets a full file
+                    // system is a SIGBUS, which compiled code reports as an InternalError at its next
+                    // safepoint, after the write's own try block may have ended (seen at the line after
+                    // the exit event's). The same end as the catches above
                     stop.stop(ex);
                     kept = true;
                     return stoppedEarly(stop, writer, header, stats, slotCounters(shm, logger), exitStatus,
                         endMonoNs - startMonoNs);
-                }
-                stats.events++;
-
-                final List<SlotCounters> slotCounters = slotCounters(shm, logger);
-                final String failure = agentFailure(slotCounters, program);
-                if (failure != null)
-                {
-                    close(writer);
-                    err.println("faultline record: " + failure);
-                    return notCompleted(exitStatus);
-                }
-                final SlotCounters gaveUp = slotCounters.stream().filter(SlotCounters::gaveUpOnTheRecorder)
-                    .min(Comparator.comparingLong(SlotCounters::stoppedMs)).orElse(null);
-                if (gaveUp != null)
-                {
-                    kept = true;
-                    return agentGaveUp(gaveUp, writer, header, stats, slotCounters, exitStatus,
-                        endMonoNs - startMonoNs);
-                }
-                try
-                {
-                    finish(writer, header, stats, slotCounters, exitStatus, endMonoNs - startMonoNs, err);
-                }
-                catch (final IOException | RuntimeException | InternalError ex)
-                {
-                    // the blocks still held or the final header did not fit
-                    stop.stop(ex);
-                    kept = true;
-                    return stoppedEarly(stop, writer, header, stats, slotCounters, exitStatus, endMonoNs - startMonoNs);
                 }
                 kept = true;
                 if (!options.quiet)
