@@ -88,10 +88,12 @@ static int (*real_fexecve)(int, char *const[], char *const[]);
 static int (*real_execveat)(int, const char *, char *const[], char *const[], int);
 static int (*real_clone)(int (*)(void *), void *, int, void *, ...);
 static long (*real_syscall)(long, ...);
-
+static long thread_start_delay_ms; /* FAULTLINE_TEST_THREAD_START_DELAY_MS (faultline's own tests) */
 
 void fl_interpose_init(void)
 {
+	const char *delay = getenv("FAULTLINE_TEST_THREAD_START_DELAY_MS");
+	thread_start_delay_ms = delay ? atol(delay) : 0;
 	FL_RESOLVE(real_mmap, "mmap");
 	FL_RESOLVE(real_mremap, "mremap");
 	FL_RESOLVE(real_brk, "brk");
@@ -673,6 +675,7 @@ static void *trampoline(void *p)
 
 /* what glibc's pthread_create uses below its caller's frame while every signal is blocked (under 2 KiB in 2.36) */
 #define CREATE_STACK (16UL << 10)
+
 FL_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
 	FL_RESOLVE(real_pthread_create, "pthread_create");
@@ -690,8 +693,7 @@ FL_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	t->arg = arg;
 	t->creator = fl_gettid();
 	t->counted = !(fl_engine->observes & FL_OBSERVES_KERNEL_ACCESS);
-	const char *delay = getenv("FAULTLINE_TEST_THREAD_START_DELAY_MS");
-	t->delay_ms = delay ? atol(delay) : 0;
+	t->delay_ms = thread_start_delay_ms;
 	if (t->counted)
 		__atomic_add_fetch(&fl_threads_starting, 1, __ATOMIC_SEQ_CST); /* before glibc maps the stack */
 	/*

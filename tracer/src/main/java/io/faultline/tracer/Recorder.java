@@ -193,10 +193,11 @@ public final class Recorder
                             writeExitEvent(writer, (int)process.pid(), exitStatus, shm.clock(), endMonoNs - startMonoNs);
                         }
                     }
-                    catch (final RuntimeException | InternalError ex)
+                    catch (final RuntimeException ex)
                     {
                         // the file system filled (or the directory went) with the last writes, which are this
-                        // thread's: the same end as a logger that failed during the run
+                        // thread's: the same end as a logger that failed during the run (an InternalError:
+                        // the outer catch)
                         stop.stop(ex);
                         kept = true;
                         return stoppedEarly(stop, writer, header, stats, slotCounters(shm, logger), exitStatus,
@@ -224,7 +225,7 @@ public final class Recorder
                     {
                         finish(writer, header, stats, slotCounters, exitStatus, endMonoNs - startMonoNs, err);
                     }
-                    catch (final IOException | RuntimeException | InternalError ex)
+                    catch (final IOException | RuntimeException ex)
                     {
                         // the blocks still held or the final header did not fit
                         stop.stop(ex);
@@ -237,7 +238,7 @@ public final class Recorder
                     // Chronicle Queue writes through a memory mapping: a write that meets a full file
                     // system is a SIGBUS, which compiled code reports as an InternalError at its next
                     // safepoint, after the write's own try block may have ended (seen at the line after
-                    // the exit event's). The same end as the catches above
+                    // the exit event's), and wherever it surfaces here: the same end as the catches above
                     stop.stop(ex);
                     kept = true;
                     return stoppedEarly(stop, writer, header, stats, slotCounters(shm, logger), exitStatus,
