@@ -109,6 +109,7 @@ struct fl_engine {
 	/* what a mode asks of the engine (NULL: the engine cannot serve that mode) */
 	int (*watch)(uintptr_t page);   /* an access check (FL_CHECKS_ONLY): trap the page's next access; 0 armed, else not */
 	int (*unwatch)(uintptr_t page); /* the check is over: the page home and untrapped; -EAGAIN: retry after the next read */
+	void (*unwatched)(void);         /* a pass of unwatch is over: what its pages left behind goes now (may be NULL) */
 	void (*disable_enabled)(uintptr_t s, uintptr_t e); /* [s, e) enabled by faults, none pinned (Moca's interval end) */
 	/*
 	 * Asked by rooms outside the engine, which never read its state by name (NULL: the answer

@@ -201,6 +201,7 @@ const struct fl_engine fl_engine_sigbus = {
 	.protect = sb_protect,
 	.watch = uffd_watch,
 	.unwatch = uffd_unwatch,
+	.unwatched = uffd_unwatched,
 	.disable_enabled = uffd_disable_enabled,
 	.fault_signal = fl_fault_signal_number,
 	.writes_async = uffd_writes_async,

@@ -467,7 +467,7 @@ static int fill_zero(uintptr_t page, int write)
 	return err;
 }
 
-static int enable_page(int fd, uintptr_t page, int write, struct fl_parked_copies *copies);
+static int enable_page(int fd, uintptr_t page, int write, int copy, struct fl_parked_copies *copies);
 
 /*
  * Copy-in (the sigbus engine, trace mode, beside other threads). A page that a read brings home
@@ -508,6 +508,19 @@ static struct fl_parked_copies *copies_here(void)
 	return copy_in_always || c->enables - c->other_at < BESIDE_OTHERS ? c : NULL;
 }
 
+/*
+ * Monitor mode under sigbus: a check's page always comes home by copy, as it was (no
+ * write-protection: a check records nothing). The guard that armed it is another thread of the
+ * process, running on the other CPU at these rates (arming, closing windows, serving), so a move
+ * home's flush was an interrupt to it that the checked thread waited for (BENCHMARKS.md,
+ * "Checks brought home by copy"). The stale slots are the guard's to drop, all of a window's at
+ * once when it unwatches them (uffd_unwatch), not the checked thread's.
+ */
+static int check_copies(void)
+{
+	return fl_uffd_no_events && !fl_check;
+}
+
 static void drop_copies(struct fl_parked_copies *c)
 {
 	struct iovec v[FL_PARKED_COPIES];
@@ -540,19 +553,21 @@ static void drop_copies(struct fl_parked_copies *c)
 }
 
 /*
- * Page home from its slot: copied and write-protected where copies is given (copy-in), 2; else
- * moved, 0. Or -errno as the move's: EFAULT, a copy's read of an empty slot (no wait under
- * UFFD_USER_MODE_ONLY), is the move's ENOENT.
+ * Page home from its slot: copied where copy is set (copy-in; write-protected when the mode
+ * keeps an EVMS, whose reads come so; the stale slot noted in copies, when given, for this
+ * thread to drop), 2; else moved, 0. Or -errno as the move's: EFAULT, a copy's read of an empty
+ * slot (no wait under UFFD_USER_MODE_ONLY), is the move's ENOENT.
  */
-static int come_home(int fd, const struct fl_range *r, uintptr_t page, struct fl_parked_copies *copies)
+static int come_home(int fd, const struct fl_range *r, uintptr_t page, int copy, struct fl_parked_copies *copies)
 {
 	uintptr_t park = park_of(r, page);
-	if (copies) {
-		int err = fl_uffd_copy_mode(fd, page, park, FL_PAGE, UFFDIO_COPY_MODE_DONTWAKE | UFFDIO_COPY_MODE_WP);
+	if (copy) {
+		uint64_t wp = (fl_mode->flags & FL_KEEPS_EVMS) ? UFFDIO_COPY_MODE_WP : 0;
+		int err = fl_uffd_copy_mode(fd, page, park, FL_PAGE, UFFDIO_COPY_MODE_DONTWAKE | wp);
 		if (!err) {
-			if (copies->n == FL_PARKED_COPIES)
+			if (copies && copies->n == FL_PARKED_COPIES)
 				drop_copies(copies);
-			if (copies->n < FL_PARKED_COPIES)
+			if (copies && copies->n < FL_PARKED_COPIES)
 				copies->page[copies->n++] = page;
 			return 2;
 		}
@@ -581,15 +596,24 @@ static int wp_marker(uintptr_t page)
 int uffd_enable(uintptr_t page, int write, int read_only)
 {
 	int fd = fl_uffd;
-	struct fl_parked_copies *copies = copies_here();
-	int r = enable_page(fd, page, write, read_only ? copies : NULL);
+	struct fl_parked_copies *copies = NULL;
+	int copy;
+	if (fl_mode->flags & FL_CHECKS_ONLY) {
+		copy = check_copies();
+	} else {
+		copies = copies_here();
+		if (!read_only) /* trace mode copies in only what reads bring home */
+			copies = NULL;
+		copy = copies != NULL;
+	}
+	int r = enable_page(fd, page, write, copy, copies);
 	if (r == 1 && read_only) /* UFFDIO_MOVE drops a page's write-protection: set it after the move home */
 		fl_uffd_writeprotect(fd, page, FL_PAGE, 1);
 	return r == 2 ? 1 : r;
 }
 
-/* 1: home, 2: home by copy, protected (copies given: copy-in), 0: not (the caller wakes anyway) */
-static int enable_page(int fd, uintptr_t page, int write, struct fl_parked_copies *copies)
+/* 1: home, 2: home by copy (copy-in), 0: not (the caller wakes anyway) */
+static int enable_page(int fd, uintptr_t page, int write, int copy, struct fl_parked_copies *copies)
 {
 	for (int attempt = 0; attempt < EAGAIN_RETRIES; attempt++) {
 		struct fl_range *r = fl_range_find(page);
@@ -602,7 +626,7 @@ static int enable_page(int fd, uintptr_t page, int write, struct fl_parked_copie
 		}
 		uintptr_t park = park_of(r, page);
 		fl_range_set_home(r, page, 1); /* before the page can be home (engine_uffd.h, the home map) */
-		int err = come_home(fd, r, page, copies);
+		int err = come_home(fd, r, page, copy, copies);
 		if (err == 2)
 			return 2;
 		if (fl_check)
@@ -1148,12 +1172,45 @@ int uffd_watch(uintptr_t page)
 	return err < 0 ? err : 0;
 }
 
+/*
+ * The parking slots of checked pages that came home by copy (check_copies), stale, dropped
+ * together when the window's pages are all unwatched (uffd_unwatched): one process_madvise, one
+ * TLB flush for the lot (mm/madvise.c), instead of one each on the checked threads.
+ */
+#define STALE_MAX 256
+static struct iovec stale[STALE_MAX];
+static uint32_t stale_n;
+
+static void drop_stale(void)
+{
+	if (stale_n && fl_syscall(SYS_process_madvise, PIDFD_SELF_THREAD, (long)stale, stale_n, MADV_DONTNEED, 0) < 0)
+		for (uint32_t i = 0; i < stale_n; i++) /* a kernel before 6.15, without PIDFD_SELF_THREAD */
+			fl_syscall(SYS_madvise, (long)stale[i].iov_base, FL_PAGE, MADV_DONTNEED);
+	stale_n = 0;
+}
+
 int uffd_unwatch(uintptr_t page)
 {
-	if (uffd_restore_giving_way(page, page + FL_PAGE)) /* mode_monitor.c retries it after the next read */
+	const struct fl_range *r = fl_range_find(page);
+	if (r && check_copies() && fl_range_home(r, page)) {
+		/*
+		 * Home already (its check's fault brought it by copy): the slot holds no copy of the
+		 * program's, by the home map, which is exact here, since the mode's caller holds the
+		 * agent lock and no fault moves a page meanwhile (lock.c).
+		 */
+		if (stale_n == STALE_MAX)
+			drop_stale();
+		stale[stale_n++] = (struct iovec){ (void *)park_of(r, page), FL_PAGE };
+	} else if (uffd_restore_giving_way(page, page + FL_PAGE)) { /* mode_monitor.c retries it after the next read */
 		return -EAGAIN;
+	}
 	fl_uffd_unregister(fl_uffd, page, FL_PAGE);
 	return 0;
+}
+
+void uffd_unwatched(void)
+{
+	drop_stale();
 }
 
 /*
@@ -1204,6 +1261,7 @@ const struct fl_engine fl_engine_uffd = {
 	.resident = uffd_resident,
 	.watch = uffd_watch,
 	.unwatch = uffd_unwatch,
+	.unwatched = uffd_unwatched,
 	.disable_enabled = uffd_disable_enabled,
 	.fork_parent = uffd_fork_parent,
 };

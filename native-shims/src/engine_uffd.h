@@ -143,6 +143,7 @@ int uffd_untrace_all(void);
 int uffd_fork_child(void);
 int uffd_watch(uintptr_t page);
 int uffd_unwatch(uintptr_t page);
+void uffd_unwatched(void);
 void uffd_disable_enabled(uintptr_t s, uintptr_t e);
 void uffd_fork_parent(void);
 

@@ -208,6 +208,8 @@ static void disarm(void (*between)(void))
 			between();
 		/* past STUCK_MAX the page stays registered and parked; its next access brings it home */
 	}
+	if (fl_engine->unwatched)
+		fl_engine->unwatched();
 	table_clear();
 }
 
