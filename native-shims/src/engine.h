@@ -107,7 +107,7 @@ struct fl_engine {
 	/* no map events: the program's own mprotect of [s, s + len), kept for the pages' enabling */
 	int (*protect)(uintptr_t s, size_t len, int prot);
 	/* what a mode asks of the engine (NULL: the engine cannot serve that mode) */
-	int (*watch)(uintptr_t page);   /* an access check (FL_CHECKS_ONLY): trap the page's next access; 0 armed, else not */
+	int (*watch)(uintptr_t page);   /* an access check (FL_CHECKS_ONLY): trap the page's next access, moved under its page lock; 0 armed, else not */
 	int (*unwatch)(uintptr_t page); /* the check is over: the page home and untrapped; -EAGAIN: retry after the next read */
 	void (*unwatched)(void);         /* a pass of unwatch is over: what its pages left behind goes now (may be NULL) */
 	void (*disable_enabled)(uintptr_t s, uintptr_t e); /* [s, e) enabled by faults, none pinned (Moca's interval end) */

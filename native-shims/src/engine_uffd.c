@@ -1165,7 +1165,18 @@ int uffd_watch(uintptr_t page)
 	int err = fl_uffd_register(fl_uffd, page, FL_PAGE);
 	if (err)
 		return err; /* unmapped since, or no longer private anonymous */
-	if ((err = uffd_evict(page)) == -EAGAIN)
+	/*
+	 * Under the page's lock: the mode may arm beside faults resolved on their threads and the
+	 * gate's holds (mode_monitor.c, arm), which take it too; a page a system call holds now was
+	 * held after the mode looked, and stays home.
+	 */
+	struct fl_range *r = fl_range_find(page);
+	if (r)
+		fl_page_lock(r, page);
+	err = fl_pins_held(page) ? -EBUSY : uffd_evict(page);
+	if (r)
+		fl_page_unlock(r, page);
+	if (err == -EBUSY || err == -EAGAIN)
 		fl_uffd_unregister(fl_uffd, page, FL_PAGE);
 	if (err == 1)
 		fl_cnt.evictions++;

@@ -117,6 +117,16 @@ int fl_lock_yield(void)
 	return 1;
 }
 
+void fl_lock_share(void)
+{
+	__atomic_store_n(&writer, 0, __ATOMIC_RELEASE);
+}
+
+void fl_lock_exclusive(void)
+{
+	exclude_shared();
+}
+
 void fl_unlock(void)
 {
 	uintptr_t pages[WAKE_MAX];

@@ -13,6 +13,14 @@ void fl_unlock(void); /* release, then wake what the holder resolved or served *
  * first (released and taken again); 1 if it did */
 int fl_lock_yield(void);
 /*
+ * lock held: shared faults may run beside the holder (fl_lock_share) until it excludes them
+ * again (fl_lock_exclusive, which waits for those in flight). For work that changes nothing a
+ * shared fault reads without its page's lock, and moves pages under their locks
+ * (mode_monitor.c's arm). No fl_lock_yield in between: taking the lock again excludes them.
+ */
+void fl_lock_share(void);
+void fl_lock_exclusive(void);
+/*
  * A shared fault (fault.c): 1 if it may run now, beside other shared faults; 0 if the lock is
  * held or wanted (the fault then takes the lock's path). Each 1 is paired with fl_shared_exit(tid).
  */

@@ -37,6 +37,7 @@
 
 #include "faultline_shm.h"
 #include "engine.h"
+#include "lock.h"
 #include "mem.h"
 #include "mode.h"
 #include "pins.h"
@@ -77,28 +78,43 @@ static void table_clear(void)
 	armed_n = 0;
 }
 
-static void table_put(uintptr_t page, uint32_t index)
+/*
+ * The guard alone writes the table, under the agent lock; a check's fault reads it on its thread,
+ * also while an ARM fills it (arm): a slot's value is stored before its key, and a key read
+ * with acquire. Nothing is taken out while a window is open (table_void keeps the key), and the
+ * table is cleared only with shared faults excluded.
+ */
+static uint32_t table_put(uintptr_t page, uint32_t index)
 {
 	uint32_t s = slot_of(page);
 	while (keys[s] && keys[s] != page)
 		s = (s + 1) & (table_size - 1);
-	keys[s] = page;
-	vals[s] = index + 1;
+	__atomic_store_n(&vals[s], index + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&keys[s], page, __ATOMIC_RELEASE);
+	return s;
 }
 
-/* the table slot of page, or table_size if it is not armed */
+/* the table slot of page, or table_size if it is not in the table */
 static uint32_t table_find(uintptr_t page)
 {
-	for (uint32_t s = slot_of(page); keys[s]; s = (s + 1) & (table_size - 1))
-		if (keys[s] == page)
+	uintptr_t k;
+	for (uint32_t s = slot_of(page); (k = __atomic_load_n(&keys[s], __ATOMIC_ACQUIRE)); s = (s + 1) & (table_size - 1))
+		if (k == page)
 			return s;
 	return table_size;
 }
 
+/* the entry index + 1 of an armed page, else 0 */
 static uint32_t table_get(uintptr_t page)
 {
 	uint32_t s = table_find(page);
-	return s == table_size ? 0 : vals[s];
+	return s == table_size ? 0 : __atomic_load_n(&vals[s], __ATOMIC_RELAXED);
+}
+
+/* the page put in at slot s could not be armed: not armed after all */
+static void table_void(uint32_t s)
+{
+	__atomic_store_n(&vals[s], 0, __ATOMIC_RELAXED);
 }
 
 /*
@@ -160,10 +176,11 @@ static void monitor_enabled(uintptr_t page, int r, int pinned)
 	if (!window_open)
 		return; /* an access after the window closed: the page is coming home, it does not count */
 	uint32_t s = table_find(page);
-	if (s == table_size || __atomic_exchange_n(&hit[s], 1, __ATOMIC_RELAXED))
+	uint32_t v = s == table_size ? 0 : __atomic_load_n(&vals[s], __ATOMIC_RELAXED);
+	if (!v || __atomic_exchange_n(&hit[s], 1, __ATOMIC_RELAXED))
 		return;
 	__atomic_add_fetch(&checks, 1, __ATOMIC_RELAXED);
-	__atomic_store_n((uint32_t *)(entry(vals[s] - 1) + FL_BOARD_ENTRY_ACCESSED), 1, __ATOMIC_RELEASE);
+	__atomic_store_n((uint32_t *)(entry(v - 1) + FL_BOARD_ENTRY_ACCESSED), 1, __ATOMIC_RELEASE);
 }
 
 /*
@@ -200,7 +217,7 @@ static void disarm(void (*between)(void))
 {
 	retry_stuck();
 	for (uint32_t s = 0; s < table_size; s++) {
-		if (!keys[s])
+		if (!keys[s] || !vals[s]) /* none, or not armed (table_void) */
 			continue;
 		if (release(keys[s]) == -EAGAIN && stuck_n < STUCK_MAX)
 			stuck[stuck_n++] = keys[s];
@@ -215,6 +232,19 @@ static void disarm(void (*between)(void))
 
 static void arm(uint32_t count, void (*between)(void))
 {
+	/*
+	 * Where checks are answered on the faulting threads (the sigbus engine), beside them: a hot
+	 * page armed first is touched at once, and its fault went to the lock's path and waited for
+	 * the rest of the ARM, a futex wait and wake each (a quarter of what a check cost hot_touch's
+	 * thread under perf; BENCHMARKS.md, "Checks brought home by copy"). What such a fault reads
+	 * is ready before its page can fault: the window is open, the page is in the table before it
+	 * is armed, and the engine moves it out under its page lock (engine.h, watch).
+	 */
+	int beside = fl_engine->shared && fl_engine->shared();
+	if (beside) {
+		fl_lock_share();
+		between = NULL; /* taking the lock again would exclude them (lock.h) */
+	}
 	uint32_t armed = 0;
 	for (uint32_t i = 0; i < count; i++) {
 		uint8_t *e = entry(i);
@@ -229,21 +259,25 @@ static void arm(uint32_t count, void (*between)(void))
 			state = FL_SAMPLE_ARMED; /* two entries on one page: the first one's check answers */
 		else if (fl_pins_has(page) || fl_pins_held(page) || fl_mem_is_agent(page, page + FL_PAGE))
 			state = FL_SAMPLE_BUSY; /* pinned, agent memory, or in use by a system call (gate.c): never disabled */
-		else if (fl_engine->watch(page) != 0)
-			state = FL_SAMPLE_BUSY; /* unmapped since, no longer private anonymous, or an event pending */
-		else
-			state = FL_SAMPLE_ARMED;
-		if (state == FL_SAMPLE_ARMED && !table_get(page)) {
-			table_put(page, i);
-			armed_n++;
-			if (between)
-				between(); /* the page is in the table: a fault on it now counts */
+		else {
+			uint32_t s = table_put(page, i); /* before it can fault: a fault on it now counts */
+			if (fl_engine->watch(page) != 0) {
+				table_void(s);
+				state = FL_SAMPLE_BUSY; /* unmapped since, no longer private anonymous, held, or an event pending */
+			} else {
+				state = FL_SAMPLE_ARMED;
+				armed_n++;
+				if (between)
+					between();
+			}
 		}
 		if (state == FL_SAMPLE_ARMED)
 			armed++;
 		memcpy(e + FL_BOARD_ENTRY_STATE, &state, 4);
 	}
 	put_u32(FL_BOARD_ARMED, armed);
+	if (beside)
+		fl_lock_exclusive();
 }
 
 /*

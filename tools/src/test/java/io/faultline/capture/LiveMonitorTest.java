@@ -300,6 +300,29 @@ class LiveMonitorTest
         assertTrue(nativeRun.out().equals(run.out()), "sort's output differs under monitoring");
     }
 
+    /**
+     * Four threads writing private and shared pages while the checks come every millisecond: a
+     * check's page comes home by copy on the touching thread under sigbus, and is armed beside
+     * the other threads' checks (mode_monitor.c, arm), its slot dropped at the window's end
+     * (engine_uffd.c, uffd_unwatch). A write that met a page moved out meanwhile, a stale copy
+     * brought home, or a slot dropped that held the only copy would change the sums.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "--engine {0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"uffd", "sigbus"})
+    void checkedPagesOfFourThreadsKeepEveryWrite(final String engine) throws Exception
+    {
+        final List<String> stress = List.of(Workloads.build("stress").toString(), "4", "20000000", "512", "4096");
+        final Faultline.Result nativeRun = Faultline.exec(stress, 120);
+        assertEquals(0, nativeRun.status(), nativeRun.describe());
+        final Faultline.Result run = Faultline.run(concat(List.of("monitor", "--engine", engine, "--sample", "1ms",
+            "--aggr", "20ms", "--min-regions", "200", "-o", tmp.resolve("stress-" + engine).toString(), "--"), stress), 300);
+        assertEquals(0, run.status(), run.describe());
+        assertEquals(nativeRun.out(), run.out(), "the program's sums changed under monitoring");
+        final Matcher checks = Pattern.compile("\\(([0-9,]+) of them access checks").matcher(run.err());
+        assertTrue(checks.find() && Long.parseLong(checks.group(1).replace(",", "")) > 100,
+            "too few checks to say anything\n" + run.describe());
+    }
+
     @Test
     void badInputGetsOneLineAndStatusTwo() throws Exception
     {
