@@ -521,6 +521,14 @@ static int check_copies(void)
 	return fl_uffd_no_events && !fl_check;
 }
 
+/* drop the slots of v[0..n) with one process_madvise: their zaps share one TLB flush (mm/madvise.c) */
+static void zap_slots(const struct iovec *v, uint32_t n)
+{
+	if (n && fl_syscall(SYS_process_madvise, PIDFD_SELF_THREAD, (long)v, n, MADV_DONTNEED, 0) < 0)
+		for (uint32_t i = 0; i < n; i++) /* a kernel before 6.15, without PIDFD_SELF_THREAD */
+			fl_syscall(SYS_madvise, (long)v[i].iov_base, FL_PAGE, MADV_DONTNEED);
+}
+
 static void drop_copies(struct fl_parked_copies *c)
 {
 	struct iovec v[FL_PARKED_COPIES];
@@ -544,9 +552,8 @@ static void drop_copies(struct fl_parked_copies *c)
 		held[n] = page;
 		of[n++] = r;
 	}
-	if (n && fl_syscall(SYS_process_madvise, PIDFD_SELF_THREAD, (long)v, n, MADV_DONTNEED, 0) < 0)
-		for (uint32_t i = 0; i < n; i++) /* a kernel before 6.15, without PIDFD_SELF_THREAD */
-			fl_syscall(SYS_madvise, (long)v[i].iov_base, FL_PAGE, MADV_DONTNEED);
+	if (n)
+		zap_slots(v, n);
 	for (uint32_t i = 0; i < n; i++)
 		fl_page_unlock(of[i], held[i]);
 	c->n = keep;
@@ -1185,8 +1192,8 @@ int uffd_watch(uintptr_t page)
 
 /*
  * The parking slots of checked pages that came home by copy (check_copies), stale, dropped
- * together when the window's pages are all unwatched (uffd_unwatched): one process_madvise, one
- * TLB flush for the lot (mm/madvise.c), instead of one each on the checked threads.
+ * together when the window's pages are all unwatched (uffd_unwatched, zap_slots), instead of
+ * on the checked threads.
  */
 #define STALE_MAX 256
 static struct iovec stale[STALE_MAX];
@@ -1194,9 +1201,7 @@ static uint32_t stale_n;
 
 static void drop_stale(void)
 {
-	if (stale_n && fl_syscall(SYS_process_madvise, PIDFD_SELF_THREAD, (long)stale, stale_n, MADV_DONTNEED, 0) < 0)
-		for (uint32_t i = 0; i < stale_n; i++) /* a kernel before 6.15, without PIDFD_SELF_THREAD */
-			fl_syscall(SYS_madvise, (long)stale[i].iov_base, FL_PAGE, MADV_DONTNEED);
+	zap_slots(stale, stale_n);
 	stale_n = 0;
 }
 

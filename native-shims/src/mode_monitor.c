@@ -54,7 +54,6 @@ static uintptr_t *keys;
 static uint32_t *vals;
 static uint8_t *hit;        /* per table slot: its page faulted since the ARM */
 static uint32_t table_size; /* power of two, at least twice the board's entries */
-static uint32_t armed_n;
 static uint64_t checks;
 /* the window the last ARM opened: faults count while open; the deadline loop closes it */
 static int window_open;
@@ -75,7 +74,6 @@ static void table_clear(void)
 {
 	memset(keys, 0, (size_t)table_size * sizeof(*keys));
 	memset(hit, 0, table_size);
-	armed_n = 0;
 }
 
 /*
@@ -266,7 +264,6 @@ static void arm(uint32_t count, void (*between)(void))
 				state = FL_SAMPLE_BUSY; /* unmapped since, no longer private anonymous, held, or an event pending */
 			} else {
 				state = FL_SAMPLE_ARMED;
-				armed_n++;
 				if (between)
 					between();
 			}
